@@ -1,0 +1,93 @@
+// A finding as the engine reports it: self-contained (names resolved to text),
+// so sinks (the SQLite store, the console) need no access to engine state.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/ids.h"
+#include "runtime/trace_record.h"
+
+namespace streamcheck {
+
+enum class FindingKind : uint8_t {
+  kReadAfterWrite = 0,
+  kWriteAfterRead = 1,
+  kWriteAfterWrite = 2,
+  kUseAfterFree = 3,
+  kFreeWhileInUse = 4,
+  kUseBeforeAlloc = 5,     // stream-ordered allocation used before it is ordered
+  kHostDevice = 6,         // host access unordered with device work (kind refined by modes)
+  kUnrecordedEventWait = 7,
+  kPageableAsyncCopy = 8,
+  kUnsynchronizedTiming = 9,
+};
+std::string_view FindingKindName(FindingKind kind);
+
+// How sure the engine is: kCertain when both access modes are known.
+enum class Confidence : uint8_t { kCertain = 0, kLikely = 1, kPossible = 2 };
+std::string_view ConfidenceName(Confidence c);
+
+struct ResolvedFrame {
+  std::string function;
+  std::string file;
+  uint32_t line = 0;
+  uint64_t pc = 0;
+};
+
+// One side of a finding: an operation and the bytes it touched.
+struct FindingAccess {
+  std::string role;          // "earlier" / "later" / "wait" / ...
+  std::string op;            // kernel name (demangled) or API name
+  std::string api;           // API called, e.g. "cudaLaunchKernel"
+  std::string framework_op;  // e.g. "aten::normal_", empty when unknown
+  std::string stream;        // display name, e.g. "stream 0x5555 (non-blocking)"
+  Handle stream_handle = 0;
+  uint32_t stream_flags = 0;
+  bool on_host = false;      // a host-thread access rather than a stream operation
+  DeviceId device = -1;
+  ThreadId thread = 0;
+  AccessMode mode = AccessMode::kUnknown;
+  Address address = 0;
+  uint64_t size = 0;
+  uint64_t trace_index = 0;  // index of the record in the trace (first occurrence)
+  uint64_t timestamp_ns = 0;
+  std::vector<ResolvedFrame> stack;
+};
+
+struct FindingBuffer {
+  Address address = 0;      // allocation base (or access base when not allocated through CUDA)
+  uint64_t size = 0;
+  MemoryKind memory_kind = MemoryKind::kPageableHost;
+  bool known_allocation = false;
+  std::string allocated_by;  // API that allocated it
+  std::vector<ResolvedFrame> allocation_stack;
+};
+
+struct Finding {
+  std::string rule;  // rule id from rules/
+  FindingKind kind = FindingKind::kReadAfterWrite;
+  Confidence confidence = Confidence::kCertain;
+  std::string message;  // one line: what raced
+  std::string reason;   // why no happens-before edge exists
+  std::string fix;      // how to add one
+  FindingBuffer buffer;
+  std::vector<FindingAccess> accesses;  // usually two: earlier, later
+  uint64_t count = 1;                   // identical occurrences
+  // Identifies "the same finding" across runs: rule, kind and both sides' code
+  // locations (not addresses, handles or timestamps).
+  std::string fingerprint;
+};
+
+// Receives findings as they are detected (so a crash loses none) and the final
+// occurrence counts at the end.
+class FindingSink {
+ public:
+  virtual ~FindingSink() = default;
+  // `local_id` numbers findings of this engine from 1.
+  virtual void OnFinding(uint64_t local_id, const Finding& finding) = 0;
+  virtual void OnFindingCount(uint64_t local_id, uint64_t count) = 0;
+};
+
+}  // namespace streamcheck

@@ -1,0 +1,165 @@
+// The event vocabulary: one TraceRecord per host-side CUDA call (or definition)
+// that can affect ordering or memory. The tracer produces these, the trace
+// format stores them, the engine gives them meaning. Fields a record kind does
+// not use stay at their defaults (the binary encoding omits them).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "runtime/ids.h"
+
+namespace streamcheck {
+
+// Stable numbering: these values are written to trace files. Append only.
+enum class OpCode : uint8_t {
+  kInvalid = 0,
+  // Definitions: no ordering meaning.
+  kDefineString = 1,  // id=string_id, text
+  kDefineStack = 2,   // id=stack_id, frames
+  kProcessInfo = 3,   // text = "key=value" metadata (command, pid, host, gpu)
+  kThreadName = 4,    // thread, text
+  kUnmodeledApi = 5,  // api: a call that may change ordering but is not modeled (counted)
+  // Context.
+  kSetDevice = 10,      // device
+  kDeviceReset = 11,    // (current device)
+  // Streams and events.
+  kStreamCreate = 20,      // stream, flags (kStreamNonBlocking), priority, [device]
+  kStreamDestroy = 21,     // stream
+  kEventCreate = 22,       // event, flags
+  kEventDestroy = 23,      // event
+  kEventRecord = 24,       // event, stream
+  kStreamWaitEvent = 25,   // stream, event
+  kEventSynchronize = 26,  // event
+  kEventQuery = 27,        // event, result (0 = cudaSuccess)
+  kStreamSynchronize = 28, // stream
+  kStreamQuery = 29,       // stream, result
+  kDeviceSynchronize = 30, // (current device)
+  kEventElapsedTime = 31,  // event (start), event2 (end), result
+  // Memory lifetime.
+  kMalloc = 40,         // dst (address), size, memory_kind, [device]
+  kFree = 41,           // dst
+  kMallocAsync = 42,    // dst, size, stream
+  kFreeAsync = 43,      // dst, stream
+  kHostRegister = 44,   // dst, size
+  kHostUnregister = 45, // dst
+  // Work.
+  kKernelLaunch = 50,  // stream, name, accesses
+  kMemcpy = 51,        // stream, dst, src, size, copy_kind, is_async, [height, dst_pitch, src_pitch]
+  kMemset = 52,        // stream, dst, size, is_async, [height, dst_pitch]
+  kHostFunc = 53,      // stream, name
+  kHostAccess = 54,    // accesses (host thread reads/writes memory)
+  // Graphs.
+  kStreamBeginCapture = 60,  // stream, flags (capture mode)
+  kStreamEndCapture = 61,    // stream, graph
+  kGraphCreate = 62,         // graph
+  kGraphAddNode = 63,        // graph, node, node_op, deps, + fields of node_op
+  kGraphAddDependency = 64,  // graph, node, deps (node depends on deps)
+  kGraphInstantiate = 65,    // graph_exec, graph
+  kGraphExecUpdate = 66,     // graph_exec, graph
+  kGraphLaunch = 67,         // graph_exec, stream
+  kGraphDestroy = 68,        // graph
+  kGraphExecDestroy = 69,    // graph_exec
+  kMaxOpCode = 70,
+};
+
+std::string_view OpCodeName(OpCode op);
+// Returns kInvalid when the name is unknown.
+OpCode OpCodeFromName(std::string_view name);
+
+enum class AccessMode : uint8_t {
+  kRead = 1,
+  kWrite = 2,
+  kReadWrite = 3,
+  kUnknown = 4,  // a pointer argument whose use (read or write) is not known
+};
+std::string_view AccessModeName(AccessMode mode);
+bool AccessModeFromName(std::string_view name, AccessMode* mode);
+inline bool MayWrite(AccessMode m) { return m != AccessMode::kRead; }
+
+// Where memory lives, as recorded at allocation (cudaMalloc*, cudaHostAlloc, ...).
+enum class MemoryKind : uint8_t {
+  kDevice = 0,
+  kPinnedHost = 1,      // cudaMallocHost / cudaHostAlloc
+  kManaged = 2,         // cudaMallocManaged
+  kRegisteredHost = 3,  // cudaHostRegister
+  kPageableHost = 4,    // plain host memory (never allocated through CUDA)
+  kAsyncPool = 5,       // cudaMallocAsync / pools
+};
+std::string_view MemoryKindName(MemoryKind kind);
+bool MemoryKindFromName(std::string_view name, MemoryKind* kind);
+inline bool IsPinnedHost(MemoryKind k) {
+  return k == MemoryKind::kPinnedHost || k == MemoryKind::kRegisteredHost;
+}
+inline bool IsHostMemory(MemoryKind k) {
+  return IsPinnedHost(k) || k == MemoryKind::kPageableHost;
+}
+
+// Same numbering as cudaMemcpyKind.
+enum class CopyKind : uint8_t {
+  kHostToHost = 0,
+  kHostToDevice = 1,
+  kDeviceToHost = 2,
+  kDeviceToDevice = 3,
+  kDefault = 4,  // inferred from the pointers (unified addressing)
+};
+std::string_view CopyKindName(CopyKind kind);
+bool CopyKindFromName(std::string_view name, CopyKind* kind);
+
+struct MemoryAccess {
+  Address addr = 0;
+  uint64_t size = 0;
+  AccessMode mode = AccessMode::kUnknown;
+  friend bool operator==(const MemoryAccess&, const MemoryAccess&) = default;
+};
+
+struct StackFrame {
+  StringId function = 0;
+  StringId file = 0;
+  uint32_t line = 0;
+  uint64_t pc = 0;
+  friend bool operator==(const StackFrame&, const StackFrame&) = default;
+};
+
+struct TraceRecord {
+  OpCode op = OpCode::kInvalid;
+  OpCode node_op = OpCode::kInvalid;  // kGraphAddNode: what the node does
+  ThreadId thread = 0;
+  StackId stack = 0;
+  StringId api = 0;           // the API called, e.g. "cudaMemcpyAsync"
+  StringId name = 0;          // kernel name (demangled) or host function label
+  StringId framework_op = 0;  // e.g. "aten::normal_" when known
+  uint32_t id = 0;            // kDefineString / kDefineStack: the id defined
+  uint32_t flags = 0;         // stream/event flags, capture mode
+  int32_t device = -1;        // explicit device; -1 = the thread's current device
+  int32_t result = 0;         // return code of queries (0 = cudaSuccess)
+  int32_t priority = 0;
+  bool is_async = false;
+  MemoryKind memory_kind = MemoryKind::kDevice;
+  CopyKind copy_kind = CopyKind::kDefault;
+  Handle stream = 0;
+  Handle event = 0;
+  Handle event2 = 0;
+  Handle graph = 0;
+  Handle graph_exec = 0;
+  Handle node = 0;
+  Address dst = 0;
+  Address src = 0;
+  uint64_t size = 0;      // bytes (per row for 2D/3D copies)
+  uint64_t height = 0;    // rows of a 2D/3D copy or memset (0 or 1 = flat)
+  uint64_t dst_pitch = 0;
+  uint64_t src_pitch = 0;
+  uint64_t timestamp_ns = 0;  // host time since trace start, for timelines
+  std::vector<MemoryAccess> accesses;
+  std::vector<Handle> deps;       // graph node dependencies
+  std::vector<StackFrame> frames; // kDefineStack
+  std::string text;               // kDefineString / kProcessInfo / kThreadName
+
+  // Resets every field while keeping vector capacity (decode loops reuse one record).
+  void Clear();
+  friend bool operator==(const TraceRecord&, const TraceRecord&) = default;
+};
+
+}  // namespace streamcheck
