@@ -33,6 +33,7 @@ struct ResolvedFrame {
   std::string function;
   std::string file;
   uint32_t line = 0;
+  uint32_t column = 0;  // lint locations; 0 = unknown
   uint64_t pc = 0;
 };
 
@@ -53,6 +54,7 @@ struct FindingAccess {
   uint64_t size = 0;
   uint64_t trace_index = 0;  // index of the record in the trace (first occurrence)
   uint64_t timestamp_ns = 0;
+  // Innermost frame first. A lint finding's access has one frame: its source location.
   std::vector<ResolvedFrame> stack;
 };
 
@@ -65,7 +67,11 @@ struct FindingBuffer {
   std::vector<ResolvedFrame> allocation_stack;
 };
 
+// Which half of streamcheck produced a finding.
+enum class FindingOrigin : uint8_t { kDynamic = 0, kStatic = 1 };
+
 struct Finding {
+  FindingOrigin origin = FindingOrigin::kDynamic;
   std::string rule;  // rule id from rules/
   FindingKind kind = FindingKind::kReadAfterWrite;
   Confidence confidence = Confidence::kCertain;
