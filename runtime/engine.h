@@ -1,0 +1,69 @@
+// The happens-before engine: consumes TraceRecords in trace order (the order
+// in which the host threads made the calls) and reports races to a FindingSink.
+// It models CUDA's ordering rules; the tracer only translates calls into records.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/finding.h"
+#include "runtime/trace_record.h"
+
+namespace streamcheck {
+
+// Turns a stack id into frames when a finding needs them. The engine's default
+// uses the frames given by kDefineStack records; the live tracer plugs in a
+// resolver that symbolizes raw program counters only for stacks in findings.
+class StackResolver {
+ public:
+  virtual ~StackResolver() = default;
+  virtual std::vector<ResolvedFrame> Resolve(StackId stack) = 0;
+};
+
+struct EngineOptions {
+  // Report each async copy that uses pageable host memory (rule pageable-async-copy).
+  bool report_pageable_async_copies = true;
+  // Stop recording new distinct findings past this many (counts still grow).
+  uint64_t max_distinct_findings = 100000;
+};
+
+struct EngineStats {
+  uint64_t records = 0;
+  uint64_t stream_operations = 0;
+  uint64_t host_operations = 0;
+  uint64_t accesses_checked = 0;
+  uint64_t findings = 0;             // distinct
+  uint64_t finding_occurrences = 0;  // with repeats
+  uint64_t live_allocations = 0;
+  uint64_t shadow_intervals = 0;
+  // APIs that may change ordering but that the engine does not model, by name.
+  std::map<std::string, uint64_t> unmodeled_apis;
+  // Records the engine could not apply (e.g. wait on an unknown stream handle), by reason.
+  std::map<std::string, uint64_t> anomalies;
+};
+
+class Engine {
+ public:
+  explicit Engine(FindingSink* sink, EngineOptions options = {});
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  void Process(const TraceRecord& record);
+  // Flushes final occurrence counts to the sink. Call once at the end.
+  void Finish();
+
+  void set_stack_resolver(StackResolver* resolver);
+  const EngineStats& stats() const;
+  // Index of the next record Process() will see (0-based position in the trace).
+  uint64_t record_index() const;
+
+ private:
+  class Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace streamcheck
