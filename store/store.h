@@ -1,0 +1,96 @@
+// The findings store: one SQLite database (WAL) that `run`, `replay` and `lint`
+// write and `report`/`merge` read. Schema and migrations: store/migrations.cpp,
+// documented in docs/SCHEMA.md.
+//
+// Writers never throw: a failed write returns -1/false and keeps the message in
+// last_error(), because the tracer writes from inside the user's process and
+// must not take it down.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "runtime/finding.h"
+
+namespace streamcheck::store {
+
+class Database;
+
+struct RunInfo {
+  std::string mode;     // "run", "replay" or "lint"
+  std::string command;  // the command line analysed (or the lint inputs)
+  std::string host;
+  std::string gpu;      // e.g. "NVIDIA H100 80GB HBM3"; empty for lint
+  std::string tool_version = STREAMCHECK_VERSION;
+  int64_t start_time_ns = 0;  // Unix epoch; 0 = now
+};
+
+struct ProcessInfo {
+  int64_t pid = 0;
+  std::string command;
+  std::string host;
+  int32_t rank = -1;  // distributed rank when known
+};
+
+struct OpenOptions {
+  bool read_only = false;  // readers: never creates or migrates the file
+  // How long a write waits for another writer's lock before failing.
+  int busy_timeout_ms = 5000;
+};
+
+class Store {
+ public:
+  // Creates the file when missing (unless read_only) and migrates an older
+  // schema. Returns nullptr with a readable `error` for a file that is not a
+  // streamcheck database, is corrupt, is locked, or was written by a newer
+  // streamcheck; such a file is left exactly as it was.
+  static std::unique_ptr<Store> Open(const std::string& path, std::string* error,
+                                     const OpenOptions& options = {});
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  // Returns the new run's id, or -1 on failure (see last_error()).
+  int64_t BeginRun(const RunInfo& run);
+  // end_time is taken now. Returns false on failure.
+  bool EndRun(int64_t run, int exit_status);
+  // Returns the process id in the store (not the pid), or -1 on failure.
+  int64_t AddProcess(int64_t run, const ProcessInfo& process);
+
+  // Counters that tell how complete a run's analysis was, added to any value
+  // already stored under the same (run, process, category, name). Categories in
+  // use: "stats" (EngineStats fields), "unmodeled_api" (by API name),
+  // "anomaly" (by reason). `process` may be 0 for run-wide counters.
+  bool AddCounters(int64_t run, int64_t process, std::string_view category,
+                   const std::map<std::string, uint64_t>& counts);
+
+  // A sink that writes each finding in its own transaction as soon as it
+  // arrives (a crashing program loses none) and updates counts on
+  // OnFindingCount. `process` may be 0 (lint). Write failures are counted in
+  // the sink and reported through last_error(); the sink must not outlive the
+  // store.
+  std::unique_ptr<FindingSink> MakeFindingSink(int64_t run, int64_t process);
+
+  // Inserts one finding directly; returns its row id or -1. The sink uses it;
+  // so does `merge`.
+  int64_t AddFinding(int64_t run, int64_t process, uint64_t local_id, const Finding& finding);
+  bool SetFindingCount(int64_t run, int64_t process, uint64_t local_id, uint64_t count);
+
+  const std::string& path() const;
+  const std::string& last_error() const;
+  Database& database();  // for the readers in store/reader.h
+
+ private:
+  Store(std::string path, std::unique_ptr<Database> db);
+  bool Fail(std::string message);
+
+  std::string path_;
+  std::unique_ptr<Database> db_;
+  std::string last_error_;
+};
+
+}  // namespace streamcheck::store
