@@ -18,10 +18,9 @@ enum class FindingKind : uint8_t {
   kUseAfterFree = 3,
   kFreeWhileInUse = 4,
   kUseBeforeAlloc = 5,     // stream-ordered allocation used before it is ordered
-  kHostDevice = 6,         // host access unordered with device work (kind refined by modes)
-  kUnrecordedEventWait = 7,
-  kPageableAsyncCopy = 8,
-  kUnsynchronizedTiming = 9,
+  kUnrecordedEventWait = 6,
+  kPageableAsyncCopy = 7,
+  kUnsynchronizedTiming = 8,
 };
 std::string_view FindingKindName(FindingKind kind);
 
@@ -37,7 +36,8 @@ struct ResolvedFrame {
   uint64_t pc = 0;
 };
 
-// One side of a finding: an operation and the bytes it touched.
+// One side of a finding: an operation and the bytes it touched. Host/device
+// races use the read/write kinds above with rule host-device-race.
 struct FindingAccess {
   std::string role;          // "earlier" / "later" / "wait" / ...
   std::string op;            // kernel name (demangled) or API name

@@ -1,0 +1,32 @@
+#include "runtime/allocation_table.h"
+
+namespace streamcheck {
+
+void AllocationTable::Add(const Allocation& allocation) {
+  const Address end = allocation.base + allocation.size;
+  auto it = by_base_.lower_bound(allocation.base);
+  if (it != by_base_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.base + prev->second.size > allocation.base) it = prev;
+  }
+  while (it != by_base_.end() && it->first < end) it = by_base_.erase(it);
+  by_base_.emplace(allocation.base, allocation);
+}
+
+bool AllocationTable::Remove(Address base, Allocation* removed) {
+  auto it = by_base_.find(base);
+  if (it == by_base_.end()) return false;
+  if (removed) *removed = it->second;
+  by_base_.erase(it);
+  return true;
+}
+
+const Allocation* AllocationTable::Find(Address addr) const {
+  auto it = by_base_.upper_bound(addr);
+  if (it == by_base_.begin()) return nullptr;
+  --it;
+  const Allocation& a = it->second;
+  return addr < a.base + a.size || (a.size == 0 && addr == a.base) ? &a : nullptr;
+}
+
+}  // namespace streamcheck

@@ -1,0 +1,204 @@
+#include "runtime/engine.h"
+
+#include "runtime/engine_impl.h"
+
+namespace streamcheck {
+
+Engine::Impl::Impl(FindingSink* sink, EngineOptions options)
+    : options_(options), findings_(sink, options.max_distinct_findings) {}
+
+void Engine::Impl::Process(const TraceRecord& r) {
+  current_ = &r;
+  ++stats_.records;
+  switch (r.op) {
+    case OpCode::kDefineString: symbols_.DefineString(r.id, r.text); break;
+    case OpCode::kDefineStack: symbols_.DefineStack(r.id, r.frames); break;
+    case OpCode::kProcessInfo:
+    case OpCode::kThreadName: break;
+    case OpCode::kUnmodeledApi: {
+      std::string name(symbols_.String(r.api));
+      ++stats_.unmodeled_apis[name.empty() ? "(unnamed)" : name];
+      break;
+    }
+    // cudaSetDevice: what handle 0 means follows the thread's current device.
+    case OpCode::kSetDevice: EnterHostCall(r).current_device = r.device < 0 ? 0 : r.device; break;
+    case OpCode::kDeviceReset: DeviceReset(r); break;
+    case OpCode::kStreamCreate: StreamCreate(r); break;
+    case OpCode::kStreamDestroy: EnterHostCall(r); sync_.DestroyStream(r.stream); break;
+    case OpCode::kEventCreate: EnterHostCall(r); sync_.Event(r.event) = EventState{}; break;
+    case OpCode::kEventDestroy: EnterHostCall(r); sync_.DestroyEvent(r.event); break;
+    case OpCode::kEventRecord: EventRecord(r); break;
+    case OpCode::kStreamWaitEvent: StreamWaitEvent(r); break;
+    case OpCode::kEventSynchronize: HostWaitsForEvent(r, /*flag_unrecorded=*/true); break;
+    case OpCode::kEventQuery:
+      // cudaEventQuery == cudaSuccess means the captured work is complete.
+      if (r.result == 0) HostWaitsForEvent(r, /*flag_unrecorded=*/false);
+      else EnterHostCall(r);
+      break;
+    case OpCode::kStreamSynchronize: HostWaitsForStream(r); break;
+    case OpCode::kStreamQuery:
+      if (r.result == 0) HostWaitsForStream(r);
+      else EnterHostCall(r);
+      break;
+    case OpCode::kDeviceSynchronize: {
+      ThreadState& t = EnterHostCall(r);
+      HostWaitsForDevice(t, DeviceOf(r, t));
+      break;
+    }
+    case OpCode::kEventElapsedTime: EventElapsedTime(r); break;
+    case OpCode::kMalloc: Malloc(r); break;
+    case OpCode::kFree: Free(r); break;
+    case OpCode::kMallocAsync: MallocAsync(r); break;
+    case OpCode::kFreeAsync: FreeAsync(r); break;
+    case OpCode::kHostRegister: HostRegister(r); break;
+    case OpCode::kHostUnregister: EnterHostCall(r); allocations_.Remove(r.dst, nullptr); break;
+    case OpCode::kKernelLaunch: KernelLaunch(r); break;
+    case OpCode::kMemcpy: Memcpy(r); break;
+    case OpCode::kMemset: Memset(r); break;
+    case OpCode::kHostFunc: HostFunc(r); break;
+    case OpCode::kHostAccess: HostAccess(r); break;
+    case OpCode::kStreamBeginCapture: BeginCapture(r); break;
+    case OpCode::kStreamEndCapture: EndCapture(r); break;
+    case OpCode::kGraphCreate: EnterHostCall(r); graphs_.graph(r.graph) = Graph{}; break;
+    case OpCode::kGraphAddNode: GraphAddNode(r); break;
+    case OpCode::kGraphAddDependency: GraphAddDependency(r); break;
+    case OpCode::kGraphInstantiate:
+    case OpCode::kGraphExecUpdate: GraphInstantiate(r); break;
+    case OpCode::kGraphLaunch: GraphLaunch(r); break;
+    case OpCode::kGraphDestroy: EnterHostCall(r); graphs_.DestroyGraph(r.graph); break;
+    case OpCode::kGraphExecDestroy: EnterHostCall(r); graphs_.DestroyExec(r.graph_exec); break;
+    case OpCode::kInvalid:
+    case OpCode::kMaxOpCode: Anomaly("invalid opcode"); break;
+  }
+  ++index_;
+  current_ = nullptr;
+}
+
+void Engine::Impl::Finish() {
+  findings_.Flush();
+  stats_.findings = findings_.distinct();
+  stats_.finding_occurrences = findings_.occurrences();
+  stats_.live_allocations = allocations_.size();
+  stats_.shadow_intervals = shadow_.interval_count();
+  if (sync_.implicit_streams() > 0) stats_.anomalies["stream handle used before creation"] = sync_.implicit_streams();
+}
+
+ThreadState& Engine::Impl::EnterHostCall(const TraceRecord& r) {
+  ThreadState& t = sync_.Thread(r.thread);
+  sync_.SwitchToThread(t, r.thread);
+  return t;
+}
+
+DeviceId Engine::Impl::DeviceOf(const TraceRecord& r, const ThreadState& t) const {
+  return r.device >= 0 ? r.device : t.current_device;
+}
+
+uint32_t Engine::Impl::SiteOf(const TraceRecord& r) {
+  return sites_.Intern({r.api, r.name, r.framework_op, r.stack, r.thread});
+}
+
+// cudaStreamCreate, cudaStreamCreateWithFlags, cudaStreamCreateWithPriority.
+void Engine::Impl::StreamCreate(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  sync_.CreateStream(r.stream, r.thread, DeviceOf(r, t), r.flags);
+}
+
+// cudaEventRecord, cudaEventRecordWithFlags: the event captures the stream's
+// work so far; re-recording replaces the capture.
+void Engine::Impl::EventRecord(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  EventState& e = sync_.Event(r.event);
+  if (s.capture_graph != 0) {
+    CaptureEventRecord(s, e);
+    return;
+  }
+  sync_.PrepareStreamOperation(s, t);
+  sync_.TickStream(s);
+  e.recorded = true;
+  e.clock = s.clock;
+  e.capture_graph = 0;
+  e.capture_nodes.clear();
+}
+
+// cudaStreamWaitEvent: the stream's later work waits for the most recent
+// record before this call; an event never recorded orders nothing.
+void Engine::Impl::StreamWaitEvent(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  EventState& e = sync_.Event(r.event);
+  if (e.capture_graph != 0) {
+    CaptureEventWait(s, e);
+    return;
+  }
+  if (!e.recorded) {
+    AccessDescription wait{s.lane, SiteOf(r), ShadowKind::kRead, 0, 0, index_, r.timestamp_ns};
+    ReportSingle(rules::RuleId::kWaitOnUnrecordedEvent, FindingKind::kUnrecordedEventWait, wait,
+                 "cudaStreamWaitEvent on an event that was never recorded",
+                 "the event had no cudaEventRecord before this wait, so the wait returns at once and "
+                 "orders nothing");
+    return;
+  }
+  sync_.PrepareStreamOperation(s, t);
+  s.clock.Join(e.clock);
+  sync_.TickStream(s);
+}
+
+// cudaEventSynchronize, and cudaEventQuery returning cudaSuccess.
+void Engine::Impl::HostWaitsForEvent(const TraceRecord& r, bool flag_unrecorded) {
+  ThreadState& t = EnterHostCall(r);
+  auto it = sync_.events().find(r.event);
+  const bool recorded = it != sync_.events().end() && it->second.recorded;
+  if (!recorded) {
+    if (flag_unrecorded) {
+      AccessDescription wait{t.lane, SiteOf(r), ShadowKind::kRead, 0, 0, index_, r.timestamp_ns};
+      ReportSingle(rules::RuleId::kWaitOnUnrecordedEvent, FindingKind::kUnrecordedEventWait, wait,
+                   "cudaEventSynchronize on an event that was never recorded",
+                   "the event had no cudaEventRecord before this call, so it returns at once and the "
+                   "host waits for nothing");
+    }
+    return;
+  }
+  sync_.JoinIntoThread(t, it->second.clock);
+}
+
+// cudaStreamSynchronize, and cudaStreamQuery returning cudaSuccess.
+void Engine::Impl::HostWaitsForStream(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  sync_.JoinIntoThread(t, s.clock);
+}
+
+// cudaDeviceSynchronize (and the implicit device sync of cudaFree/cudaDeviceReset).
+void Engine::Impl::HostWaitsForDevice(ThreadState& t, DeviceId device) {
+  for (StreamState* s : sync_.Device(device).all) sync_.JoinIntoThread(t, s->clock);
+}
+
+// cudaEventElapsedTime: reading the time before the host knows the end event
+// completed measures nothing (unsynchronized timing).
+void Engine::Impl::EventElapsedTime(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  auto it = sync_.events().find(r.event2);
+  if (it == sync_.events().end() || !it->second.recorded) return;
+  bool complete = true;
+  const VectorClock& ec = it->second.clock;
+  for (Lane l = 0; l < ec.size(); ++l)
+    if (!lanes_.IsHost(l) && ec.Get(l) > t.clock.Get(l)) complete = false;
+  if (complete && r.result == 0) return;
+  AccessDescription read{t.lane, SiteOf(r), ShadowKind::kRead, 0, 0, index_, r.timestamp_ns};
+  ReportSingle(rules::RuleId::kUnsynchronizedTiming, FindingKind::kUnsynchronizedTiming, read,
+               "cudaEventElapsedTime before the end event is known to have completed",
+               "no cudaEventSynchronize on the end event (or a synchronize of its stream) came "
+               "between its record and this call");
+}
+
+Engine::Engine(FindingSink* sink, EngineOptions options)
+    : impl_(std::make_unique<Impl>(sink, options)) {}
+Engine::~Engine() = default;
+void Engine::Process(const TraceRecord& record) { impl_->Process(record); }
+void Engine::Finish() { impl_->Finish(); }
+void Engine::set_stack_resolver(StackResolver* resolver) { impl_->resolver_ = resolver; }
+const EngineStats& Engine::stats() const { return impl_->stats_; }
+uint64_t Engine::record_index() const { return impl_->index_; }
+
+}  // namespace streamcheck

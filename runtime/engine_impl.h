@@ -1,0 +1,120 @@
+// Engine internals, split by concern across engine*.cpp:
+//   engine.cpp         dispatch; streams, events, host synchronization
+//   engine_memory.cpp  allocation, free, kernels' accesses, copies, memsets, host accesses
+//   engine_graphs.cpp  stream capture, graph construction, instantiate, launch
+//   engine_report.cpp  conflicts -> findings (kind, reason, fix, fingerprint)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/allocation_table.h"
+#include "runtime/engine.h"
+#include "runtime/finding_collector.h"
+#include "runtime/graph_model.h"
+#include "runtime/lane_table.h"
+#include "runtime/shadow_memory.h"
+#include "runtime/site_table.h"
+#include "runtime/symbol_table.h"
+#include "runtime/sync_objects.h"
+
+namespace streamcheck {
+
+// One access as the report code needs it.
+struct AccessDescription {
+  Lane lane = kNoLane;
+  uint32_t site = 0;
+  ShadowKind kind = ShadowKind::kRead;
+  Address address = 0;
+  uint64_t size = 0;
+  uint64_t trace_index = 0;
+  uint64_t timestamp_ns = 0;
+  Clock clock = 0;  // the access's epoch on `lane` (0 when not known)
+};
+
+class Engine::Impl {
+ public:
+  Impl(FindingSink* sink, EngineOptions options);
+  void Process(const TraceRecord& r);
+  void Finish();
+
+  StackResolver* resolver_ = nullptr;
+  EngineStats stats_;
+  uint64_t index_ = 0;
+
+ private:
+  // engine.cpp
+  ThreadState& EnterHostCall(const TraceRecord& r);
+  DeviceId DeviceOf(const TraceRecord& r, const ThreadState& t) const;
+  void StreamCreate(const TraceRecord& r);
+  void EventRecord(const TraceRecord& r);
+  void StreamWaitEvent(const TraceRecord& r);
+  void HostWaitsForEvent(const TraceRecord& r, bool flag_unrecorded);
+  void HostWaitsForStream(const TraceRecord& r);
+  void HostWaitsForDevice(ThreadState& t, DeviceId device);
+  void EventElapsedTime(const TraceRecord& r);
+  uint32_t SiteOf(const TraceRecord& r);
+
+  // engine_memory.cpp
+  void Malloc(const TraceRecord& r);
+  void Free(const TraceRecord& r);
+  void MallocAsync(const TraceRecord& r);
+  void FreeAsync(const TraceRecord& r);
+  void HostRegister(const TraceRecord& r);
+  void DeviceReset(const TraceRecord& r);
+  void KernelLaunch(const TraceRecord& r);
+  void Memcpy(const TraceRecord& r);
+  void Memset(const TraceRecord& r);
+  void HostFunc(const TraceRecord& r);
+  void HostAccess(const TraceRecord& r);
+  // Runs one stream operation (or captures it as a graph node).
+  void StreamOperation(const TraceRecord& r, StreamState& s, const std::vector<MemoryAccess>& accesses);
+  void ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t site,
+                     const std::vector<MemoryAccess>& accesses, uint64_t trace_index,
+                     uint64_t timestamp_ns);
+  void FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock, uint32_t site,
+                 uint64_t timestamp_ns);
+  // Accesses a copy or memset makes, from its record (2D extents included).
+  static std::vector<MemoryAccess> TransferAccesses(const TraceRecord& r);
+
+  // engine_graphs.cpp
+  void BeginCapture(const TraceRecord& r);
+  void EndCapture(const TraceRecord& r);
+  void CaptureNode(const TraceRecord& r, StreamState& s, const std::vector<MemoryAccess>& accesses);
+  void CaptureEventRecord(StreamState& s, EventState& e);
+  void CaptureEventWait(StreamState& s, const EventState& e);
+  void GraphAddNode(const TraceRecord& r);
+  void GraphAddDependency(const TraceRecord& r);
+  void GraphInstantiate(const TraceRecord& r);
+  void GraphLaunch(const TraceRecord& r);
+  void AssignGraphLanes(GraphExec& exec, Handle exec_handle);
+
+  // engine_report.cpp
+  void ReportConflicts(const AccessDescription& later);
+  void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
+                    const std::string& message, const std::string& reason);
+  Finding BuildFinding(rules::RuleId rule, FindingKind kind, Confidence confidence,
+                       const AccessDescription& earlier, const AccessDescription& later);
+  FindingAccess Describe(const AccessDescription& a, const char* role);
+  std::string ExplainMissingOrder(const AccessDescription& earlier, const AccessDescription& later);
+  std::string FixFor(rules::RuleId rule, const AccessDescription& earlier,
+                     const AccessDescription& later);
+  std::string OpName(uint32_t site) const;
+  void Anomaly(const char* what) { ++stats_.anomalies[what]; }
+
+  EngineOptions options_;
+  LaneTable lanes_;
+  SyncObjects sync_{&lanes_};
+  ShadowMemory shadow_;
+  AllocationTable allocations_;
+  SiteTable sites_;
+  SymbolTable symbols_;
+  GraphModel graphs_;
+  FindingCollector findings_;
+  // Streams currently capturing, per capture id (to end them together).
+  std::unordered_map<uint64_t, std::vector<StreamState*>> capturing_;
+  std::vector<ShadowConflict> conflicts_;  // scratch for the access hot path
+  const TraceRecord* current_ = nullptr;
+};
+
+}  // namespace streamcheck

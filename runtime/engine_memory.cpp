@@ -1,0 +1,218 @@
+// Memory: allocation lifetimes, the accesses of kernels, copies and memsets,
+// and host accesses.
+#include "runtime/engine_impl.h"
+#include "runtime/transfer_semantics.h"
+
+namespace streamcheck {
+namespace {
+
+ShadowKind ShadowKindOf(AccessMode mode) {
+  switch (mode) {
+    case AccessMode::kRead: return ShadowKind::kRead;
+    case AccessMode::kWrite: return ShadowKind::kWrite;
+    case AccessMode::kReadWrite: return ShadowKind::kReadWrite;
+    case AccessMode::kUnknown: return ShadowKind::kUnknown;
+  }
+  return ShadowKind::kUnknown;
+}
+
+// Bytes a strided (2D) transfer spans: rows-1 full pitches plus one row. The
+// bounding range is conservative for interleaved 2D tiles (documented policy).
+uint64_t Extent(uint64_t width, uint64_t height, uint64_t pitch) {
+  if (height <= 1) return width;
+  return (height - 1) * (pitch > width ? pitch : width) + width;
+}
+
+}  // namespace
+
+std::vector<MemoryAccess> Engine::Impl::TransferAccesses(const TraceRecord& r) {
+  std::vector<MemoryAccess> out;
+  if (r.op == OpCode::kMemcpy || r.node_op == OpCode::kMemcpy)
+    out.push_back({r.src, Extent(r.size, r.height, r.src_pitch), AccessMode::kRead});
+  out.push_back({r.dst, Extent(r.size, r.height, r.dst_pitch), AccessMode::kWrite});
+  return out;
+}
+
+void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t site,
+                                 const std::vector<MemoryAccess>& accesses, uint64_t trace_index,
+                                 uint64_t timestamp_ns) {
+  auto is_host = [this](Lane l) { return lanes_.IsHost(l); };
+  for (const MemoryAccess& a : accesses) {
+    ++stats_.accesses_checked;
+    ShadowAccess now{lane, clock.Get(lane), site, ShadowKindOf(a.mode), trace_index};
+    conflicts_.clear();
+    shadow_.Access(a.addr, a.size, now, clock, is_host, &conflicts_);
+    if (!conflicts_.empty())
+      ReportConflicts({lane, site, now.kind, a.addr, a.size, trace_index, timestamp_ns});
+  }
+}
+
+void Engine::Impl::StreamOperation(const TraceRecord& r, StreamState& s,
+                                   const std::vector<MemoryAccess>& accesses) {
+  if (s.capture_graph != 0) {  // captured work does not run now
+    CaptureNode(r, s, accesses);
+    return;
+  }
+  ThreadState& t = sync_.Thread(r.thread);
+  sync_.PrepareStreamOperation(s, t);
+  sync_.TickStream(s);
+  ++stats_.stream_operations;
+  ApplyAccesses(s.lane, s.clock, SiteOf(r), accesses, index_, r.timestamp_ns);
+}
+
+// cudaLaunchKernel(Ex), <<<>>>, cudaLaunchCooperativeKernel, cuLaunchKernel(Ex).
+void Engine::Impl::KernelLaunch(const TraceRecord& r) {
+  EnterHostCall(r);
+  StreamOperation(r, sync_.Stream(r.stream, r.thread), r.accesses);
+}
+
+// cudaLaunchHostFunc, cudaStreamAddCallback: runs in stream order; what the
+// function touches on the host is not visible to us.
+void Engine::Impl::HostFunc(const TraceRecord& r) {
+  EnterHostCall(r);
+  StreamOperation(r, sync_.Stream(r.stream, r.thread), {});
+}
+
+// Host reads/writes observed by the tracer (e.g. faults on protected pinned pages).
+void Engine::Impl::HostAccess(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  sync_.TickThread(t);
+  ++stats_.host_operations;
+  ApplyAccesses(t.lane, t.clock, SiteOf(r), r.accesses, index_, r.timestamp_ns);
+}
+
+// cudaMemcpy*, cudaMemcpy*Async, 2D/3D, peer, to/from symbol: the tracer
+// resolves symbols to addresses; synchronization follows transfer_semantics.
+void Engine::Impl::Memcpy(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  const MemoryKind src_kind = allocations_.KindOf(r.src);
+  const MemoryKind dst_kind = allocations_.KindOf(r.dst);
+  const CopyKind kind = ResolveCopyKind(r.copy_kind, src_kind, dst_kind);
+  const std::vector<MemoryAccess> both = TransferAccesses(r);
+  if (s.capture_graph != 0) {
+    CaptureNode(r, s, both);
+    return;
+  }
+  const TransferPlan plan = PlanCopy(kind, src_kind, dst_kind, r.is_async);
+  if (plan.pageable_async && options_.report_pageable_async_copies) {
+    AccessDescription copy{s.lane, SiteOf(r), ShadowKind::kRead, r.dst, r.size, index_, r.timestamp_ns};
+    ReportSingle(rules::RuleId::kPageableAsyncCopy, FindingKind::kPageableAsyncCopy, copy,
+                 "asynchronous copy with pageable host memory",
+                 "the host buffer was not allocated with cudaMallocHost/cudaHostAlloc nor registered "
+                 "with cudaHostRegister, so the copy is staged and may run synchronously; its host "
+                 "buffer is treated as in use until the stream is synchronized");
+  }
+  if (plan.host_waits_for_stream_before) sync_.JoinIntoThread(t, s.clock);
+  std::vector<MemoryAccess> on_stream, on_host;
+  (plan.source == TransferSide::kHost ? on_host : on_stream).push_back(both[0]);
+  (plan.destination == TransferSide::kHost ? on_host : on_stream).push_back(both[1]);
+  if (!on_host.empty()) {
+    sync_.TickThread(t);
+    ApplyAccesses(t.lane, t.clock, SiteOf(r), on_host, index_, r.timestamp_ns);
+  }
+  if (!on_stream.empty()) {
+    StreamOperation(r, s, on_stream);
+    if (plan.host_waits_after) sync_.JoinIntoThread(t, s.clock);
+  }
+}
+
+// cudaMemset*, cudaMemset*Async.
+void Engine::Impl::Memset(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  const std::vector<MemoryAccess> dst = TransferAccesses(r);
+  if (s.capture_graph != 0) {
+    CaptureNode(r, s, dst);
+    return;
+  }
+  const TransferPlan plan = PlanMemset(allocations_.KindOf(r.dst), r.is_async);
+  StreamOperation(r, s, dst);
+  if (plan.host_waits_after) sync_.JoinIntoThread(t, s.clock);
+}
+
+// cudaMalloc, cudaMallocPitch, cudaMallocManaged, cudaMallocHost, cudaHostAlloc:
+// fresh memory with no history.
+void Engine::Impl::Malloc(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  sync_.TickThread(t);
+  Allocation a{r.dst, r.size, r.memory_kind, DeviceOf(r, t), SiteOf(r), kNoLane};
+  allocations_.Add(a);
+  shadow_.Reset(r.dst, r.size, ShadowAccess{});
+}
+
+// cudaHostRegister: existing host memory becomes pinned; its history stays.
+void Engine::Impl::HostRegister(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  allocations_.Add({r.dst, r.size, MemoryKind::kRegisteredHost, DeviceOf(r, t), SiteOf(r), kNoLane});
+}
+
+void Engine::Impl::FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock,
+                             uint32_t site, uint64_t timestamp_ns) {
+  auto is_host = [this](Lane l) { return lanes_.IsHost(l); };
+  ShadowAccess free{lane, clock.Get(lane), site, ShadowKind::kFree, index_};
+  conflicts_.clear();
+  shadow_.Free(base, size, free, clock, is_host, &conflicts_);
+  if (!conflicts_.empty())
+    ReportConflicts({lane, site, ShadowKind::kFree, base, size, index_, timestamp_ns});
+}
+
+// cudaFree, cudaFreeHost: synchronize the device first (documented behavior),
+// so only work on other devices can still be using the memory.
+void Engine::Impl::Free(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  if (r.dst == 0) return;  // cudaFree(nullptr) is a no-op
+  HostWaitsForDevice(t, DeviceOf(r, t));
+  Allocation a;
+  if (!allocations_.Remove(r.dst, &a)) {
+    Anomaly("free of an address with no live allocation");
+    return;
+  }
+  sync_.TickThread(t);
+  FreeRange(a.base, a.size, t.lane, t.clock, SiteOf(r), r.timestamp_ns);
+}
+
+// cudaMallocAsync, cudaMallocFromPoolAsync: the memory is usable in stream
+// order after the allocation; the pool itself orders reuse of freed blocks.
+void Engine::Impl::MallocAsync(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  if (s.capture_graph != 0) {
+    Anomaly("cudaMallocAsync during stream capture (memory nodes are not modeled)");
+    return;
+  }
+  sync_.PrepareStreamOperation(s, t);
+  const Epoch e = sync_.TickStream(s);
+  allocations_.Add({r.dst, r.size, MemoryKind::kAsyncPool, s.device, SiteOf(r), s.lane});
+  shadow_.Reset(r.dst, r.size, ShadowAccess{e.lane, e.clock, SiteOf(r), ShadowKind::kAllocate, index_});
+}
+
+// cudaFreeAsync: a stream operation; every earlier use must be ordered before it.
+void Engine::Impl::FreeAsync(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  if (s.capture_graph != 0) {
+    Anomaly("cudaFreeAsync during stream capture (memory nodes are not modeled)");
+    return;
+  }
+  Allocation a;
+  if (!allocations_.Remove(r.dst, &a)) {
+    Anomaly("free of an address with no live allocation");
+    return;
+  }
+  sync_.PrepareStreamOperation(s, t);
+  sync_.TickStream(s);
+  FreeRange(a.base, a.size, s.lane, s.clock, SiteOf(r), r.timestamp_ns);
+}
+
+// cudaDeviceReset: waits for the device, then destroys its allocations.
+void Engine::Impl::DeviceReset(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  const DeviceId device = DeviceOf(r, t);
+  HostWaitsForDevice(t, device);
+  allocations_.RemoveDevice(device, [this](const Allocation& a) {
+    shadow_.Reset(a.base, a.size, ShadowAccess{});
+  });
+}
+
+}  // namespace streamcheck

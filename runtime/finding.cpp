@@ -1,0 +1,29 @@
+#include "runtime/finding.h"
+
+namespace streamcheck {
+
+std::string_view FindingKindName(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::kReadAfterWrite: return "read-after-write";
+    case FindingKind::kWriteAfterRead: return "write-after-read";
+    case FindingKind::kWriteAfterWrite: return "write-after-write";
+    case FindingKind::kUseAfterFree: return "use-after-free";
+    case FindingKind::kFreeWhileInUse: return "free-while-in-use";
+    case FindingKind::kUseBeforeAlloc: return "use-before-allocation";
+    case FindingKind::kUnrecordedEventWait: return "unrecorded-event-wait";
+    case FindingKind::kPageableAsyncCopy: return "pageable-async-copy";
+    case FindingKind::kUnsynchronizedTiming: return "unsynchronized-timing";
+  }
+  return "unknown";
+}
+
+std::string_view ConfidenceName(Confidence c) {
+  switch (c) {
+    case Confidence::kCertain: return "certain";
+    case Confidence::kLikely: return "likely";
+    case Confidence::kPossible: return "possible";
+  }
+  return "unknown";
+}
+
+}  // namespace streamcheck

@@ -1,0 +1,36 @@
+#include "runtime/lane_table.h"
+
+#include <cstdio>
+
+namespace streamcheck {
+namespace {
+
+std::string Hex(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+std::string LaneTable::Describe(Lane lane) const {
+  const LaneInfo& info = infos_[lane];
+  const std::string device = std::to_string(info.device);
+  switch (info.kind) {
+    case LaneKind::kHostThread:
+      return "host thread " + std::to_string(info.thread);
+    case LaneKind::kLegacyStream:
+      return "legacy default stream of device " + device;
+    case LaneKind::kPerThreadStream:
+      return "per-thread default stream of host thread " + std::to_string(info.thread) +
+             " on device " + device;
+    case LaneKind::kStream:
+      return "stream " + Hex(info.handle) + (info.IsNonBlocking() ? " (non-blocking)" : " (blocking)") +
+             " on device " + device;
+    case LaneKind::kGraphNodes:
+      return "graph exec " + Hex(info.handle) + " launched on stream " + Hex(info.launch_stream);
+  }
+  return "lane " + std::to_string(lane);
+}
+
+}  // namespace streamcheck

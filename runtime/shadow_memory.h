@@ -1,0 +1,83 @@
+// Shadow memory: for every byte range that operations touched, who last wrote
+// it and who read it since (one read per lane, FastTrack style). Ranges are
+// exact: adjacent disjoint slices of one buffer never conflict, partial
+// overlaps split intervals at the overlap's bounds. Adjacent intervals with
+// equal state are merged again, so memory follows live buffers, not trace length.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "runtime/ids.h"
+#include "runtime/vector_clock.h"
+
+namespace streamcheck {
+
+// What an access did to the bytes. kAllocate/kFree mark lifetime boundaries.
+enum class ShadowKind : uint8_t { kRead, kWrite, kReadWrite, kUnknown, kAllocate, kFree };
+
+inline bool ShadowKindWrites(ShadowKind k) { return k != ShadowKind::kRead; }
+
+struct ShadowAccess {
+  Lane lane = kNoLane;
+  Clock clock = 0;
+  uint32_t site = 0;  // SiteTable id: the code that did it
+  ShadowKind kind = ShadowKind::kRead;
+  uint64_t trace_index = 0;
+
+  bool valid() const { return lane != kNoLane; }
+  Epoch epoch() const { return {lane, clock}; }
+  bool SameAs(const ShadowAccess& o) const {
+    return lane == o.lane && clock == o.clock && site == o.site && kind == o.kind;
+  }
+};
+static_assert(sizeof(ShadowAccess) == 24, "ShadowAccess is the hot-path record; keep it packed");
+
+struct ShadowInterval {
+  Address end = 0;
+  ShadowAccess write;               // the last write, allocation or free
+  std::vector<ShadowAccess> reads;  // reads since that write, at most one per lane
+};
+
+// A pair of accesses with no happens-before edge, over [begin, end).
+struct ShadowConflict {
+  ShadowAccess earlier;
+  Address begin = 0;
+  Address end = 0;
+};
+
+class ShadowMemory {
+ public:
+  // Checks an access against the history of [addr, addr+size), appends
+  // conflicts to `conflicts`, and records the access. `is_host(lane)` tells
+  // whether a lane is a host thread (host/host pairs are never reported).
+  template <typename IsHost>
+  void Access(Address addr, uint64_t size, const ShadowAccess& now, const VectorClock& clock,
+              IsHost is_host, std::vector<ShadowConflict>* conflicts);
+
+  // Like Access for a free: every earlier access must be ordered before it
+  // (violations are returned); then the range holds a single free marker.
+  template <typename IsHost>
+  void Free(Address addr, uint64_t size, const ShadowAccess& free, const VectorClock& clock,
+            IsHost is_host, std::vector<ShadowConflict>* conflicts);
+
+  // Forgets [addr, addr+size) (fresh allocation); if `marker` is valid the
+  // range starts with it as its last write (stream-ordered allocation).
+  void Reset(Address addr, uint64_t size, const ShadowAccess& marker);
+
+  size_t interval_count() const { return intervals_.size(); }
+
+ private:
+  using Map = std::map<Address, ShadowInterval>;  // key: interval begin
+  // Makes [addr, end) covered by intervals whose bounds include addr and end.
+  Map::iterator Carve(Address addr, Address end);
+  Map::iterator SplitAt(Map::iterator it, Address at);
+  void MergeAround(Address addr, Address end);
+
+  Map intervals_;
+};
+
+}  // namespace streamcheck
+
+#include "runtime/shadow_memory_inl.h"

@@ -1,0 +1,92 @@
+// The access hot path, inlined into the engine.
+#pragma once
+
+namespace streamcheck {
+namespace shadow_detail {
+
+template <typename IsHost>
+inline bool Unordered(const ShadowAccess& earlier, const ShadowAccess& now, const VectorClock& clock,
+                      IsHost& is_host) {
+  if (earlier.lane == now.lane) return false;  // one lane is totally ordered
+  if (clock.Covers(earlier.epoch())) return false;
+  return !(is_host(earlier.lane) && is_host(now.lane));
+}
+
+template <typename IsHost>
+inline void Check(const ShadowInterval& iv, Address begin, const ShadowAccess& now,
+                  const VectorClock& clock, IsHost& is_host, std::vector<ShadowConflict>* out) {
+  const ShadowAccess& w = iv.write;
+  // A free marker conflicts with any later use, ordered or not.
+  if (w.valid() && (w.kind == ShadowKind::kFree || Unordered(w, now, clock, is_host)))
+    out->push_back({w, begin, iv.end});
+  if (ShadowKindWrites(now.kind)) {
+    for (const ShadowAccess& r : iv.reads)
+      if (Unordered(r, now, clock, is_host)) out->push_back({r, begin, iv.end});
+  }
+}
+
+inline void Record(ShadowInterval& iv, const ShadowAccess& now) {
+  if (now.kind == ShadowKind::kRead) {
+    for (ShadowAccess& r : iv.reads) {
+      if (r.lane == now.lane) {
+        r = now;
+        return;
+      }
+    }
+    iv.reads.push_back(now);
+    return;
+  }
+  iv.write = now;
+  iv.reads.clear();
+  // A read-write access is also a read, but the write subsumes it for later checks.
+}
+
+}  // namespace shadow_detail
+
+template <typename IsHost>
+void ShadowMemory::Access(Address addr, uint64_t size, const ShadowAccess& now,
+                          const VectorClock& clock, IsHost is_host,
+                          std::vector<ShadowConflict>* conflicts) {
+  if (size == 0) return;
+  const Address end = addr + size;
+  auto it = intervals_.find(addr);
+  // Fast path: the access covers exactly one existing interval.
+  if (it != intervals_.end() && it->second.end == end) {
+    shadow_detail::Check(it->second, addr, now, clock, is_host, conflicts);
+    shadow_detail::Record(it->second, now);
+    return;
+  }
+  for (it = Carve(addr, end); it != intervals_.end() && it->first < end; ++it) {
+    shadow_detail::Check(it->second, it->first, now, clock, is_host, conflicts);
+    shadow_detail::Record(it->second, now);
+  }
+  MergeAround(addr, end);
+}
+
+template <typename IsHost>
+void ShadowMemory::Free(Address addr, uint64_t size, const ShadowAccess& free,
+                        const VectorClock& clock, IsHost is_host,
+                        std::vector<ShadowConflict>* conflicts) {
+  if (size == 0) return;
+  const Address end = addr + size;
+  auto it = intervals_.lower_bound(addr);
+  if (it != intervals_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > addr) it = prev;
+  }
+  for (; it != intervals_.end() && it->first < end; ++it) {
+    const ShadowInterval& iv = it->second;
+    const Address b = std::max(it->first, addr);
+    const Address e = std::min(iv.end, end);
+    // Freeing twice is a different bug (the runtime rejects it); only report
+    // accesses that may still be running.
+    if (iv.write.valid() && iv.write.kind != ShadowKind::kFree &&
+        shadow_detail::Unordered(iv.write, free, clock, is_host))
+      conflicts->push_back({iv.write, b, e});
+    for (const ShadowAccess& r : iv.reads)
+      if (shadow_detail::Unordered(r, free, clock, is_host)) conflicts->push_back({r, b, e});
+  }
+  Reset(addr, size, free);
+}
+
+}  // namespace streamcheck

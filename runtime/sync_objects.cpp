@@ -1,0 +1,146 @@
+#include "runtime/sync_objects.h"
+
+#include <algorithm>
+
+namespace streamcheck {
+
+SyncObjects::~SyncObjects() {
+  for (StreamState* s : owned_) delete s;
+}
+
+ThreadState& SyncObjects::Thread(ThreadId id) {
+  auto it = threads_.find(id);
+  if (it != threads_.end()) return it->second;
+  ThreadState& t = threads_[id];
+  LaneInfo info;
+  info.kind = LaneKind::kHostThread;
+  info.thread = id;
+  t.lane = lanes_->Add(info);
+  return t;
+}
+
+DeviceState& SyncObjects::Device(DeviceId device) {
+  DeviceState& d = devices_[device];
+  if (d.legacy == nullptr) {
+    d.legacy = NewStream(/*key=*/0, kLegacyStreamHandle, LaneKind::kLegacyStream, 0, device, 0);
+    d.all.push_back(d.legacy);
+  }
+  return d;
+}
+
+StreamState* SyncObjects::NewStream(Handle key, Handle handle, LaneKind kind, ThreadId thread,
+                                    DeviceId device, uint32_t flags) {
+  auto* s = new StreamState;
+  owned_.push_back(s);
+  s->handle = handle;
+  s->device = device;
+  s->legacy = kind == LaneKind::kLegacyStream;
+  s->blocking = !s->legacy && (flags & kStreamNonBlocking) == 0;
+  LaneInfo info;
+  info.kind = kind;
+  info.handle = handle;
+  info.flags = flags;
+  info.device = device;
+  info.thread = thread;
+  s->lane = lanes_->Add(info);
+  return s;
+}
+
+StreamState& SyncObjects::CreateStream(Handle handle, ThreadId thread, DeviceId device,
+                                       uint32_t flags) {
+  // A handle value can be reused after cudaStreamDestroy: the new stream is a new lane.
+  if (streams_.count(handle)) DestroyStream(handle);
+  DeviceState& d = Device(device);
+  StreamState* s = NewStream(handle, handle, LaneKind::kStream, thread, device, flags);
+  streams_[handle] = s;
+  d.all.push_back(s);
+  if (s->blocking) d.blocking.push_back(s);
+  return *s;
+}
+
+StreamState& SyncObjects::Stream(Handle handle, ThreadId thread) {
+  ThreadState& t = Thread(thread);
+  if (handle == kLegacyStreamHandle || handle == kCudaStreamLegacy) {
+    return *Device(t.current_device).legacy;
+  }
+  if (handle == kCudaStreamPerThread) {
+    const uint64_t key = (uint64_t{thread} << 32) | static_cast<uint32_t>(t.current_device);
+    auto it = per_thread_streams_.find(key);
+    if (it != per_thread_streams_.end()) return *it->second;
+    DeviceState& d = Device(t.current_device);
+    StreamState* s = NewStream(key, kCudaStreamPerThread, LaneKind::kPerThreadStream, thread,
+                               t.current_device, 0);
+    per_thread_streams_[key] = s;
+    d.all.push_back(s);
+    d.blocking.push_back(s);  // the per-thread stream is an ordinary blocking stream
+    return *s;
+  }
+  auto it = streams_.find(handle);
+  if (it != streams_.end()) return *it->second;
+  // Unknown handle: assume a blocking stream on the current device. Blocking
+  // is the assumption that adds ordering, so it cannot create false reports.
+  ++implicit_streams_;
+  return CreateStream(handle, thread, t.current_device, 0);
+}
+
+void SyncObjects::ForgetStream(StreamState* stream) {
+  DeviceState& d = Device(stream->device);
+  std::erase(d.blocking, stream);
+  std::erase(d.all, stream);
+}
+
+void SyncObjects::DestroyStream(Handle handle) {
+  auto it = streams_.find(handle);
+  if (it == streams_.end()) return;
+  // Pending work still completes after cudaStreamDestroy; the lane's epochs
+  // stay valid in shadow memory, only the handle goes away.
+  ForgetStream(it->second);
+  streams_.erase(it);
+}
+
+void SyncObjects::PrepareStreamOperation(StreamState& stream, ThreadState& thread) {
+  const ThreadId thread_id = lanes_->Get(thread.lane).thread;
+  if (stream.last_joined_thread != thread_id || stream.last_joined_thread_version != thread.version) {
+    stream.clock.Join(thread.clock);
+    stream.last_joined_thread = thread_id;
+    stream.last_joined_thread_version = thread.version;
+  }
+  DeviceState& d = Device(stream.device);
+  if (stream.legacy) {
+    // The legacy default stream waits for all prior work of blocking streams.
+    for (StreamState* b : d.blocking) stream.clock.Join(b->clock);
+  } else if (stream.blocking && stream.last_joined_legacy_version != d.legacy_version) {
+    // ... and blocking streams' later work waits for the legacy stream.
+    stream.clock.Join(d.legacy->clock);
+    stream.last_joined_legacy_version = d.legacy_version;
+  }
+}
+
+Epoch SyncObjects::TickStream(StreamState& stream) {
+  const Clock c = stream.clock.Get(stream.lane) + 1;
+  stream.clock.Set(stream.lane, c);
+  if (stream.legacy) ++Device(stream.device).legacy_version;
+  return {stream.lane, c};
+}
+
+Epoch SyncObjects::TickThread(ThreadState& thread) {
+  const Clock c = thread.clock.Get(thread.lane) + 1;
+  thread.clock.Set(thread.lane, c);
+  ++thread.version;
+  return {thread.lane, c};
+}
+
+void SyncObjects::JoinIntoThread(ThreadState& thread, const VectorClock& clock) {
+  thread.clock.Join(clock);
+  ++thread.version;
+}
+
+void SyncObjects::SwitchToThread(ThreadState& thread, ThreadId id) {
+  if (have_last_thread_ && last_thread_ == id) return;
+  if (have_last_thread_) host_knowledge_.Join(Thread(last_thread_).clock);
+  JoinIntoThread(thread, host_knowledge_);
+  last_thread_ = id;
+  have_last_thread_ = true;
+}
+
+}  // namespace streamcheck

@@ -1,0 +1,115 @@
+// The objects that carry happens-before knowledge: host threads, streams,
+// events and devices, and the rules that connect them (issue order, the legacy
+// default stream, per-thread default streams, event record/wait, host syncs).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/ids.h"
+#include "runtime/lane_table.h"
+#include "runtime/vector_clock.h"
+
+namespace streamcheck {
+
+struct ThreadState {
+  Lane lane = kNoLane;
+  VectorClock clock;
+  DeviceId current_device = 0;
+  uint64_t version = 0;  // bumped whenever `clock` changes, so streams can skip re-joins
+};
+
+struct StreamState {
+  Lane lane = kNoLane;
+  Handle handle = 0;
+  DeviceId device = 0;
+  bool blocking = true;  // ordered with the legacy default stream
+  bool legacy = false;
+  VectorClock clock;  // knowledge of the stream's most recent operation
+  // Skip re-joining an unchanged issuing thread / legacy stream.
+  ThreadId last_joined_thread = 0;
+  uint64_t last_joined_thread_version = ~uint64_t{0};
+  uint64_t last_joined_legacy_version = 0;
+  // Stream capture: while set, operations become nodes of this graph.
+  uint64_t capture_graph = 0;
+  std::vector<uint32_t> capture_frontier;  // node indices the next captured op depends on
+};
+
+struct EventState {
+  bool recorded = false;
+  VectorClock clock;  // the work captured by the most recent record
+  // Set when recorded on a capturing stream: the capture nodes it stands for.
+  uint64_t capture_graph = 0;
+  std::vector<uint32_t> capture_nodes;
+};
+
+struct DeviceState {
+  StreamState* legacy = nullptr;
+  uint64_t legacy_version = 0;             // bumped per legacy operation
+  std::vector<StreamState*> blocking;      // blocking streams (incl. per-thread), not legacy
+  std::vector<StreamState*> all;           // every live stream of the device, incl. legacy
+};
+
+// Owns threads, streams, events and devices, and resolves handles the way the
+// CUDA runtime does (0 and cudaStreamLegacy mean the legacy stream of the
+// calling thread's current device; cudaStreamPerThread its per-thread stream).
+class SyncObjects {
+ public:
+  explicit SyncObjects(LaneTable* lanes) : lanes_(lanes) {}
+  ~SyncObjects();
+  SyncObjects(const SyncObjects&) = delete;
+  SyncObjects& operator=(const SyncObjects&) = delete;
+
+  ThreadState& Thread(ThreadId id);
+
+  // Streams created implicitly because the trace used an unseen handle are
+  // counted in `implicit_streams` (the tracer attached late or missed a create).
+  StreamState& Stream(Handle handle, ThreadId thread);
+  StreamState& CreateStream(Handle handle, ThreadId thread, DeviceId device, uint32_t flags);
+  void DestroyStream(Handle handle);
+  bool HasStream(Handle handle) const { return streams_.count(handle) != 0; }
+
+  EventState& Event(Handle handle) { return events_[handle]; }
+  void DestroyEvent(Handle handle) { events_.erase(handle); }
+  const std::unordered_map<Handle, EventState>& events() const { return events_; }
+
+  DeviceState& Device(DeviceId device);
+
+  // Enqueue edge: the stream's next operation happens after everything the
+  // issuing thread knows, and after the legacy-stream rules for its device.
+  void PrepareStreamOperation(StreamState& stream, ThreadState& thread);
+  // Starts a new operation on the stream; returns its epoch.
+  Epoch TickStream(StreamState& stream);
+  // Starts a new host operation on the thread; returns its epoch.
+  Epoch TickThread(ThreadState& thread);
+
+  void JoinIntoThread(ThreadState& thread, const VectorClock& clock);
+  // Host knowledge moves between threads in trace order: once any host thread
+  // has observed work complete, later calls on every thread are after it.
+  void SwitchToThread(ThreadState& thread, ThreadId id);
+
+  uint64_t implicit_streams() const { return implicit_streams_; }
+  Lane NewLane(const LaneInfo& info) { return lanes_->Add(info); }
+  LaneTable& lanes() { return *lanes_; }
+
+ private:
+  StreamState* NewStream(Handle key, Handle handle, LaneKind kind, ThreadId thread, DeviceId device,
+                         uint32_t flags);
+  void ForgetStream(StreamState* stream);
+
+  LaneTable* lanes_;
+  std::unordered_map<ThreadId, ThreadState> threads_;
+  std::unordered_map<Handle, StreamState*> streams_;  // user-created streams by handle
+  std::unordered_map<uint64_t, StreamState*> per_thread_streams_;  // key: thread << 32 | device
+  std::unordered_map<DeviceId, DeviceState> devices_;
+  std::unordered_map<Handle, EventState> events_;
+  std::vector<StreamState*> owned_;  // every stream ever made (lanes keep referring to them)
+  VectorClock host_knowledge_;
+  ThreadId last_thread_ = 0;
+  bool have_last_thread_ = false;
+  uint64_t implicit_streams_ = 0;
+};
+
+}  // namespace streamcheck

@@ -1,0 +1,26 @@
+// The CUDA runtime's documented "API synchronization behavior" for copies and
+// memsets: which side touches each buffer and whether the host waits. This is
+// the one place where cudaMemcpy*/cudaMemset* synchronization is modeled.
+#pragma once
+
+#include "runtime/trace_record.h"
+
+namespace streamcheck {
+
+enum class TransferSide : uint8_t { kNone, kStream, kHost };
+
+struct TransferPlan {
+  TransferSide source = TransferSide::kStream;
+  TransferSide destination = TransferSide::kStream;
+  bool host_waits_for_stream_before = false;  // a stream sync precedes the copy
+  bool host_waits_after = false;              // the call returns after the device work is done
+  bool pageable_async = false;                // async copy with pageable memory (may be synchronous)
+};
+
+// cudaMemcpyDefault resolves from where the pointers live (unified addressing).
+CopyKind ResolveCopyKind(CopyKind declared, MemoryKind src, MemoryKind dst);
+
+TransferPlan PlanCopy(CopyKind kind, MemoryKind src, MemoryKind dst, bool is_async);
+TransferPlan PlanMemset(MemoryKind dst, bool is_async);
+
+}  // namespace streamcheck
