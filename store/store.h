@@ -38,6 +38,10 @@ struct ProcessInfo {
 
 struct OpenOptions {
   bool read_only = false;  // readers: never creates or migrates the file
+  bool create_if_missing = true;
+  // Run PRAGMA quick_check first (report/merge): corruption is reported up
+  // front instead of as a half-printed report.
+  bool check_integrity = false;
   // How long a write waits for another writer's lock before failing.
   int busy_timeout_ms = 5000;
 };

@@ -1,0 +1,101 @@
+#include "store/json_report.h"
+
+namespace streamcheck::store {
+namespace {
+
+using nlohmann::json;
+
+json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json JsonAccess(const FindingAccess& a) {
+  return json{
+      {"role", a.role},
+      {"op", a.op},
+      {"api", a.api},
+      {"framework_op", OrNull(a.framework_op)},
+      {"stream", a.on_host ? json(nullptr) : json(LaneName(a))},
+      {"stream_handle", Hex(a.stream_handle)},
+      {"stream_flags", a.stream_flags},
+      {"on_host", a.on_host},
+      {"device", a.device},
+      {"thread", a.thread},
+      {"mode", AccessModeName(a.mode)},
+      // Hex strings: 64-bit addresses do not survive JavaScript's doubles.
+      {"address", Hex(a.address)},
+      {"size", a.size},
+      {"trace_index", a.trace_index},
+      {"timestamp_ns", a.timestamp_ns},
+      {"stack", JsonStack(a.stack)},
+  };
+}
+
+json JsonRun(const StoredRun& r) {
+  return json{
+      {"id", r.id},
+      {"mode", r.info.mode},
+      {"command", r.info.command},
+      {"host", r.info.host},
+      {"gpu", r.info.gpu},
+      {"tool_version", r.info.tool_version},
+      {"start_time_ns", r.info.start_time_ns},
+      {"end_time_ns", r.end_time_ns ? json(*r.end_time_ns) : json(nullptr)},
+      {"exit_status", r.exit_status ? json(*r.exit_status) : json(nullptr)},
+  };
+}
+
+}  // namespace
+
+json JsonStack(const std::vector<ResolvedFrame>& stack) {
+  json frames = json::array();
+  for (const ResolvedFrame& f : stack)
+    frames.push_back({{"function", f.function},
+                      {"file", f.file},
+                      {"line", f.line},
+                      {"column", f.column},
+                      {"pc", Hex(f.pc)}});
+  return frames;
+}
+
+json JsonFinding(const StoredFinding& s) {
+  const Finding& f = s.finding;
+  json accesses = json::array();
+  for (const FindingAccess& a : f.accesses) accesses.push_back(JsonAccess(a));
+  const FindingBuffer& b = f.buffer;
+  return json{
+      {"id", s.id},
+      {"run", s.run_id},
+      {"process", s.process_id == 0 ? json(nullptr) : json(s.process_id)},
+      {"origin", f.origin == FindingOrigin::kStatic ? "static" : "dynamic"},
+      {"rule", f.rule},
+      {"kind", FindingKindName(f.kind)},
+      {"severity", s.severity},
+      {"confidence", ConfidenceName(f.confidence)},
+      {"count", f.count},
+      {"message", f.message},
+      {"reason", f.reason},
+      {"fix", f.fix},
+      {"fingerprint", f.fingerprint},
+      {"buffer",
+       {{"address", Hex(b.address)},
+        {"size", b.size},
+        {"memory_kind", MemoryKindName(b.memory_kind)},
+        {"allocated_by", b.known_allocation ? json(b.allocated_by) : json(nullptr)},
+        {"allocation_stack", JsonStack(b.allocation_stack)}}},
+      {"accesses", accesses},
+  };
+}
+
+json JsonReport(const ReportData& data) {
+  json runs = json::array();
+  for (const StoredRun& r : data.runs) runs.push_back(JsonRun(r));
+  json findings = json::array();
+  for (const StoredFinding& f : data.findings) findings.push_back(JsonFinding(f));
+  return json{{"format_version", kJsonFormatVersion},
+              {"tool", "streamcheck"},
+              {"tool_version", STREAMCHECK_VERSION},
+              {"database", data.db_path},
+              {"runs", runs},
+              {"findings", findings}};
+}
+
+}  // namespace streamcheck::store

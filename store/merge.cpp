@@ -1,0 +1,76 @@
+#include "store/merge.h"
+
+#include <map>
+
+#include "store/database.h"
+#include "store/reader.h"
+
+namespace streamcheck::store {
+namespace {
+
+// Unlike BeginRun, keeps the end time and exit status the input recorded.
+int64_t CopyRun(Database& db, const StoredRun& run) {
+  Statement insert = db.Prepare(
+      "INSERT INTO runs(mode, command, host, gpu, tool_version, start_time_ns, end_time_ns, "
+      "exit_status) VALUES(?,?,?,?,?,?,?,?)");
+  const RunInfo& r = run.info;
+  insert.Bind(1, r.mode).Bind(2, r.command).Bind(3, r.host).Bind(4, r.gpu);
+  insert.Bind(5, r.tool_version).Bind(6, r.start_time_ns);
+  if (run.end_time_ns) insert.Bind(7, *run.end_time_ns); else insert.BindNull(7);
+  if (run.exit_status) insert.Bind(8, int64_t{*run.exit_status}); else insert.BindNull(8);
+  return insert.Run() ? db.LastInsertId() : -1;
+}
+
+}  // namespace
+
+bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
+  std::vector<StoredRun> runs;
+  std::vector<StoredFinding> findings;
+  if (!ReadRuns(in, &runs, error) || !ReadFindings(in, {}, &findings, error)) return false;
+
+  Database& db = out.database();
+  Transaction tx(db);
+  auto fail = [&](const std::string& what) {
+    *error = out.path() + ": merge of " + in.path() + " failed: " + what;
+    return false;  // tx rolls back
+  };
+  if (!tx.ok()) return fail(db.error());
+
+  std::map<int64_t, int64_t> run_ids, process_ids;  // input id -> output id
+  MergeStats counted;
+  for (const StoredRun& run : runs) {
+    int64_t new_run = CopyRun(db, run);
+    if (new_run < 0) return fail(db.error());
+    run_ids[run.id] = new_run;
+    ++counted.runs;
+
+    std::vector<StoredProcess> processes;
+    if (!ReadProcesses(in, run.id, &processes, error)) return false;
+    for (const StoredProcess& p : processes) {
+      int64_t new_process = out.AddProcess(new_run, p.info);
+      if (new_process < 0) return fail(out.last_error());
+      process_ids[p.id] = new_process;
+      ++counted.processes;
+    }
+
+    std::map<std::string, std::map<std::string, uint64_t>> counters;
+    if (!ReadCounters(in, run.id, &counters, error)) return false;
+    for (const auto& [category, counts] : counters)
+      if (!out.AddCounters(new_run, 0, category, counts)) return fail(out.last_error());
+  }
+  for (const StoredFinding& f : findings) {
+    int64_t process = f.process_id == 0 ? 0 : process_ids[f.process_id];
+    if (out.AddFinding(run_ids[f.run_id], process, f.local_id, f.finding) < 0)
+      return fail(out.last_error());
+    ++counted.findings;
+  }
+  if (!tx.Commit()) return fail(db.error());
+  if (stats) {
+    stats->runs += counted.runs;
+    stats->processes += counted.processes;
+    stats->findings += counted.findings;
+  }
+  return true;
+}
+
+}  // namespace streamcheck::store

@@ -1,0 +1,165 @@
+#include "store/migrations.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string_view>
+
+#include "store/database.h"
+
+namespace streamcheck::store {
+namespace {
+
+// Index i holds the SQL that moves version i to version i+1. Append only:
+// released databases exist at every version.
+constexpr std::string_view kMigrations[] = {
+    // 0 -> 1: runs, processes, findings with their accesses, stacks, allocations.
+    R"sql(
+CREATE TABLE runs(
+  id INTEGER PRIMARY KEY,
+  mode TEXT NOT NULL,
+  command TEXT NOT NULL,
+  host TEXT NOT NULL,
+  gpu TEXT NOT NULL,
+  tool_version TEXT NOT NULL,
+  start_time_ns INTEGER NOT NULL,
+  end_time_ns INTEGER,
+  exit_status INTEGER);
+CREATE TABLE processes(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  pid INTEGER NOT NULL,
+  command TEXT NOT NULL,
+  host TEXT NOT NULL,
+  rank INTEGER NOT NULL);
+CREATE TABLE stacks(id INTEGER PRIMARY KEY);
+CREATE TABLE frames(
+  stack_id INTEGER NOT NULL REFERENCES stacks(id),
+  depth INTEGER NOT NULL,
+  function TEXT NOT NULL,
+  file TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  "column" INTEGER NOT NULL,
+  pc INTEGER NOT NULL,
+  PRIMARY KEY(stack_id, depth));
+CREATE TABLE allocations(
+  id INTEGER PRIMARY KEY,
+  address INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  memory_kind TEXT NOT NULL,
+  known INTEGER NOT NULL,
+  allocated_by TEXT NOT NULL,
+  stack_id INTEGER REFERENCES stacks(id));
+CREATE TABLE findings(
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  process_id INTEGER REFERENCES processes(id),
+  local_id INTEGER NOT NULL,
+  origin TEXT NOT NULL,
+  rule TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  severity TEXT NOT NULL,
+  confidence TEXT NOT NULL,
+  message TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  fix TEXT NOT NULL,
+  allocation_id INTEGER REFERENCES allocations(id),
+  count INTEGER NOT NULL,
+  fingerprint TEXT NOT NULL,
+  UNIQUE(run_id, process_id, local_id));
+CREATE INDEX findings_by_fingerprint ON findings(fingerprint);
+CREATE TABLE accesses(
+  finding_id INTEGER NOT NULL REFERENCES findings(id),
+  ordinal INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  op TEXT NOT NULL,
+  api TEXT NOT NULL,
+  framework_op TEXT NOT NULL,
+  stream TEXT NOT NULL,
+  stream_handle INTEGER NOT NULL,
+  stream_flags INTEGER NOT NULL,
+  on_host INTEGER NOT NULL,
+  device INTEGER NOT NULL,
+  thread INTEGER NOT NULL,
+  mode TEXT NOT NULL,
+  address INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  trace_index INTEGER NOT NULL,
+  timestamp_ns INTEGER NOT NULL,
+  stack_id INTEGER REFERENCES stacks(id),
+  PRIMARY KEY(finding_id, ordinal));
+-- A lint finding's access has one frame: its source location.
+CREATE VIEW lint_locations AS
+  SELECT f.id AS finding_id, a.ordinal, fr.file, fr.line, fr."column"
+  FROM findings f JOIN accesses a ON a.finding_id = f.id
+  JOIN frames fr ON fr.stack_id = a.stack_id AND fr.depth = 0
+  WHERE f.origin = 'static';
+)sql",
+    // 1 -> 2: counters that say how complete a run's analysis was.
+    R"sql(
+CREATE TABLE counters(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  process_id INTEGER NOT NULL,
+  category TEXT NOT NULL,
+  name TEXT NOT NULL,
+  value INTEGER NOT NULL,
+  PRIMARY KEY(run_id, process_id, category, name));
+)sql",
+};
+static_assert(std::size(kMigrations) == kSchemaVersion);
+
+}  // namespace
+
+int SchemaVersionOf(Database& db, std::string* error) {
+  std::optional<int64_t> version = db.QueryInt("PRAGMA user_version");
+  if (!version) {
+    *error = fmt::format("{}: not a readable streamcheck database: {}", db.path(), db.error());
+    return -1;
+  }
+  return static_cast<int>(*version);
+}
+
+bool CheckCompatible(Database& db, std::string* error) {
+  int version = SchemaVersionOf(db, error);
+  if (version < 0) return false;
+  if (version > kSchemaVersion) {
+    *error = fmt::format(
+        "{}: written by a newer streamcheck (schema version {}; this build reads up to {}); "
+        "upgrade streamcheck — the file was not changed",
+        db.path(), version, kSchemaVersion);
+    return false;
+  }
+  std::optional<int64_t> app = db.QueryInt("PRAGMA application_id");
+  std::optional<int64_t> tables = db.QueryInt("SELECT count(*) FROM sqlite_schema");
+  if (!app || !tables) {
+    *error = fmt::format("{}: not a readable streamcheck database: {}", db.path(), db.error());
+    return false;
+  }
+  if (*app != kApplicationId && !(*app == 0 && *tables == 0)) {
+    *error = fmt::format("{}: an SQLite database of another application, not a streamcheck "
+                         "database; it was not changed",
+                         db.path());
+    return false;
+  }
+  return true;
+}
+
+bool Migrate(Database& db, std::string* error, int target) {
+  if (!CheckCompatible(db, error)) return false;
+  int version = SchemaVersionOf(db, error);
+  for (; version < target; ++version) {
+    Transaction tx(db);
+    bool ok = tx.ok() && db.Exec(kMigrations[version]) &&
+              db.Exec(fmt::format("PRAGMA application_id = {}; PRAGMA user_version = {}",
+                                  kApplicationId, version + 1)) &&
+              tx.Commit();
+    if (!ok) {
+      *error = fmt::format("{}: cannot migrate schema {} to {}: {}", db.path(), version,
+                           version + 1, db.error());
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace streamcheck::store

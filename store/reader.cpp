@@ -1,0 +1,169 @@
+#include "store/reader.h"
+
+#include "store/database.h"
+#include "store/enum_names.h"
+
+namespace streamcheck::store {
+namespace {
+
+bool Failed(Database& db, const Statement& stmt, std::string* error) {
+  *error = db.path() + ": cannot read: " + (stmt.error().empty() ? db.error() : stmt.error());
+  return false;
+}
+
+std::vector<ResolvedFrame> ReadStack(Statement& frames, int64_t stack) {
+  std::vector<ResolvedFrame> out;
+  if (stack == 0) return out;
+  frames.Reset();
+  frames.Bind(1, stack);
+  while (frames.Step()) {
+    ResolvedFrame f;
+    f.function = frames.Text(0);
+    f.file = frames.Text(1);
+    f.line = static_cast<uint32_t>(frames.Int(2));
+    f.column = static_cast<uint32_t>(frames.Int(3));
+    f.pc = static_cast<uint64_t>(frames.Int(4));
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+}  // namespace
+
+bool ReadRuns(Store& store, std::vector<StoredRun>* runs, std::string* error) {
+  Database& db = store.database();
+  Statement q = db.Prepare(
+      "SELECT id, mode, command, host, gpu, tool_version, start_time_ns, end_time_ns, "
+      "exit_status FROM runs ORDER BY id");
+  runs->clear();
+  while (q.Step()) {
+    StoredRun r;
+    r.id = q.Int(0);
+    r.info.mode = q.Text(1);
+    r.info.command = q.Text(2);
+    r.info.host = q.Text(3);
+    r.info.gpu = q.Text(4);
+    r.info.tool_version = q.Text(5);
+    r.info.start_time_ns = q.Int(6);
+    if (!q.IsNull(7)) r.end_time_ns = q.Int(7);
+    if (!q.IsNull(8)) r.exit_status = static_cast<int>(q.Int(8));
+    runs->push_back(std::move(r));
+  }
+  return q.ok() && q.error().empty() ? true : Failed(db, q, error);
+}
+
+bool ReadProcesses(Store& store, int64_t run, std::vector<StoredProcess>* processes,
+                   std::string* error) {
+  Database& db = store.database();
+  Statement q = db.Prepare(
+      "SELECT id, run_id, pid, command, host, rank FROM processes WHERE run_id = ? ORDER BY id");
+  q.Bind(1, run);
+  processes->clear();
+  while (q.Step()) {
+    StoredProcess p;
+    p.id = q.Int(0);
+    p.run_id = q.Int(1);
+    p.info.pid = q.Int(2);
+    p.info.command = q.Text(3);
+    p.info.host = q.Text(4);
+    p.info.rank = static_cast<int32_t>(q.Int(5));
+    processes->push_back(std::move(p));
+  }
+  return q.ok() && q.error().empty() ? true : Failed(db, q, error);
+}
+
+bool ReadFindings(Store& store, const FindingQuery& query, std::vector<StoredFinding>* findings,
+                  std::string* error) {
+  Database& db = store.database();
+  Statement q = db.Prepare(
+      "SELECT f.id, f.run_id, f.process_id, f.local_id, f.origin, f.rule, f.kind, f.severity, "
+      "f.confidence, f.message, f.reason, f.fix, f.count, f.fingerprint, "
+      "a.address, a.size, a.memory_kind, a.known, a.allocated_by, a.stack_id "
+      "FROM findings f LEFT JOIN allocations a ON a.id = f.allocation_id "
+      "WHERE (?1 IS NULL OR f.run_id = ?1) AND (?2 = '' OR f.rule = ?2) ORDER BY f.id");
+  if (query.run) q.Bind(1, *query.run); else q.BindNull(1);
+  q.Bind(2, query.rule);
+  Statement accesses = db.Prepare(
+      "SELECT role, op, api, framework_op, stream, stream_handle, stream_flags, on_host, device, "
+      "thread, mode, address, size, trace_index, timestamp_ns, stack_id FROM accesses "
+      "WHERE finding_id = ? ORDER BY ordinal");
+  Statement frames = db.Prepare(
+      "SELECT function, file, line, \"column\", pc FROM frames WHERE stack_id = ? ORDER BY depth");
+  if (!accesses.ok() || !frames.ok()) return Failed(db, q, error);
+  findings->clear();
+  while (q.Step()) {
+    StoredFinding s;
+    s.id = q.Int(0);
+    s.run_id = q.Int(1);
+    s.process_id = q.IsNull(2) ? 0 : q.Int(2);
+    s.local_id = static_cast<uint64_t>(q.Int(3));
+    Finding& f = s.finding;
+    f.origin = OriginFromName(q.Text(4));
+    f.rule = q.Text(5);
+    f.kind = FindingKindFromName(q.Text(6), FindingKind::kReadAfterWrite);
+    s.severity = q.Text(7);
+    f.confidence = ConfidenceFromName(q.Text(8), Confidence::kPossible);
+    f.message = q.Text(9);
+    f.reason = q.Text(10);
+    f.fix = q.Text(11);
+    f.count = static_cast<uint64_t>(q.Int(12));
+    f.fingerprint = q.Text(13);
+    f.buffer.address = static_cast<Address>(q.Int(14));
+    f.buffer.size = static_cast<uint64_t>(q.Int(15));
+    MemoryKindFromName(q.Text(16), &f.buffer.memory_kind);
+    f.buffer.known_allocation = q.Int(17) != 0;
+    f.buffer.allocated_by = q.Text(18);
+    f.buffer.allocation_stack = ReadStack(frames, q.Int(19));
+
+    accesses.Reset();
+    accesses.Bind(1, s.id);
+    while (accesses.Step()) {
+      FindingAccess a;
+      a.role = accesses.Text(0);
+      a.op = accesses.Text(1);
+      a.api = accesses.Text(2);
+      a.framework_op = accesses.Text(3);
+      a.stream = accesses.Text(4);
+      a.stream_handle = static_cast<Handle>(accesses.Int(5));
+      a.stream_flags = static_cast<uint32_t>(accesses.Int(6));
+      a.on_host = accesses.Int(7) != 0;
+      a.device = static_cast<DeviceId>(accesses.Int(8));
+      a.thread = static_cast<ThreadId>(accesses.Int(9));
+      AccessModeFromName(accesses.Text(10), &a.mode);
+      a.address = static_cast<Address>(accesses.Int(11));
+      a.size = static_cast<uint64_t>(accesses.Int(12));
+      a.trace_index = static_cast<uint64_t>(accesses.Int(13));
+      a.timestamp_ns = static_cast<uint64_t>(accesses.Int(14));
+      f.accesses.push_back(std::move(a));
+      f.accesses.back().stack = ReadStack(frames, accesses.Int(15));
+    }
+    if (!accesses.error().empty()) return Failed(db, accesses, error);
+    findings->push_back(std::move(s));
+  }
+  return q.ok() && q.error().empty() ? true : Failed(db, q, error);
+}
+
+bool ReadCounters(Store& store, int64_t run,
+                  std::map<std::string, std::map<std::string, uint64_t>>* counters,
+                  std::string* error) {
+  Database& db = store.database();
+  counters->clear();
+  // Schema 1 (read-only open of an old file) has no counters.
+  if (db.QueryInt("SELECT count(*) FROM sqlite_schema WHERE name = 'counters'").value_or(0) == 0)
+    return true;
+  Statement q = db.Prepare(
+      "SELECT category, name, sum(value) FROM counters WHERE run_id = ? GROUP BY category, name");
+  q.Bind(1, run);
+  while (q.Step()) (*counters)[q.Text(0)][q.Text(1)] = static_cast<uint64_t>(q.Int(2));
+  return q.ok() && q.error().empty() ? true : Failed(db, q, error);
+}
+
+bool ReadFingerprints(Store& store, std::set<std::string>* fingerprints, std::string* error) {
+  Database& db = store.database();
+  Statement q = db.Prepare("SELECT DISTINCT fingerprint FROM findings");
+  fingerprints->clear();
+  while (q.Step()) fingerprints->insert(q.Text(0));
+  return q.ok() && q.error().empty() ? true : Failed(db, q, error);
+}
+
+}  // namespace streamcheck::store

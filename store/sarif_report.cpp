@@ -1,0 +1,118 @@
+#include "store/sarif_report.h"
+
+#include <map>
+
+#include "rules/catalogue.h"
+
+namespace streamcheck::store {
+namespace {
+
+using nlohmann::json;
+
+std::string Level(const std::string& severity) {
+  return severity == "error" || severity == "warning" || severity == "note" ? severity : "warning";
+}
+
+json PhysicalLocation(const ResolvedFrame& f) {
+  json region = json::object();
+  if (f.line > 0) region["startLine"] = f.line;
+  if (f.line > 0 && f.column > 0) region["startColumn"] = f.column;
+  json location = {{"artifactLocation", {{"uri", SarifUri(f.file)}}}};
+  if (!region.empty()) location["region"] = region;
+  return location;
+}
+
+// nullopt-like empty json when the access has no source file.
+json Location(const FindingAccess& a, const std::string& text) {
+  const ResolvedFrame* frame = PrimaryFrame(a);
+  if (frame == nullptr || frame->file.empty()) return nullptr;
+  return {{"physicalLocation", PhysicalLocation(*frame)}, {"message", {{"text", text}}}};
+}
+
+json CodeFlow(const Finding& f) {
+  json thread_flows = json::array();
+  for (const FindingAccess& a : f.accesses) {
+    json locations = json::array();
+    // Outermost frame first: a code flow reads top-down like the program ran.
+    for (auto it = a.stack.rbegin(); it != a.stack.rend(); ++it) {
+      json location = {{"message", {{"text", it->function.empty() ? Hex(it->pc) : it->function}}}};
+      if (!it->file.empty()) location["physicalLocation"] = PhysicalLocation(*it);
+      locations.push_back({{"location", location}});
+    }
+    if (locations.empty()) continue;
+    thread_flows.push_back(
+        {{"message", {{"text", (a.role.empty() ? "" : a.role + " access: ") + DescribeAccess(a)}}},
+         {"locations", locations}});
+  }
+  if (thread_flows.empty()) return nullptr;
+  return {{"threadFlows", thread_flows}};
+}
+
+json RuleDescriptor(const rules::Rule& r) {
+  std::string level(rules::SeverityName(r.severity));
+  return {{"id", r.id},
+          {"name", r.id},
+          {"shortDescription", {{"text", r.summary}}},
+          {"fullDescription", {{"text", r.summary}}},
+          {"help", {{"text", r.fix_hint},
+                    {"markdown", r.documentation.empty() ? std::string(r.fix_hint)
+                                                         : std::string(r.documentation)}}},
+          {"defaultConfiguration", {{"level", Level(level)}}}};
+}
+
+}  // namespace
+
+std::string SarifUri(const std::string& path) {
+  return !path.empty() && path.front() == '/' ? "file://" + path : path;
+}
+
+json SarifReport(const ReportData& data) {
+  json rule_list = json::array();
+  std::map<std::string, size_t> rule_index;
+  for (const rules::Rule& r : rules::AllRules()) {
+    rule_index[std::string(r.id)] = rule_list.size();
+    rule_list.push_back(RuleDescriptor(r));
+  }
+
+  json results = json::array();
+  for (const StoredFinding& s : data.findings) {
+    const Finding& f = s.finding;
+    std::string text = f.message;
+    if (!f.reason.empty()) text += " " + f.reason;
+    if (!f.fix.empty()) text += " Fix: " + f.fix;
+    json result = {{"ruleId", f.rule},
+                   {"level", Level(s.severity)},
+                   {"message", {{"text", text}}},
+                   {"partialFingerprints", {{"streamcheck/v1", f.fingerprint}}},
+                   {"occurrenceCount", f.count},
+                   {"properties", {{"kind", FindingKindName(f.kind)},
+                                   {"confidence", ConfidenceName(f.confidence)}}}};
+    if (auto it = rule_index.find(f.rule); it != rule_index.end()) result["ruleIndex"] = it->second;
+    if (!f.accesses.empty()) {
+      json primary = Location(f.accesses.back(), DescribeAccess(f.accesses.back()));
+      if (!primary.is_null()) result["locations"] = json::array({primary});
+      json related = json::array();
+      for (size_t i = 0; i + 1 < f.accesses.size(); ++i) {
+        json location = Location(f.accesses[i], DescribeAccess(f.accesses[i]));
+        if (location.is_null()) continue;
+        location["id"] = related.size() + 1;
+        related.push_back(location);
+      }
+      if (!related.empty()) result["relatedLocations"] = related;
+    }
+    json flow = CodeFlow(f);
+    if (!flow.is_null()) result["codeFlows"] = json::array({flow});
+    results.push_back(result);
+  }
+
+  json run = {{"tool", {{"driver", {{"name", "streamcheck"},
+                                    {"version", STREAMCHECK_VERSION},
+                                    {"semanticVersion", STREAMCHECK_VERSION},
+                                    {"rules", rule_list}}}}},
+              {"results", results}};
+  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+          {"version", "2.1.0"},
+          {"runs", json::array({run})}};
+}
+
+}  // namespace streamcheck::store

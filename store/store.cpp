@@ -1,0 +1,231 @@
+#include "store/store.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <utility>
+
+#include "rules/catalogue.h"
+#include "store/database.h"
+#include "store/enum_names.h"
+#include "store/migrations.h"
+
+namespace streamcheck::store {
+namespace {
+
+int64_t NowNs() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+// SQLite integers are signed; addresses and counts keep their bits.
+int64_t AsSql(uint64_t v) { return static_cast<int64_t>(v); }
+
+std::string Explain(const std::string& path, const std::string& sqlite_message) {
+  if (sqlite_message.find("locked") != std::string::npos ||
+      sqlite_message.find("busy") != std::string::npos)
+    return fmt::format("{}: database is locked by another writer (another streamcheck process?); "
+                       "nothing was lost, retry when it finishes",
+                       path);
+  return fmt::format("{}: {}", path, sqlite_message);
+}
+
+class StoreFindingSink final : public FindingSink {
+ public:
+  StoreFindingSink(Store* store, int64_t run, int64_t process)
+      : store_(store), run_(run), process_(process) {}
+  void OnFinding(uint64_t local_id, const Finding& finding) override {
+    store_->AddFinding(run_, process_, local_id, finding);
+  }
+  void OnFindingCount(uint64_t local_id, uint64_t count) override {
+    store_->SetFindingCount(run_, process_, local_id, count);
+  }
+
+ private:
+  Store* store_;
+  int64_t run_;
+  int64_t process_;
+};
+
+// Returns the new stack's id, or 0 for an empty stack (stored as NULL).
+int64_t InsertStack(Database& db, const std::vector<ResolvedFrame>& frames, bool* ok) {
+  if (frames.empty()) return 0;
+  if (!db.Exec("INSERT INTO stacks DEFAULT VALUES")) return *ok = false, 0;
+  int64_t stack = db.LastInsertId();
+  Statement insert = db.Prepare(
+      "INSERT INTO frames(stack_id, depth, function, file, line, \"column\", pc) "
+      "VALUES(?,?,?,?,?,?,?)");
+  for (size_t depth = 0; depth < frames.size(); ++depth) {
+    const ResolvedFrame& f = frames[depth];
+    insert.Reset();
+    insert.Bind(1, stack).Bind(2, static_cast<int64_t>(depth)).Bind(3, f.function).Bind(4, f.file);
+    insert.Bind(5, static_cast<int64_t>(f.line)).Bind(6, static_cast<int64_t>(f.column));
+    insert.Bind(7, AsSql(f.pc));
+    if (!insert.Run()) return *ok = false, 0;
+  }
+  return stack;
+}
+
+}  // namespace
+
+Store::Store(std::string path, std::unique_ptr<Database> db)
+    : path_(std::move(path)), db_(std::move(db)) {}
+
+Store::~Store() = default;
+
+std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
+                                   const OpenOptions& options) {
+  std::string local_error;
+  if (!error) error = &local_error;
+  auto db = std::make_unique<Database>(path, options.read_only,
+                                       options.create_if_missing, error);
+  if (!db->ok()) return nullptr;
+  db->SetBusyTimeout(options.busy_timeout_ms);
+
+  if (!CheckCompatible(*db, error)) return nullptr;
+  int version = SchemaVersionOf(*db, error);
+  if (options.read_only && version == 0) {
+    *error = fmt::format("{}: empty, not a streamcheck database", path);
+    return nullptr;
+  }
+  if (options.check_integrity && version > 0) {
+    Statement check = db->Prepare("PRAGMA quick_check");
+    std::string verdict = check.Step() ? check.Text(0) : check.error() + db->error();
+    if (verdict != "ok") {
+      *error = fmt::format("{}: the database is corrupt ({}); it was not changed", path, verdict);
+      return nullptr;
+    }
+  }
+  // Read-only opens accept older schemas: the readers touch only tables that
+  // every version has, or check first (counters).
+  if (!options.read_only) {
+    // WAL: readers (report) never block the writer (a running program).
+    if (!db->Exec("PRAGMA journal_mode=WAL") || !Migrate(*db, error)) {
+      if (error->empty()) *error = Explain(path, db->error());
+      return nullptr;
+    }
+    db->Exec("PRAGMA foreign_keys=ON");
+  }
+  return std::unique_ptr<Store>(new Store(path, std::move(db)));
+}
+
+bool Store::Fail(std::string message) {
+  last_error_ = Explain(path_, message);
+  return false;
+}
+
+int64_t Store::BeginRun(const RunInfo& run) {
+  Statement insert = db_->Prepare(
+      "INSERT INTO runs(mode, command, host, gpu, tool_version, start_time_ns) "
+      "VALUES(?,?,?,?,?,?)");
+  insert.Bind(1, run.mode).Bind(2, run.command).Bind(3, run.host).Bind(4, run.gpu);
+  insert.Bind(5, run.tool_version).Bind(6, run.start_time_ns ? run.start_time_ns : NowNs());
+  if (!insert.Run()) return Fail(insert.error() + db_->error()), -1;
+  return db_->LastInsertId();
+}
+
+bool Store::EndRun(int64_t run, int exit_status) {
+  Statement update = db_->Prepare("UPDATE runs SET end_time_ns = ?, exit_status = ? WHERE id = ?");
+  update.Bind(1, NowNs()).Bind(2, static_cast<int64_t>(exit_status)).Bind(3, run);
+  if (!update.Run()) return Fail(update.error() + db_->error());
+  return true;
+}
+
+int64_t Store::AddProcess(int64_t run, const ProcessInfo& process) {
+  Statement insert = db_->Prepare(
+      "INSERT INTO processes(run_id, pid, command, host, rank) VALUES(?,?,?,?,?)");
+  insert.Bind(1, run).Bind(2, process.pid).Bind(3, process.command).Bind(4, process.host);
+  insert.Bind(5, static_cast<int64_t>(process.rank));
+  if (!insert.Run()) return Fail(insert.error() + db_->error()), -1;
+  return db_->LastInsertId();
+}
+
+bool Store::AddCounters(int64_t run, int64_t process, std::string_view category,
+                        const std::map<std::string, uint64_t>& counts) {
+  Transaction tx(*db_);
+  if (!tx.ok()) return Fail(db_->error());
+  Statement upsert = db_->Prepare(
+      "INSERT INTO counters(run_id, process_id, category, name, value) VALUES(?,?,?,?,?) "
+      "ON CONFLICT(run_id, process_id, category, name) DO UPDATE SET value = value + excluded.value");
+  for (const auto& [name, value] : counts) {
+    upsert.Reset();
+    upsert.Bind(1, run).Bind(2, process).Bind(3, category).Bind(4, name).Bind(5, AsSql(value));
+    if (!upsert.Run()) return Fail(upsert.error());
+  }
+  if (!tx.Commit()) return Fail(db_->error());
+  return true;
+}
+
+std::unique_ptr<FindingSink> Store::MakeFindingSink(int64_t run, int64_t process) {
+  return std::make_unique<StoreFindingSink>(this, run, process);
+}
+
+int64_t Store::AddFinding(int64_t run, int64_t process, uint64_t local_id, const Finding& f) {
+  Transaction tx(*db_);
+  if (!tx.ok()) return Fail(db_->error()), -1;
+  bool ok = true;
+
+  const FindingBuffer& buffer = f.buffer;
+  int64_t alloc_stack = InsertStack(*db_, buffer.allocation_stack, &ok);
+  Statement alloc = db_->Prepare(
+      "INSERT INTO allocations(address, size, memory_kind, known, allocated_by, stack_id) "
+      "VALUES(?,?,?,?,?,?)");
+  alloc.Bind(1, AsSql(buffer.address)).Bind(2, AsSql(buffer.size));
+  alloc.Bind(3, MemoryKindName(buffer.memory_kind)).Bind(4, int64_t{buffer.known_allocation});
+  alloc.Bind(5, buffer.allocated_by).BindIdOrNull(6, alloc_stack);
+  ok = ok && alloc.Run();
+  int64_t allocation = db_->LastInsertId();
+
+  const rules::Rule* rule = rules::Find(f.rule);
+  std::string_view severity = rule ? rules::SeverityName(rule->severity) : "warning";
+  Statement finding = db_->Prepare(
+      "INSERT INTO findings(run_id, process_id, local_id, origin, rule, kind, severity, "
+      "confidence, message, reason, fix, allocation_id, count, fingerprint) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  finding.Bind(1, run).BindIdOrNull(2, process).Bind(3, AsSql(local_id));
+  finding.Bind(4, OriginName(f.origin)).Bind(5, f.rule).Bind(6, FindingKindName(f.kind));
+  finding.Bind(7, severity).Bind(8, ConfidenceName(f.confidence)).Bind(9, f.message);
+  finding.Bind(10, f.reason).Bind(11, f.fix).Bind(12, allocation).Bind(13, AsSql(f.count));
+  finding.Bind(14, f.fingerprint);
+  ok = ok && finding.Run();
+  int64_t finding_id = db_->LastInsertId();
+
+  Statement access = db_->Prepare(
+      "INSERT INTO accesses(finding_id, ordinal, role, op, api, framework_op, stream, "
+      "stream_handle, stream_flags, on_host, device, thread, mode, address, size, trace_index, "
+      "timestamp_ns, stack_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (size_t i = 0; ok && i < f.accesses.size(); ++i) {
+    const FindingAccess& a = f.accesses[i];
+    int64_t stack = InsertStack(*db_, a.stack, &ok);
+    access.Reset();
+    access.Bind(1, finding_id).Bind(2, static_cast<int64_t>(i)).Bind(3, a.role).Bind(4, a.op);
+    access.Bind(5, a.api).Bind(6, a.framework_op).Bind(7, a.stream);
+    access.Bind(8, AsSql(a.stream_handle)).Bind(9, int64_t{a.stream_flags});
+    access.Bind(10, int64_t{a.on_host}).Bind(11, int64_t{a.device}).Bind(12, int64_t{a.thread});
+    access.Bind(13, AccessModeName(a.mode)).Bind(14, AsSql(a.address)).Bind(15, AsSql(a.size));
+    access.Bind(16, AsSql(a.trace_index)).Bind(17, AsSql(a.timestamp_ns));
+    access.BindIdOrNull(18, stack);
+    ok = ok && access.Run();
+  }
+  if (!ok) {
+    std::string why = alloc.error() + finding.error() + access.error();
+    return Fail(why.empty() ? db_->error() : why), -1;
+  }
+  if (!tx.Commit()) return Fail(db_->error()), -1;
+  return finding_id;
+}
+
+bool Store::SetFindingCount(int64_t run, int64_t process, uint64_t local_id, uint64_t count) {
+  Statement update = db_->Prepare(
+      "UPDATE findings SET count = ? WHERE run_id = ? AND process_id IS ? AND local_id = ?");
+  update.Bind(1, AsSql(count)).Bind(2, run).BindIdOrNull(3, process).Bind(4, AsSql(local_id));
+  if (!update.Run()) return Fail(update.error() + db_->error());
+  return true;
+}
+
+const std::string& Store::path() const { return path_; }
+const std::string& Store::last_error() const { return last_error_; }
+Database& Store::database() { return *db_; }
+
+}  // namespace streamcheck::store

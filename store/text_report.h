@@ -1,0 +1,15 @@
+// The terminal report, shaped like compiler diagnostics so editors and CI
+// logs can jump to the location:
+//   file:line:col: error: MESSAGE [rule]
+//     note: earlier access: ... with its stack
+#pragma once
+
+#include <ostream>
+
+#include "store/report_model.h"
+
+namespace streamcheck::store {
+
+void WriteTextReport(const ReportData& data, std::ostream& out);
+
+}  // namespace streamcheck::store
