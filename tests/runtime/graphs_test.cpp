@@ -1,0 +1,113 @@
+// CUDA graphs: capture does not run work; launches run nodes in stream order
+// with their internal dependencies; launches of one exec are ordered.
+#include <gtest/gtest.h>
+
+#include "tests/runtime/finding_matchers.h"
+#include "tests/runtime/trace_builder.h"
+
+namespace streamcheck::testing {
+namespace {
+
+constexpr Handle kS1 = 0x10, kS2 = 0x20, kS3 = 0x30, kE = 0xe1, kE2 = 0xe2;
+constexpr Handle kGraph = 0x6000, kExec = 0x7000;
+constexpr Address kA = 0x1000, kB = 0x2000;
+
+TraceBuilder Given() {
+  TraceBuilder t;
+  t.StreamCreate(kS1, kStreamNonBlocking).StreamCreate(kS2, kStreamNonBlocking).StreamCreate(kS3, kStreamNonBlocking);
+  t.EventCreate(kE).EventCreate(kE2).Malloc(kA, 64).Malloc(kB, 64);
+  return t;
+}
+
+TEST(Graphs, CapturedWorkDoesNotRunAtCaptureTime) {
+  auto t = Given();
+  t.BeginCapture(kS1).Kernel(kS1, "captured_writer", {W(kA, 64)}).EndCapture(kS1, kGraph).Instantiate(kExec, kGraph);
+  t.Kernel(kS2, "reader", {R(kA, 64)});
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+}
+
+TEST(Graphs, LaunchRacesWithAnotherStream) {
+  auto t = Given();
+  t.BeginCapture(kS1).Kernel(kS1, "captured_writer", {W(kA, 64)}).EndCapture(kS1, kGraph).Instantiate(kExec, kGraph);
+  t.Launch(kExec, kS1).Kernel(kS2, "reader", {R(kA, 64)});
+  auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].accesses[0].op, "captured_writer");
+  EXPECT_EQ(fs[0].accesses[0].stream_handle, kS1);  // the stream it was launched on
+}
+
+TEST(Graphs, LaunchOrderedByEvent) {
+  auto t = Given();
+  t.BeginCapture(kS1).Kernel(kS1, "captured_writer", {W(kA, 64)}).EndCapture(kS1, kGraph).Instantiate(kExec, kGraph);
+  t.Launch(kExec, kS1).Record(kE, kS1).Wait(kS2, kE).Kernel(kS2, "reader", {R(kA, 64)});
+  EXPECT_TRUE(t.Run().empty());
+}
+
+TEST(Graphs, LaunchRunsAfterPriorWorkOfItsStream) {
+  auto t = Given();
+  t.BeginCapture(kS1).Kernel(kS1, "captured_reader", {R(kA, 64)}).EndCapture(kS1, kGraph).Instantiate(kExec, kGraph);
+  t.Kernel(kS1, "producer", {W(kA, 64)}).Launch(kExec, kS1).Kernel(kS1, "overwrite", {W(kA, 64)});
+  EXPECT_TRUE(t.Run().empty());
+}
+
+TEST(Graphs, RepeatedLaunchesOfOneExecAreOrdered) {
+  auto t = Given();
+  t.BeginCapture(kS1).Kernel(kS1, "step", {RW(kA, 64)}).EndCapture(kS1, kGraph).Instantiate(kExec, kGraph);
+  t.Launch(kExec, kS1).Launch(kExec, kS2).Launch(kExec, kS1);
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+}
+
+TEST(Graphs, CaptureForkJoinIsClean) {
+  auto t = Given();
+  t.BeginCapture(kS1).Kernel(kS1, "init", {W(kA, 64), W(kB, 64)}).Record(kE, kS1).Wait(kS2, kE);
+  t.Kernel(kS1, "left", {RW(kA, 64)}).Kernel(kS2, "right", {RW(kB, 64)});
+  t.Record(kE2, kS2).Wait(kS1, kE2).Kernel(kS1, "combine", {R(kA, 64), R(kB, 64)});
+  t.EndCapture(kS1, kGraph).Instantiate(kExec, kGraph).Launch(kExec, kS3).StreamSync(kS3);
+  t.HostRead(kA, 64);
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+}
+
+TEST(Graphs, RaceBetweenUnorderedNodesOfOneGraph) {
+  auto t = Given();
+  t.BeginCapture(kS1).Record(kE, kS1).Wait(kS2, kE);
+  t.Kernel(kS1, "left", {W(kA, 64)}).Kernel(kS2, "right", {W(kA, 64)});
+  t.Record(kE2, kS2).Wait(kS1, kE2).EndCapture(kS1, kGraph).Instantiate(kExec, kGraph).Launch(kExec, kS1);
+  auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].kind, FindingKind::kWriteAfterWrite);
+  EXPECT_NE(fs[0].reason.find("no dependency path"), std::string::npos) << fs[0].reason;
+}
+
+TEST(Graphs, ApiBuiltGraphFollowsItsDependencies) {
+  auto t = Given();
+  t.GraphCreate(kGraph).GraphKernelNode(kGraph, 1, {}, "n1", {W(kA, 64)});
+  t.GraphKernelNode(kGraph, 2, {1}, "n2", {R(kA, 64)}).GraphKernelNode(kGraph, 3, {1}, "n3", {R(kA, 64)});
+  t.Instantiate(kExec, kGraph).Launch(kExec, kS1);
+  EXPECT_TRUE(t.Run().empty());
+
+  auto racy = Given();
+  racy.GraphCreate(kGraph).GraphKernelNode(kGraph, 1, {}, "n1", {W(kA, 64)});
+  racy.GraphKernelNode(kGraph, 2, {}, "n2", {R(kA, 64)});
+  racy.Instantiate(kExec, kGraph).Launch(kExec, kS1);
+  EXPECT_EQ(racy.Run().size(), 1u);
+
+  auto added = Given();
+  added.GraphCreate(kGraph).GraphKernelNode(kGraph, 1, {}, "n1", {W(kA, 64)});
+  added.GraphKernelNode(kGraph, 2, {}, "n2", {R(kA, 64)}).GraphDependency(kGraph, 2, {1});
+  added.Instantiate(kExec, kGraph).Launch(kExec, kS1);
+  EXPECT_TRUE(added.Run().empty());
+}
+
+TEST(Graphs, ExecUpdateReplacesTheNodes) {
+  auto t = Given();
+  t.GraphCreate(kGraph).GraphKernelNode(kGraph, 1, {}, "n1", {W(kA, 64)});
+  t.Instantiate(kExec, kGraph);
+  t.GraphCreate(0x6001).GraphKernelNode(0x6001, 1, {}, "n1_updated", {W(kB, 64)});
+  t.ExecUpdate(kExec, 0x6001).Launch(kExec, kS1).Kernel(kS2, "reader", {R(kB, 64), R(kA, 64)});
+  auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].accesses[0].op, "n1_updated");
+}
+
+}  // namespace
+}  // namespace streamcheck::testing

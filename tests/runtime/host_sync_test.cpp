@@ -1,0 +1,85 @@
+// Host synchronization: stream/event/device synchronize and successful queries
+// order the host after device work; the knowledge carries to other host threads.
+#include <gtest/gtest.h>
+
+#include "tests/runtime/finding_matchers.h"
+#include "tests/runtime/trace_builder.h"
+
+namespace streamcheck::testing {
+namespace {
+
+constexpr Handle kS1 = 0x10, kE = 0xe1, kDev = 0x1000, kHost = 0x9000;
+
+// An async device-to-host copy into pinned memory, then `sync`, then a host read.
+TraceBuilder CopyThen(void (*sync)(TraceBuilder&)) {
+  TraceBuilder t;
+  t.StreamCreate(kS1, kStreamNonBlocking).EventCreate(kE).Malloc(kDev, 256).Malloc(kHost, 256, MemoryKind::kPinnedHost);
+  t.Copy(kS1, kHost, kDev, 256, CopyKind::kDeviceToHost, /*async=*/true).Record(kE, kS1);
+  sync(t);
+  t.HostRead(kHost, 256);
+  return t;
+}
+
+TEST(HostSync, HostReadOfPendingCopyRaces) {
+  auto fs = CopyThen([](TraceBuilder&) {}).Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].rule, "host-device-race");
+  EXPECT_EQ(fs[0].kind, FindingKind::kReadAfterWrite);
+  EXPECT_TRUE(fs[0].accesses[1].on_host);
+  EXPECT_NE(fs[0].fix.find("cudaStreamSynchronize"), std::string::npos);
+}
+
+TEST(HostSync, EachHostSyncOrdersTheHost) {
+  EXPECT_TRUE(CopyThen([](TraceBuilder& t) { t.StreamSync(kS1); }).Run().empty());
+  EXPECT_TRUE(CopyThen([](TraceBuilder& t) { t.EventSync(kE); }).Run().empty());
+  EXPECT_TRUE(CopyThen([](TraceBuilder& t) { t.DeviceSync(); }).Run().empty());
+  EXPECT_TRUE(CopyThen([](TraceBuilder& t) { t.StreamQuery(kS1, 0); }).Run().empty());
+  EXPECT_TRUE(CopyThen([](TraceBuilder& t) { t.EventQuery(kE, 0); }).Run().empty());
+}
+
+TEST(HostSync, QueriesThatReturnNotReadyOrderNothing) {
+  constexpr int kNotReady = 600;  // cudaErrorNotReady
+  EXPECT_EQ(CopyThen([](TraceBuilder& t) { t.StreamQuery(kS1, kNotReady); }).Run().size(), 1u);
+  EXPECT_EQ(CopyThen([](TraceBuilder& t) { t.EventQuery(kE, kNotReady); }).Run().size(), 1u);
+}
+
+TEST(HostSync, PollingLoopEndsOrdered) {
+  auto fs = CopyThen([](TraceBuilder& t) {
+    t.EventQuery(kE, 600).EventQuery(kE, 600).EventQuery(kE, 0);
+  }).Run();
+  EXPECT_TRUE(fs.empty()) << Summary(fs);
+}
+
+TEST(HostSync, SyncOfAnotherStreamDoesNotHelp) {
+  auto fs = CopyThen([](TraceBuilder& t) { t.StreamCreate(0x20, kStreamNonBlocking).StreamSync(0x20); }).Run();
+  EXPECT_EQ(fs.size(), 1u);
+}
+
+TEST(HostSync, KnowledgeCarriesToOtherHostThreads) {
+  TraceBuilder t;
+  t.StreamCreate(kS1, kStreamNonBlocking).Malloc(kDev, 256).Malloc(kHost, 256, MemoryKind::kPinnedHost);
+  t.OnThread(1).Copy(kS1, kHost, kDev, 256, CopyKind::kDeviceToHost, true);
+  t.OnThread(2).StreamSync(kS1);
+  t.OnThread(1).HostRead(kHost, 256);
+  EXPECT_TRUE(t.Run().empty());
+}
+
+TEST(HostSync, HostWriteWhileAsyncCopyStillReadsIt) {
+  TraceBuilder t;
+  t.StreamCreate(kS1, kStreamNonBlocking).Malloc(kDev, 256).Malloc(kHost, 256, MemoryKind::kPinnedHost);
+  t.Copy(kS1, kDev, kHost, 256, CopyKind::kHostToDevice, true).HostWrite(kHost, 256);
+  auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].rule, "host-device-race");
+  EXPECT_EQ(fs[0].kind, FindingKind::kWriteAfterRead);
+}
+
+TEST(HostSync, HostWriteBeforeLaunchIsOrdered) {
+  TraceBuilder t;
+  t.StreamCreate(kS1, kStreamNonBlocking).Malloc(kHost, 256, MemoryKind::kPinnedHost);
+  t.HostWrite(kHost, 256).Kernel(kS1, "reads_mapped_host", {R(kHost, 256)});
+  EXPECT_TRUE(t.Run().empty());
+}
+
+}  // namespace
+}  // namespace streamcheck::testing

@@ -1,0 +1,112 @@
+// The CUDA runtime's documented synchronization behavior of copies and memsets.
+#include <gtest/gtest.h>
+
+#include "tests/runtime/finding_matchers.h"
+#include "tests/runtime/trace_builder.h"
+
+namespace streamcheck::testing {
+namespace {
+
+constexpr Handle kS1 = 0x10, kLegacy = kLegacyStreamHandle;
+constexpr Address kDev = 0x1000, kDev2 = 0x5000, kPinned = 0x9000, kPageable = 0xd000;
+
+TraceBuilder Given() {
+  TraceBuilder t;
+  t.StreamCreate(kS1, kStreamNonBlocking).Malloc(kDev, 256).Malloc(kDev2, 256).Malloc(kPinned, 256, MemoryKind::kPinnedHost);
+  return t;
+}
+
+TEST(Transfers, SyncDeviceToHostReturnsAfterTheCopy) {
+  auto t = Given();
+  t.Kernel(kLegacy, "fill", {W(kDev, 256)}).Copy(kLegacy, kPageable, kDev, 256, CopyKind::kDeviceToHost, false);
+  t.HostRead(kPageable, 256).HostWrite(kPageable, 256);
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+}
+
+TEST(Transfers, SyncPageableHostToDeviceReleasesTheSourceButNotTheDestination) {
+  // The host may reuse the source at once (staged) ...
+  auto src = Given();
+  src.Copy(kLegacy, kDev, kPageable, 256, CopyKind::kHostToDevice, false).HostWrite(kPageable, 256);
+  EXPECT_TRUE(src.Run().empty()) << Summary(src.Run());
+  // ... but the device write may still be in flight for a non-blocking stream.
+  auto dst = Given();
+  dst.Copy(kLegacy, kDev, kPageable, 256, CopyKind::kHostToDevice, false).Kernel(kS1, "reader", {R(kDev, 256)});
+  EXPECT_EQ(dst.Run().size(), 1u);
+}
+
+TEST(Transfers, SyncPageableHostToDeviceFirstSynchronizesTheStream) {
+  // "a stream sync is performed before the copy is initiated": the host may
+  // then touch what earlier legacy work produced in pinned memory.
+  auto t = Given();
+  t.Copy(kLegacy, kPinned, kDev, 256, CopyKind::kDeviceToHost, true);
+  t.Copy(kLegacy, kDev2, kPageable, 256, CopyKind::kHostToDevice, false);
+  t.HostRead(kPinned, 256);
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+}
+
+TEST(Transfers, SyncPinnedHostToDeviceIsSynchronous) {
+  auto t = Given();
+  t.Copy(kLegacy, kDev, kPinned, 256, CopyKind::kHostToDevice, false);
+  t.Kernel(kS1, "reader", {R(kDev, 256)});
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+}
+
+TEST(Transfers, SyncDeviceToDeviceDoesNotWaitForTheHost) {
+  auto t = Given();
+  t.Copy(kLegacy, kDev2, kDev, 256, CopyKind::kDeviceToDevice, false).Kernel(kS1, "reader", {R(kDev2, 256)});
+  EXPECT_EQ(t.Run().size(), 1u);
+}
+
+TEST(Transfers, CopyKindDefaultIsResolvedFromThePointers) {
+  auto t = Given();
+  t.Copy(kLegacy, kPinned, kDev, 256, CopyKind::kDefault, false).HostRead(kPinned, 256);  // D2H: synchronous
+  EXPECT_TRUE(t.Run().empty());
+}
+
+TEST(Transfers, AsyncCopyToPinnedMemoryNeedsASync) {
+  auto t = Given();
+  t.Copy(kS1, kPinned, kDev, 256, CopyKind::kDeviceToHost, true).HostRead(kPinned, 256);
+  EXPECT_EQ(CountRule(t.Run(), "host-device-race"), 1u);
+}
+
+TEST(Transfers, AsyncCopyWithPageableMemoryIsFlaggedAndTreatedAsAsync) {
+  auto t = Given();
+  t.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true).HostRead(kPageable, 256);
+  auto fs = t.Run();
+  EXPECT_EQ(CountRule(fs, "pageable-async-copy"), 1u) << Summary(fs);
+  EXPECT_EQ(CountRule(fs, "host-device-race"), 1u) << Summary(fs);
+}
+
+TEST(Transfers, MemsetIsAsynchronousToTheHostOnDeviceMemory) {
+  auto t = Given();
+  t.Memset(kLegacy, kDev, 256, false).Kernel(kS1, "reader", {R(kDev, 256)});
+  EXPECT_EQ(t.Run().size(), 1u);  // legacy-stream memset vs non-blocking stream
+  auto blocking = Given();
+  blocking.StreamCreate(0x20).Memset(kLegacy, kDev, 256, false).Kernel(0x20, "reader", {R(kDev, 256)});
+  EXPECT_TRUE(blocking.Run().empty());
+}
+
+TEST(Transfers, MemsetOfPinnedHostMemoryIsSynchronous) {
+  auto t = Given();
+  t.Memset(kLegacy, kPinned, 256, false).HostRead(kPinned, 256);
+  EXPECT_TRUE(t.Run().empty());
+  auto async = Given();
+  async.Memset(kS1, kPinned, 256, true).HostRead(kPinned, 256);
+  EXPECT_EQ(async.Run().size(), 1u);
+}
+
+TEST(Transfers, HostToHostCopiesAreSynchronous) {
+  auto t = Given();
+  t.Copy(kS1, kPinned, kPageable, 256, CopyKind::kHostToHost, true).HostRead(kPinned, 256);
+  EXPECT_TRUE(t.Run().empty());
+}
+
+TEST(Transfers, RegisteredHostMemoryCountsAsPinned) {
+  auto t = Given();
+  t.HostRegister(kPageable, 256).Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true);
+  auto fs = t.Run();
+  EXPECT_EQ(CountRule(fs, "pageable-async-copy"), 0u) << Summary(fs);
+}
+
+}  // namespace
+}  // namespace streamcheck::testing
