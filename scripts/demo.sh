@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The main job on bundled data, no GPU needed: lint the bundled CUDA examples,
+# replay bundled traces recorded on a GPU into a findings database, and report.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD_DIR:-$root/build}
+"$root/scripts/install-deps.sh"
+BUILD_DIR=$build "$root/scripts/build.sh" -DSTREAMCHECK_BUILD_TESTS=OFF -DSTREAMCHECK_BUILD_BENCHMARKS=OFF
+sc="$build/cli/streamcheck"
+db=${DEMO_DB:-$root/streamcheck-demo.db}
+rm -f "$db" "$db-wal" "$db-shm"
+
+echo "== streamcheck lint: the bundled CUDA examples (static half)"
+if [[ -x "$build/analyzer/streamcheck-lint" ]]; then
+  "$sc" lint --db "$db" "$root"/testdata/examples/*.cu || true
+else
+  echo "(streamcheck-lint was not built: Clang 22 missing)"
+fi
+
+echo
+echo "== streamcheck replay: traces recorded on a GPU (dynamic half)"
+"$sc" replay --db "$db" "$root"/testdata/examples/*.sctrace* || true
+
+echo
+echo "== streamcheck report $db"
+"$sc" report "$db"

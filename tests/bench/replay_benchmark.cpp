@@ -1,0 +1,92 @@
+// Replay throughput of the engine (issue: >= 10M operations/s on one core)
+// and its memory as the trace grows (must stay flat).
+#include <benchmark/benchmark.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "runtime/engine.h"
+#include "runtime/trace/trace_io.h"
+#include "tests/bench/workload.h"
+
+namespace streamcheck::bench {
+namespace {
+
+double ResidentMiB() {
+  std::ifstream statm("/proc/self/statm");
+  long pages_total = 0, pages_resident = 0;
+  statm >> pages_total >> pages_resident;
+  return pages_resident * double(sysconf(_SC_PAGESIZE)) / (1 << 20);
+}
+
+// Engine only: the steady state of the workload, records already decoded.
+void BM_EngineSteadyState(benchmark::State& state) {
+  WorkloadGenerator gen(WorkloadShape{});
+  Engine engine(nullptr);
+  for (const TraceRecord& r : gen.Prelude()) engine.Process(r);
+  std::vector<TraceRecord> chunk(100000);
+  for (TraceRecord& r : chunk) gen.Next(&r);
+  for (auto _ : state) {
+    for (const TraceRecord& r : chunk) engine.Process(r);
+  }
+  state.SetItemsProcessed(state.iterations() * chunk.size());
+  engine.Finish();
+  state.counters["findings"] = double(engine.stats().findings);
+}
+BENCHMARK(BM_EngineSteadyState)->Unit(benchmark::kMillisecond);
+
+// Writes the workload (prelude + `ops` operations) as a binary trace once.
+std::string TracePath(int64_t ops) {
+  const std::string path = "/tmp/streamcheck_bench_" + std::to_string(ops) + ".sctrace";
+  if (access(path.c_str(), R_OK) == 0) return path;
+  std::string error;
+  auto writer = CreateBinaryTraceWriter(path + ".tmp", &error);
+  if (!writer) return "";
+  WorkloadGenerator gen(WorkloadShape{});
+  for (const TraceRecord& r : gen.Prelude()) writer->Append(r);
+  TraceRecord r;
+  for (int64_t i = 0; i < ops; ++i) {
+    gen.Next(&r);
+    writer->Append(r);
+  }
+  if (!writer->Close()) return "";
+  std::rename((path + ".tmp").c_str(), path.c_str());
+  return path;
+}
+
+// The whole replay: decode the binary trace and run the engine over it.
+void BM_ReplayTraceFile(benchmark::State& state) {
+  const int64_t ops = state.range(0);
+  const std::string path = TracePath(ops);
+  if (path.empty()) {
+    state.SkipWithError("cannot write the benchmark trace");
+    return;
+  }
+  double engine_mib = 0;
+  uint64_t records = 0, findings = 0;
+  for (auto _ : state) {
+    const double before = ResidentMiB();
+    std::string error;
+    auto source = OpenTrace(path, &error);
+    Engine engine(nullptr);
+    TraceRecord r;
+    while (source->Next(&r) == TraceSource::Status::kRecord) engine.Process(r);
+    engine.Finish();
+    records = engine.stats().records;
+    findings = engine.stats().findings;
+    engine_mib = ResidentMiB() - before;
+  }
+  state.SetItemsProcessed(state.iterations() * records);
+  state.counters["records"] = double(records);
+  state.counters["findings"] = double(findings);
+  state.counters["rss_growth_MiB"] = engine_mib;
+}
+BENCHMARK(BM_ReplayTraceFile)->Arg(1000000)->Arg(10000000)->Unit(benchmark::kMillisecond)->Iterations(1);
+
+}  // namespace
+}  // namespace streamcheck::bench
+
+BENCHMARK_MAIN();
