@@ -1,0 +1,337 @@
+#include "runtime/trace/record_codec.h"
+
+#include <bit>
+#include <cstdio>
+#include <limits>
+
+#include "runtime/trace/binary_format.h"
+#include "runtime/trace/varint.h"
+
+namespace streamcheck::trace_internal {
+namespace {
+
+constexpr uint64_t Bit(FieldBit b) { return uint64_t{1} << b; }
+
+bool IsValidOpCode(uint64_t v) {
+  return v < static_cast<uint64_t>(OpCode::kMaxOpCode) &&
+         !OpCodeName(static_cast<OpCode>(v)).empty();
+}
+
+uint64_t PresenceMask(const TraceRecord& r) {
+  uint64_t m = 0;
+  auto set = [&m](bool present, FieldBit b) { m |= present ? Bit(b) : 0; };
+  set(r.thread != 0, kBitThread);
+  set(r.timestamp_ns != 0, kBitTimestamp);
+  set(r.stream != 0, kBitStream);
+  set(r.name != 0, kBitName);
+  set(r.api != 0, kBitApi);
+  set(r.stack != 0, kBitStack);
+  set(!r.accesses.empty(), kBitAccesses);
+  set(r.dst != 0, kBitDst);
+  set(r.size != 0, kBitSize);
+  set(r.event != 0, kBitEvent);
+  set(r.src != 0, kBitSrc);
+  set(r.is_async, kBitIsAsync);
+  set(r.copy_kind != CopyKind::kDefault, kBitCopyKind);
+  set(r.memory_kind != MemoryKind::kDevice, kBitMemoryKind);
+  set(r.device != -1, kBitDevice);
+  set(r.result != 0, kBitResult);
+  set(r.flags != 0, kBitFlags);
+  set(r.priority != 0, kBitPriority);
+  set(r.framework_op != 0, kBitFrameworkOp);
+  set(r.id != 0, kBitId);
+  set(!r.text.empty(), kBitText);
+  set(!r.frames.empty(), kBitFrames);
+  set(!r.deps.empty(), kBitDeps);
+  set(r.graph != 0, kBitGraph);
+  set(r.graph_exec != 0, kBitGraphExec);
+  set(r.node != 0, kBitNode);
+  set(r.node_op != OpCode::kInvalid, kBitNodeOp);
+  set(r.event2 != 0, kBitEvent2);
+  set(r.height != 0, kBitHeight);
+  set(r.dst_pitch != 0, kBitDstPitch);
+  set(r.src_pitch != 0, kBitSrcPitch);
+  return m;
+}
+
+void AppendByte(uint8_t b, std::string* out) { out->push_back(static_cast<char>(b)); }
+void AppendSigned(int64_t v, std::string* out) { AppendVarint(ZigZagEncode(v), out); }
+
+// Reads the fields of the binary form with range checks; every failure
+// leaves a description in problem_.
+class FieldReader {
+ public:
+  FieldReader(const uint8_t** p, const uint8_t* end, std::string* problem)
+      : p_(p), end_(end), problem_(problem) {}
+
+  bool U64(const char* field, uint64_t* v) {
+    if (ReadVarint(p_, end_, v)) return true;
+    return Fail(field, "truncated or overlong varint");
+  }
+  bool U32(const char* field, uint32_t* v) {
+    uint64_t x = 0;
+    if (!U64(field, &x)) return false;
+    if (x > std::numeric_limits<uint32_t>::max()) return Fail(field, "value out of range");
+    *v = static_cast<uint32_t>(x);
+    return true;
+  }
+  bool I32(const char* field, int32_t* v) {
+    uint64_t x = 0;
+    if (!U64(field, &x)) return false;
+    int64_t s = ZigZagDecode(x);
+    if (s < std::numeric_limits<int32_t>::min() || s > std::numeric_limits<int32_t>::max()) {
+      return Fail(field, "value out of range");
+    }
+    *v = static_cast<int32_t>(s);
+    return true;
+  }
+  bool Byte(const char* field, uint8_t* v) {
+    if (*p_ == end_) return Fail(field, "truncated");
+    *v = *(*p_)++;
+    return true;
+  }
+  // A count of elements of at least `min_bytes` each, checked against what is left.
+  bool Count(const char* field, size_t min_bytes, size_t* n) {
+    uint64_t x = 0;
+    if (!U64(field, &x)) return false;
+    if (x == 0) return Fail(field, "present with zero elements");
+    if (x > static_cast<uint64_t>(end_ - *p_) / min_bytes) {
+      *problem_ = std::string(field) + " count " + std::to_string(x) + " exceeds the " +
+                  std::to_string(end_ - *p_) + " bytes left in the block";
+      return false;
+    }
+    *n = static_cast<size_t>(x);
+    return true;
+  }
+  bool Fail(const char* field, const char* what) {
+    *problem_ = std::string(field) + ": " + what;
+    return false;
+  }
+  const uint8_t* position() const { return *p_; }
+  size_t left() const { return static_cast<size_t>(end_ - *p_); }
+
+ private:
+  const uint8_t** p_;
+  const uint8_t* end_;
+  std::string* problem_;
+};
+
+}  // namespace
+
+bool IsWritableRecord(const TraceRecord& r, std::string* problem) {
+  auto fail = [problem](std::string what, int value) {
+    *problem = "cannot write a record with " + what + " " + std::to_string(value);
+    return false;
+  };
+  if (!IsValidOpCode(static_cast<uint8_t>(r.op))) return fail("opcode", static_cast<int>(r.op));
+  if (r.node_op != OpCode::kInvalid && !IsValidOpCode(static_cast<uint8_t>(r.node_op))) {
+    return fail("node_op", static_cast<int>(r.node_op));
+  }
+  if (MemoryKindName(r.memory_kind).empty()) {
+    return fail("memory kind", static_cast<int>(r.memory_kind));
+  }
+  if (CopyKindName(r.copy_kind).empty()) return fail("copy kind", static_cast<int>(r.copy_kind));
+  for (const MemoryAccess& a : r.accesses) {
+    if (AccessModeName(a.mode).empty()) return fail("access mode", static_cast<int>(a.mode));
+  }
+  return true;
+}
+
+void EncodeRecord(const TraceRecord& r, BlockCodecState* state, std::string* out) {
+  const uint64_t mask = PresenceMask(r);
+  AppendByte(static_cast<uint8_t>(r.op), out);
+  AppendVarint(mask, out);
+  for (uint64_t m = mask; m != 0; m &= m - 1) {
+    switch (static_cast<FieldBit>(std::countr_zero(m))) {
+      case kBitThread: AppendVarint(r.thread, out); break;
+      case kBitTimestamp:
+        AppendSigned(static_cast<int64_t>(r.timestamp_ns - state->previous_timestamp), out);
+        state->previous_timestamp = r.timestamp_ns;
+        break;
+      case kBitStream: AppendVarint(r.stream, out); break;
+      case kBitName: AppendVarint(r.name, out); break;
+      case kBitApi: AppendVarint(r.api, out); break;
+      case kBitStack: AppendVarint(r.stack, out); break;
+      case kBitAccesses:
+        AppendVarint(r.accesses.size(), out);
+        for (const MemoryAccess& a : r.accesses) {
+          AppendVarint(a.addr, out);
+          AppendVarint(a.size, out);
+          AppendByte(static_cast<uint8_t>(a.mode), out);
+        }
+        break;
+      case kBitDst: AppendVarint(r.dst, out); break;
+      case kBitSize: AppendVarint(r.size, out); break;
+      case kBitEvent: AppendVarint(r.event, out); break;
+      case kBitSrc: AppendVarint(r.src, out); break;
+      case kBitIsAsync: break;
+      case kBitCopyKind: AppendByte(static_cast<uint8_t>(r.copy_kind), out); break;
+      case kBitMemoryKind: AppendByte(static_cast<uint8_t>(r.memory_kind), out); break;
+      case kBitDevice: AppendSigned(r.device, out); break;
+      case kBitResult: AppendSigned(r.result, out); break;
+      case kBitFlags: AppendVarint(r.flags, out); break;
+      case kBitPriority: AppendSigned(r.priority, out); break;
+      case kBitFrameworkOp: AppendVarint(r.framework_op, out); break;
+      case kBitId: AppendVarint(r.id, out); break;
+      case kBitText:
+        AppendVarint(r.text.size(), out);
+        out->append(r.text);
+        break;
+      case kBitFrames:
+        AppendVarint(r.frames.size(), out);
+        for (const StackFrame& f : r.frames) {
+          AppendVarint(f.function, out);
+          AppendVarint(f.file, out);
+          AppendVarint(f.line, out);
+          AppendVarint(f.pc, out);
+        }
+        break;
+      case kBitDeps:
+        AppendVarint(r.deps.size(), out);
+        for (Handle d : r.deps) AppendVarint(d, out);
+        break;
+      case kBitGraph: AppendVarint(r.graph, out); break;
+      case kBitGraphExec: AppendVarint(r.graph_exec, out); break;
+      case kBitNode: AppendVarint(r.node, out); break;
+      case kBitNodeOp: AppendByte(static_cast<uint8_t>(r.node_op), out); break;
+      case kBitEvent2: AppendVarint(r.event2, out); break;
+      case kBitHeight: AppendVarint(r.height, out); break;
+      case kBitDstPitch: AppendVarint(r.dst_pitch, out); break;
+      case kBitSrcPitch: AppendVarint(r.src_pitch, out); break;
+      case kFieldBitCount: break;
+    }
+  }
+}
+
+bool DecodeRecord(const uint8_t** p, const uint8_t* end, BlockCodecState* state,
+                  TraceRecord* out, std::string* problem) {
+  FieldReader in(p, end, problem);
+  out->Clear();
+  uint8_t op = 0;
+  if (!in.Byte("opcode", &op)) return false;
+  if (!IsValidOpCode(op)) {
+    *problem = "unknown opcode " + std::to_string(op);
+    return false;
+  }
+  out->op = static_cast<OpCode>(op);
+  uint64_t mask = 0;
+  if (!in.U64("presence mask", &mask)) return false;
+  if (mask & ~kKnownFieldMask) {
+    *problem = "unknown field bits in presence mask 0x" + [&] {
+      char hex[24];
+      std::snprintf(hex, sizeof hex, "%llx", static_cast<unsigned long long>(mask));
+      return std::string(hex);
+    }();
+    return false;
+  }
+  for (uint64_t m = mask; m != 0; m &= m - 1) {
+    bool ok = true;
+    uint8_t byte = 0;
+    switch (static_cast<FieldBit>(std::countr_zero(m))) {
+      case kBitThread: ok = in.U32("thread", &out->thread); break;
+      case kBitTimestamp: {
+        uint64_t delta = 0;
+        ok = in.U64("timestamp", &delta);
+        out->timestamp_ns = state->previous_timestamp + static_cast<uint64_t>(ZigZagDecode(delta));
+        state->previous_timestamp = out->timestamp_ns;
+        break;
+      }
+      case kBitStream: ok = in.U64("stream", &out->stream); break;
+      case kBitName: ok = in.U32("name", &out->name); break;
+      case kBitApi: ok = in.U32("api", &out->api); break;
+      case kBitStack: ok = in.U32("stack", &out->stack); break;
+      case kBitAccesses: {
+        size_t n = 0;
+        if (!in.Count("accesses", 3, &n)) return false;
+        out->accesses.resize(n);
+        for (MemoryAccess& a : out->accesses) {
+          if (!in.U64("access address", &a.addr) || !in.U64("access size", &a.size) ||
+              !in.Byte("access mode", &byte)) {
+            return false;
+          }
+          if (AccessModeName(static_cast<AccessMode>(byte)).empty()) {
+            *problem = "unknown access mode " + std::to_string(byte);
+            return false;
+          }
+          a.mode = static_cast<AccessMode>(byte);
+        }
+        break;
+      }
+      case kBitDst: ok = in.U64("dst", &out->dst); break;
+      case kBitSize: ok = in.U64("size", &out->size); break;
+      case kBitEvent: ok = in.U64("event", &out->event); break;
+      case kBitSrc: ok = in.U64("src", &out->src); break;
+      case kBitIsAsync: out->is_async = true; break;
+      case kBitCopyKind:
+        if (!in.Byte("copy kind", &byte)) return false;
+        if (CopyKindName(static_cast<CopyKind>(byte)).empty()) {
+          *problem = "unknown copy kind " + std::to_string(byte);
+          return false;
+        }
+        out->copy_kind = static_cast<CopyKind>(byte);
+        break;
+      case kBitMemoryKind:
+        if (!in.Byte("memory kind", &byte)) return false;
+        if (MemoryKindName(static_cast<MemoryKind>(byte)).empty()) {
+          *problem = "unknown memory kind " + std::to_string(byte);
+          return false;
+        }
+        out->memory_kind = static_cast<MemoryKind>(byte);
+        break;
+      case kBitDevice: ok = in.I32("device", &out->device); break;
+      case kBitResult: ok = in.I32("result", &out->result); break;
+      case kBitFlags: ok = in.U32("flags", &out->flags); break;
+      case kBitPriority: ok = in.I32("priority", &out->priority); break;
+      case kBitFrameworkOp: ok = in.U32("framework_op", &out->framework_op); break;
+      case kBitId: ok = in.U32("id", &out->id); break;
+      case kBitText: {
+        size_t n = 0;
+        if (!in.Count("text length", 1, &n)) return false;
+        out->text.assign(reinterpret_cast<const char*>(in.position()), n);
+        *p += n;
+        break;
+      }
+      case kBitFrames: {
+        size_t n = 0;
+        if (!in.Count("frames", 4, &n)) return false;
+        out->frames.resize(n);
+        for (StackFrame& f : out->frames) {
+          if (!in.U32("frame function", &f.function) || !in.U32("frame file", &f.file) ||
+              !in.U32("frame line", &f.line) || !in.U64("frame pc", &f.pc)) {
+            return false;
+          }
+        }
+        break;
+      }
+      case kBitDeps: {
+        size_t n = 0;
+        if (!in.Count("deps", 1, &n)) return false;
+        out->deps.resize(n);
+        for (Handle& d : out->deps) {
+          if (!in.U64("dep", &d)) return false;
+        }
+        break;
+      }
+      case kBitGraph: ok = in.U64("graph", &out->graph); break;
+      case kBitGraphExec: ok = in.U64("graph_exec", &out->graph_exec); break;
+      case kBitNode: ok = in.U64("node", &out->node); break;
+      case kBitNodeOp:
+        if (!in.Byte("node_op", &byte)) return false;
+        if (!IsValidOpCode(byte)) {
+          *problem = "unknown node_op opcode " + std::to_string(byte);
+          return false;
+        }
+        out->node_op = static_cast<OpCode>(byte);
+        break;
+      case kBitEvent2: ok = in.U64("event2", &out->event2); break;
+      case kBitHeight: ok = in.U64("height", &out->height); break;
+      case kBitDstPitch: ok = in.U64("dst_pitch", &out->dst_pitch); break;
+      case kBitSrcPitch: ok = in.U64("src_pitch", &out->src_pitch); break;
+      case kFieldBitCount: break;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+}  // namespace streamcheck::trace_internal

@@ -1,0 +1,137 @@
+// Opening traces by path with format detection, and converting between forms.
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "runtime/trace/text_format.h"
+#include "runtime/trace/trace_io.h"
+#include "runtime/trace/trace_readers.h"
+
+namespace streamcheck {
+
+std::string_view TraceFormatName(TraceFormat format) {
+  return format == TraceFormat::kBinary ? "binary" : "text";
+}
+
+bool TraceFormatFromName(std::string_view name, TraceFormat* format) {
+  if (name == "binary") {
+    *format = TraceFormat::kBinary;
+  } else if (name == "text") {
+    *format = TraceFormat::kText;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+TraceFormat DetectTraceFormat(std::string_view first_bytes) {
+  if (first_bytes.empty()) return TraceFormat::kText;
+  if (first_bytes[0] == kBinaryTraceMagic[0]) return TraceFormat::kBinary;
+  // A binary trace whose first byte was damaged should still get the binary
+  // reader's "bad magic" error rather than a puzzling text parse error.
+  if (first_bytes.substr(1, 5) == kBinaryTraceMagic.substr(1, 5)) return TraceFormat::kBinary;
+  return TraceFormat::kText;
+}
+
+namespace {
+
+std::unique_ptr<TraceSource> OpenInput(std::unique_ptr<trace_internal::ByteInput> input,
+                                       std::string name) {
+  const uint8_t* data;
+  size_t got = input->Peek(kBinaryTraceMagic.size(), &data);
+  std::string_view first(reinterpret_cast<const char*>(data), got);
+  if (DetectTraceFormat(first) == TraceFormat::kBinary) {
+    return trace_internal::MakeBinaryTraceReader(std::move(input), std::move(name));
+  }
+  return trace_internal::MakeTextTraceReader(std::move(input), std::move(name));
+}
+
+}  // namespace
+
+std::unique_ptr<TraceSource> OpenTrace(const std::string& path, std::string* error) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) {
+    *error = path + ": cannot open: " + std::strerror(errno);
+    return nullptr;
+  }
+  return OpenInput(trace_internal::MakeFileInput(file), path);
+}
+
+std::unique_ptr<TraceSource> OpenTraceFromString(std::string contents, std::string name) {
+  return OpenInput(trace_internal::MakeMemoryInput(std::move(contents)), std::move(name));
+}
+
+bool ParseTextTrace(std::string_view text, std::vector<TraceRecord>* records,
+                    std::string* error) {
+  auto source = trace_internal::MakeTextTraceReader(
+      trace_internal::MakeMemoryInput(std::string(text)), "<text>");
+  TraceRecord record;
+  while (true) {
+    switch (source->Next(&record)) {
+      case TraceSource::Status::kRecord: records->push_back(record); break;
+      case TraceSource::Status::kEnd: return true;
+      case TraceSource::Status::kError: *error = source->error(); return false;
+    }
+  }
+}
+
+std::string FormatTextTrace(const std::vector<TraceRecord>& records) {
+  std::string text;
+  trace_internal::StringNames names;
+  for (const TraceRecord& record : records) {
+    trace_internal::FormatRecordLine(record, &names, &text);
+  }
+  return text;
+}
+
+std::unique_ptr<TraceSink> CreateTraceWriter(const std::string& path, TraceFormat format,
+                                             std::string* error) {
+  return format == TraceFormat::kBinary ? CreateBinaryTraceWriter(path, error)
+                                        : CreateTextTraceWriter(path, error);
+}
+
+bool CopyTrace(TraceSource* in, TraceSink* out, std::string* error) {
+  TraceRecord record;
+  while (true) {
+    switch (in->Next(&record)) {
+      case TraceSource::Status::kRecord:
+        if (!out->Append(record)) {
+          *error = "record " + std::to_string(in->records_read() - 1) + ": " + out->error();
+          out->Flush();
+          return false;
+        }
+        break;
+      case TraceSource::Status::kEnd:
+        if (!out->Flush()) {
+          *error = out->error();
+          return false;
+        }
+        return true;
+      case TraceSource::Status::kError:
+        out->Flush();  // keep everything before the damage
+        *error = in->error();
+        return false;
+    }
+  }
+}
+
+bool ConvertTrace(const std::string& in_path, const std::string& out_path, TraceFormat to,
+                  std::string* error) {
+  std::error_code ignored;
+  if (std::filesystem::equivalent(in_path, out_path, ignored)) {
+    *error = out_path + ": output would overwrite the input";
+    return false;
+  }
+  auto in = OpenTrace(in_path, error);
+  if (!in) return false;
+  auto out = CreateTraceWriter(out_path, to, error);
+  if (!out) return false;
+  bool copied = CopyTrace(in.get(), out.get(), error);
+  if (!out->Close() && copied) {
+    *error = out_path + ": " + out->error();
+    return false;
+  }
+  return copied;
+}
+
+}  // namespace streamcheck
