@@ -69,7 +69,7 @@ std::optional<SuppressionList> SuppressionList::Parse(std::string_view text,
     if (line.empty() || line.front() == '#') continue;
 
     size_t dashes = line.find(" -- ");
-    if (dashes == std::string_view::npos) return fail("missing ' -- REASON' (every suppression says why)");
+    if (dashes == std::string_view::npos) return fail("missing ' -- reason' (every suppression says why)");
     Suppression s;
     s.line = line_number;
     s.reason = std::string(Trim(line.substr(dashes + 4)));

@@ -1,0 +1,31 @@
+// The work behind `streamcheck report` and `streamcheck merge`, kept in the
+// library so tests drive it without the binary. Exit codes as everywhere in
+// streamcheck: 0 clean, 1 findings (only with fail_on_findings), 2 usage or
+// input error.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace streamcheck::store {
+
+struct ReportRequest {
+  std::string db_path;
+  std::string format = "text";  // text | json | sarif | html
+  std::string rule;             // empty: all rules
+  std::optional<int64_t> run;   // unset: every run; -1: the latest run
+  std::string baseline_path;    // report only fingerprints missing from it
+  std::string suppressions_path;
+  bool fail_on_findings = false;  // --error-exitcode
+};
+
+// Writes the report to `out`, messages to `err`; returns the exit code.
+int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err);
+
+// Merges `inputs` into `output` (created when missing); returns the exit code.
+int RunMerge(const std::string& output, const std::vector<std::string>& inputs, std::ostream& err);
+
+}  // namespace streamcheck::store

@@ -1,0 +1,180 @@
+// Old, newer, foreign, corrupt and locked databases: a clear error, and
+// nothing already stored is lost or changed.
+#include <gtest/gtest.h>
+
+#include "store/database.h"
+#include "store/migrations.h"
+#include "store/reader.h"
+#include "store/store.h"
+#include "tests/store/store_fixtures.h"
+
+namespace streamcheck::store {
+namespace {
+
+using testing::RaceFinding;
+using testing::ReadAll;
+using testing::ScratchDir;
+using testing::WriteAll;
+
+// A store with one run and one finding, closed (so the WAL is checkpointed).
+void MakeStore(const std::string& path) {
+  std::string error;
+  auto store = Store::Open(path, &error);
+  ASSERT_TRUE(store) << error;
+  int64_t run = store->BeginRun({.mode = "run", .command = "./app"});
+  ASSERT_GT(store->AddFinding(run, 0, 1, RaceFinding()), 0);
+  store->EndRun(run, 0);
+}
+
+TEST(StoreSafety, MigratesSchemaOneKeepingItsData) {
+  ScratchDir dir;
+  std::string path = dir.File("old.db");
+  std::string error;
+  {
+    Database db(path, false, true, &error);
+    ASSERT_TRUE(db.ok()) << error;
+    ASSERT_TRUE(Migrate(db, &error, 1)) << error;
+    ASSERT_TRUE(db.Exec("INSERT INTO runs(mode, command, host, gpu, tool_version, start_time_ns) "
+                        "VALUES('run', 'old command', 'h', 'g', '0.0.1', 5)"));
+    EXPECT_EQ(SchemaVersionOf(db, &error), 1);
+  }
+  auto store = Store::Open(path, &error);
+  ASSERT_TRUE(store) << error;
+  EXPECT_EQ(SchemaVersionOf(store->database(), &error), kSchemaVersion);
+  std::vector<StoredRun> runs;
+  ASSERT_TRUE(ReadRuns(*store, &runs, &error));
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].info.command, "old command");
+  EXPECT_TRUE(store->AddCounters(runs[0].id, 0, "stats", {{"records", 1}})) << store->last_error();
+}
+
+TEST(StoreSafety, ReadOnlyOpenReadsAnOldSchemaWithoutChangingIt) {
+  ScratchDir dir;
+  std::string path = dir.File("old.db");
+  std::string error;
+  {
+    Database db(path, false, true, &error);
+    ASSERT_TRUE(Migrate(db, &error, 1)) << error;
+  }
+  std::string before = ReadAll(path);
+  auto store = Store::Open(path, &error, {.read_only = true});
+  ASSERT_TRUE(store) << error;
+  std::map<std::string, std::map<std::string, uint64_t>> counters;
+  EXPECT_TRUE(ReadCounters(*store, 1, &counters, &error)) << error;
+  store.reset();
+  EXPECT_EQ(ReadAll(path), before);
+}
+
+TEST(StoreSafety, NewerSchemaIsRefusedAndLeftUntouched) {
+  ScratchDir dir;
+  std::string path = dir.File("newer.db");
+  MakeStore(path);
+  std::string error;
+  {
+    Database db(path, false, false, &error);
+    ASSERT_TRUE(db.Exec("PRAGMA user_version = 99")) << db.error();
+  }
+  std::string before = ReadAll(path);
+  EXPECT_FALSE(Store::Open(path, &error));
+  EXPECT_NE(error.find("newer streamcheck"), std::string::npos) << error;
+  EXPECT_NE(error.find("99"), std::string::npos) << error;
+  EXPECT_EQ(ReadAll(path), before);
+}
+
+TEST(StoreSafety, GarbageFileIsRefusedAndLeftUntouched) {
+  ScratchDir dir;
+  std::string path = dir.File("garbage.db");
+  std::string garbage(8192, 'x');
+  WriteAll(path, garbage);
+  std::string error;
+  EXPECT_FALSE(Store::Open(path, &error));
+  EXPECT_NE(error.find("not a"), std::string::npos) << error;
+  EXPECT_EQ(ReadAll(path), garbage);
+}
+
+TEST(StoreSafety, CorruptPagesAreReportedWithoutChangingTheFile) {
+  ScratchDir dir;
+  std::string path = dir.File("corrupt.db");
+  MakeStore(path);
+  std::string bytes = ReadAll(path);
+  ASSERT_GT(bytes.size(), 3 * 4096u);
+  // Page 3 holds a table's b-tree: overwrite it with junk.
+  for (size_t i = 2 * 4096; i < 3 * 4096; ++i) bytes[i] = static_cast<char>(0xA5);
+  WriteAll(path, bytes);
+  std::string error;
+  EXPECT_FALSE(Store::Open(path, &error, {.create_if_missing = false, .check_integrity = true}));
+  EXPECT_NE(error.find("corrupt"), std::string::npos) << error;
+  EXPECT_EQ(ReadAll(path), bytes);
+}
+
+TEST(StoreSafety, AnotherApplicationsDatabaseIsRefused) {
+  ScratchDir dir;
+  std::string path = dir.File("foreign.db");
+  std::string error;
+  {
+    Database db(path, false, true, &error);
+    ASSERT_TRUE(db.Exec("CREATE TABLE photos(id INTEGER); INSERT INTO photos VALUES(1)"));
+  }
+  std::string before = ReadAll(path);
+  EXPECT_FALSE(Store::Open(path, &error));
+  EXPECT_NE(error.find("another application"), std::string::npos) << error;
+  EXPECT_EQ(ReadAll(path), before);
+}
+
+TEST(StoreSafety, MissingFileIsNotCreatedForReaders) {
+  ScratchDir dir;
+  std::string path = dir.File("missing.db");
+  std::string error;
+  EXPECT_FALSE(Store::Open(path, &error, {.create_if_missing = false}));
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+TEST(StoreSafety, LockedDatabaseFailsClearlyAndLosesNothing) {
+  ScratchDir dir;
+  std::string path = dir.File("locked.db");
+  MakeStore(path);
+  std::string error;
+  auto store = Store::Open(path, &error, {.busy_timeout_ms = 50});
+  ASSERT_TRUE(store) << error;
+
+  Database holder(path, false, false, &error);
+  ASSERT_TRUE(holder.Exec("BEGIN IMMEDIATE; INSERT INTO runs(mode, command, host, gpu, "
+                          "tool_version, start_time_ns) VALUES('run', 'holder', '', '', '', 1)"))
+      << holder.error();
+  EXPECT_EQ(store->BeginRun({.mode = "run"}), -1);
+  EXPECT_NE(store->last_error().find("locked"), std::string::npos) << store->last_error();
+  EXPECT_EQ(store->AddFinding(1, 0, 2, RaceFinding()), -1);
+  ASSERT_TRUE(holder.Exec("COMMIT"));
+
+  // Both the earlier data and the holder's write survive; writing works again.
+  EXPECT_GT(store->BeginRun({.mode = "run"}), 0) << store->last_error();
+  std::vector<StoredRun> runs;
+  ASSERT_TRUE(ReadRuns(*store, &runs, &error));
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(runs[1].info.command, "holder");
+  std::vector<StoredFinding> findings;
+  ASSERT_TRUE(ReadFindings(*store, {}, &findings, &error));
+  EXPECT_EQ(findings.size(), 1u);
+}
+
+TEST(StoreSafety, MigrationOfALockedDatabaseFailsClearly) {
+  ScratchDir dir;
+  std::string path = dir.File("old-locked.db");
+  std::string error;
+  Database holder(path, false, true, &error);
+  ASSERT_TRUE(Migrate(holder, &error, 1)) << error;
+  ASSERT_TRUE(holder.Exec("BEGIN IMMEDIATE; INSERT INTO runs(mode, command, host, gpu, "
+                          "tool_version, start_time_ns) VALUES('run', 'holder', '', '', '', 1)"));
+  EXPECT_FALSE(Store::Open(path, &error, {.busy_timeout_ms = 50}));
+  EXPECT_NE(error.find("locked"), std::string::npos) << error;
+  ASSERT_TRUE(holder.Exec("COMMIT"));
+  EXPECT_EQ(SchemaVersionOf(holder, &error), 1);
+  auto store = Store::Open(path, &error);
+  ASSERT_TRUE(store) << error;
+  std::vector<StoredRun> runs;
+  ASSERT_TRUE(ReadRuns(*store, &runs, &error));
+  EXPECT_EQ(runs.size(), 1u);
+}
+
+}  // namespace
+}  // namespace streamcheck::store
