@@ -4,7 +4,8 @@
 //   file_header (16 bytes) := magic[8] version:u32le flags:u32le
 //   block  := block_header payload
 //   block_header (16 bytes) := block_magic:u32le payload_bytes:u32le
-//                              record_count:u32le payload_crc32c:u32le
+//                              record_count:u32le crc32c:u32le
+//   crc32c := CRC-32C of payload_bytes, record_count (as stored) and the payload
 //   payload := record{record_count}
 //   record := opcode:u8 present:varint field*   (fields in FieldBit order)
 //
@@ -14,6 +15,8 @@
 
 #include <cstddef>
 #include <cstdint>
+
+#include "runtime/trace/crc32c.h"
 
 namespace streamcheck::trace_internal {
 
@@ -77,6 +80,13 @@ inline void StoreU32(uint32_t v, unsigned char* p) {
 }
 inline uint32_t LoadU32(const unsigned char* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
+}
+
+// The checksum covers the block's length and count too, so that a damaged
+// header is caught before any of its records are delivered.
+inline uint32_t BlockChecksum(const unsigned char* block_header, const void* payload,
+                              size_t payload_bytes) {
+  return Crc32cExtend(Crc32c(block_header + 4, 8), payload, payload_bytes);
 }
 
 }  // namespace streamcheck::trace_internal

@@ -104,7 +104,7 @@ class BinaryTraceReader final : public TraceSource {
                                      " payload bytes, only " +
                                      std::to_string(got - kBlockHeaderBytes) + " present");
     }
-    uint32_t crc = Crc32c(data + kBlockHeaderBytes, payload_bytes);
+    uint32_t crc = BlockChecksum(data, data + kBlockHeaderBytes, payload_bytes);
     if (crc != stored_crc) {
       return Fail(block_offset_, at + "CRC mismatch (stored " + Hex(stored_crc) + ", computed " +
                                      Hex(crc) + ")");

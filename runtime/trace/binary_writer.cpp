@@ -56,7 +56,8 @@ class BinaryTraceWriter final : public BufferedSink {
     StoreU32(kBlockMagic, header);
     StoreU32(static_cast<uint32_t>(payload_bytes), header + 4);
     StoreU32(static_cast<uint32_t>(records), header + 8);
-    StoreU32(Crc32c(buffer->data() + kBlockHeaderBytes, payload_bytes), header + 12);
+    const char* payload = buffer->data() + kBlockHeaderBytes;
+    StoreU32(BlockChecksum(header, payload, payload_bytes), header + 12);
     return *buffer;
   }
 

@@ -60,13 +60,15 @@ __attribute__((target("sse4.2"))) uint32_t Crc32cSse42(uint32_t crc, const uint8
 
 }  // namespace
 
-uint32_t Crc32c(const void* data, size_t size) {
+uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t size) {
   const auto* p = static_cast<const uint8_t*>(data);
 #ifdef STREAMCHECK_CRC32C_SSE42
   static const bool has_sse42 = __builtin_cpu_supports("sse4.2");
-  if (has_sse42) return ~Crc32cSse42(~0u, p, size);
+  if (has_sse42) return ~Crc32cSse42(~crc, p, size);
 #endif
-  return ~Crc32cPortable(~0u, p, size);
+  return ~Crc32cPortable(~crc, p, size);
 }
+
+uint32_t Crc32c(const void* data, size_t size) { return Crc32cExtend(0, data, size); }
 
 }  // namespace streamcheck::trace_internal

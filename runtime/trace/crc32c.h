@@ -9,5 +9,7 @@
 namespace streamcheck::trace_internal {
 
 uint32_t Crc32c(const void* data, size_t size);
+// The CRC of the concatenation of the bytes that gave `crc` and `data`.
+uint32_t Crc32cExtend(uint32_t crc, const void* data, size_t size);
 
 }  // namespace streamcheck::trace_internal

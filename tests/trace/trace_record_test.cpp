@@ -1,0 +1,71 @@
+#include "runtime/trace_record.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "tests/trace/random_records.h"
+
+namespace streamcheck {
+namespace {
+
+TEST(TraceRecordNames, EveryOpCodeHasAUniqueSnakeCaseName) {
+  std::set<std::string_view> seen;
+  for (OpCode op : testing::AllOpCodes()) {
+    std::string_view name = OpCodeName(op);
+    ASSERT_FALSE(name.empty());
+    for (char c : name) EXPECT_TRUE((c >= 'a' && c <= 'z') || c == '_') << name;
+    EXPECT_TRUE(seen.insert(name).second) << name;
+    EXPECT_EQ(OpCodeFromName(name), op);
+  }
+  EXPECT_EQ(testing::AllOpCodes().size(), 40u);
+  EXPECT_EQ(OpCodeName(OpCode::kKernelLaunch), "kernel_launch");
+  EXPECT_EQ(OpCodeName(OpCode::kStreamWaitEvent), "stream_wait_event");
+  EXPECT_EQ(OpCodeFromName("no_such_op"), OpCode::kInvalid);
+  EXPECT_EQ(OpCodeFromName(""), OpCode::kInvalid);
+  EXPECT_EQ(OpCodeName(static_cast<OpCode>(200)), "");
+}
+
+TEST(TraceRecordNames, EnumNamesRoundTrip) {
+  for (int i = 1; i <= 4; ++i) {
+    AccessMode m = static_cast<AccessMode>(i), back{};
+    ASSERT_TRUE(AccessModeFromName(AccessModeName(m), &back));
+    EXPECT_EQ(back, m);
+  }
+  EXPECT_EQ(AccessModeName(AccessMode::kReadWrite), "readwrite");
+  for (int i = 0; i <= 5; ++i) {
+    MemoryKind k = static_cast<MemoryKind>(i), back{};
+    ASSERT_TRUE(MemoryKindFromName(MemoryKindName(k), &back));
+    EXPECT_EQ(back, k);
+  }
+  for (int i = 0; i <= 4; ++i) {
+    CopyKind k = static_cast<CopyKind>(i), back{};
+    ASSERT_TRUE(CopyKindFromName(CopyKindName(k), &back));
+    EXPECT_EQ(back, k);
+  }
+  AccessMode mode;
+  EXPECT_FALSE(AccessModeFromName("rw", &mode));
+  EXPECT_EQ(AccessModeName(static_cast<AccessMode>(9)), "");
+}
+
+TEST(TraceRecord, ClearResetsEveryFieldAndKeepsCapacity) {
+  testing::RandomRecords random(7);
+  TraceRecord r = random.Make(OpCode::kGraphAddNode);
+  r.accesses.resize(10);
+  r.deps.resize(10);
+  r.frames.resize(10);
+  r.text.assign(100, 'x');
+  const auto* accesses = r.accesses.data();
+  const auto* text = r.text.data();
+  r.Clear();
+  EXPECT_EQ(r, TraceRecord());
+  EXPECT_GE(r.accesses.capacity(), 10u);
+  EXPECT_GE(r.deps.capacity(), 10u);
+  EXPECT_GE(r.frames.capacity(), 10u);
+  EXPECT_GE(r.text.capacity(), 100u);
+  EXPECT_EQ(r.accesses.data(), accesses);
+  EXPECT_EQ(r.text.data(), text);
+}
+
+}  // namespace
+}  // namespace streamcheck
