@@ -6,6 +6,7 @@ namespace {
 // The runtime owns the names; scanning the small value range keeps one list.
 template <typename Enum, typename NameOf>
 Enum FromName(std::string_view name, Enum fallback, NameOf name_of) {
+  if (name == name_of(static_cast<Enum>(255))) return fallback;  // the "unknown value" name
   for (int value = 0; value < 64; ++value) {
     Enum e = static_cast<Enum>(value);
     if (name_of(e) == name) return e;

@@ -109,11 +109,12 @@ std::string TimelineSvg(const Finding& f) {
   if (accesses.size() >= 2 && earlier != later) {
     svg += fmt::format(
         "<line class=\"missing-edge\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>\n"
-        "<text class=\"missing-label\" x=\"{}\" y=\"{}\">no happens-before</text>\n",
+        "<text class=\"missing-label\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">"
+        "no happens-before edge</text>\n",
         box_x(earlier) + kBoxWidth / 2, lane_y(earlier) + kBoxHeight + 6,
         box_x(later) + kBoxWidth / 2, lane_y(later) + 6,
-        (box_x(earlier) + box_x(later) + kBoxWidth) / 2,
-        (lane_y(earlier) + lane_y(later)) / 2 + kBoxHeight);
+        (box_x(earlier) + box_x(later) + kBoxWidth) / 2 + 40,
+        (lane_y(earlier) + lane_y(later)) / 2 + kBoxHeight + 4);
   }
   for (size_t i = 0; i < accesses.size(); ++i) {
     const FindingAccess& a = accesses[i];

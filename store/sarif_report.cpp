@@ -88,18 +88,29 @@ json SarifReport(const ReportData& data) {
                    {"properties", {{"kind", FindingKindName(f.kind)},
                                    {"confidence", ConfidenceName(f.confidence)}}}};
     if (auto it = rule_index.find(f.rule); it != rule_index.end()) result["ruleIndex"] = it->second;
-    if (!f.accesses.empty()) {
-      json primary = Location(f.accesses.back(), DescribeAccess(f.accesses.back()));
-      if (!primary.is_null()) result["locations"] = json::array({primary});
-      json related = json::array();
-      for (size_t i = 0; i + 1 < f.accesses.size(); ++i) {
-        json location = Location(f.accesses[i], DescribeAccess(f.accesses[i]));
-        if (location.is_null()) continue;
-        location["id"] = related.size() + 1;
-        related.push_back(location);
-      }
-      if (!related.empty()) result["relatedLocations"] = related;
+    // Code scanning drops results without a location: the later access's
+    // source if known, else the earliest side that has one, else the allocation.
+    json primary = nullptr;
+    size_t primary_index = f.accesses.size();
+    for (size_t k = f.accesses.size(); k-- > 0 && primary.is_null();) {
+      primary = Location(f.accesses[k], DescribeAccess(f.accesses[k]));
+      primary_index = k;
     }
+    if (primary.is_null() && !f.buffer.allocation_stack.empty()) {
+      FindingAccess allocation;
+      allocation.stack = f.buffer.allocation_stack;
+      primary = Location(allocation, "allocated here by " + f.buffer.allocated_by);
+    }
+    if (!primary.is_null()) result["locations"] = json::array({primary});
+    json related = json::array();
+    for (size_t i = 0; i < f.accesses.size(); ++i) {
+      if (i == primary_index) continue;
+      json location = Location(f.accesses[i], DescribeAccess(f.accesses[i]));
+      if (location.is_null()) continue;
+      location["id"] = related.size() + 1;
+      related.push_back(location);
+    }
+    if (!related.empty()) result["relatedLocations"] = related;
     json flow = CodeFlow(f);
     if (!flow.is_null()) result["codeFlows"] = json::array({flow});
     results.push_back(result);

@@ -112,6 +112,7 @@ std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
 
 bool Store::Fail(std::string message) {
   last_error_ = Explain(path_, message);
+  ++failed_writes_;
   return false;
 }
 

@@ -74,9 +74,8 @@ class Store {
 
   // A sink that writes each finding in its own transaction as soon as it
   // arrives (a crashing program loses none) and updates counts on
-  // OnFindingCount. `process` may be 0 (lint). Write failures are counted in
-  // the sink and reported through last_error(); the sink must not outlive the
-  // store.
+  // OnFindingCount. `process` may be 0 (lint). A failed write shows in
+  // failed_writes() and last_error(); the sink must not outlive the store.
   std::unique_ptr<FindingSink> MakeFindingSink(int64_t run, int64_t process);
 
   // Inserts one finding directly; returns its row id or -1. The sink uses it;
@@ -86,6 +85,9 @@ class Store {
 
   const std::string& path() const;
   const std::string& last_error() const;
+  // Writes that failed since Open (e.g. the file was locked too long), so
+  // `run` can warn that findings were not stored.
+  uint64_t failed_writes() const { return failed_writes_; }
   Database& database();  // for the readers in store/reader.h
 
  private:
@@ -95,6 +97,7 @@ class Store {
   std::string path_;
   std::unique_ptr<Database> db_;
   std::string last_error_;
+  uint64_t failed_writes_ = 0;
 };
 
 }  // namespace streamcheck::store

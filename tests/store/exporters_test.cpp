@@ -132,6 +132,20 @@ TEST(SarifReport, IsStructurallyValidSarif210) {
   EXPECT_EQ(flows[0]["locations"][0]["location"]["message"]["text"], "make_input");
 }
 
+TEST(SarifReport, FallsBackToAnotherLocationWhenTheLaterAccessHasNoSource) {
+  ReportData data = Data();
+  data.findings[0].finding.accesses[1].stack.clear();
+  json result = SarifReport(data)["runs"][0]["results"][0];
+  ASSERT_EQ(result["locations"].size(), 1u);
+  EXPECT_EQ(result["locations"][0]["physicalLocation"]["region"]["startLine"], 7);
+  EXPECT_FALSE(result.contains("relatedLocations"));
+
+  data.findings[0].finding.accesses[0].stack.clear();
+  result = SarifReport(data)["runs"][0]["results"][0];
+  ASSERT_EQ(result["locations"].size(), 1u);
+  EXPECT_EQ(result["locations"][0]["physicalLocation"]["region"]["startLine"], 3);  // allocation
+}
+
 TEST(SarifReport, AbsolutePathsBecomeFileUris) {
   EXPECT_EQ(SarifUri("/src/a.cu"), "file:///src/a.cu");
   EXPECT_EQ(SarifUri("src/a.cu"), "src/a.cu");

@@ -144,6 +144,7 @@ TEST(StoreSafety, LockedDatabaseFailsClearlyAndLosesNothing) {
   EXPECT_EQ(store->BeginRun({.mode = "run"}), -1);
   EXPECT_NE(store->last_error().find("locked"), std::string::npos) << store->last_error();
   EXPECT_EQ(store->AddFinding(1, 0, 2, RaceFinding()), -1);
+  EXPECT_EQ(store->failed_writes(), 2u);
   ASSERT_TRUE(holder.Exec("COMMIT"));
 
   // Both the earlier data and the holder's write survive; writing works again.
