@@ -13,6 +13,7 @@
 #include "runtime/finding_collector.h"
 #include "runtime/graph_model.h"
 #include "runtime/lane_table.h"
+#include "runtime/op_log.h"
 #include "runtime/shadow_memory.h"
 #include "runtime/site_table.h"
 #include "runtime/symbol_table.h"
@@ -106,6 +107,7 @@ class Engine::Impl {
   LaneTable lanes_;
   SyncObjects sync_{&lanes_};
   ShadowMemory shadow_;
+  OpLog op_log_;
   AllocationTable allocations_;
   SiteTable sites_;
   SymbolTable symbols_;

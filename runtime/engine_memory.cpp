@@ -37,9 +37,10 @@ void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t s
                                  const std::vector<MemoryAccess>& accesses, uint64_t trace_index,
                                  uint64_t timestamp_ns) {
   auto is_host = [this](Lane l) { return lanes_.IsHost(l); };
+  op_log_.Note({lane, clock.Get(lane)}, trace_index, timestamp_ns);
   for (const MemoryAccess& a : accesses) {
     ++stats_.accesses_checked;
-    ShadowAccess now{lane, clock.Get(lane), site, ShadowKindOf(a.mode), trace_index};
+    ShadowAccess now{lane, clock.Get(lane), site, ShadowKindOf(a.mode)};
     conflicts_.clear();
     shadow_.Access(a.addr, a.size, now, clock, is_host, &conflicts_);
     if (!conflicts_.empty())
@@ -150,7 +151,8 @@ void Engine::Impl::HostRegister(const TraceRecord& r) {
 void Engine::Impl::FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock,
                              uint32_t site, uint64_t timestamp_ns) {
   auto is_host = [this](Lane l) { return lanes_.IsHost(l); };
-  ShadowAccess free{lane, clock.Get(lane), site, ShadowKind::kFree, index_};
+  ShadowAccess free{lane, clock.Get(lane), site, ShadowKind::kFree};
+  op_log_.Note(free.epoch(), index_, timestamp_ns);
   conflicts_.clear();
   shadow_.Free(base, size, free, clock, is_host, &conflicts_);
   if (!conflicts_.empty())
@@ -184,7 +186,8 @@ void Engine::Impl::MallocAsync(const TraceRecord& r) {
   sync_.PrepareStreamOperation(s, t);
   const Epoch e = sync_.TickStream(s);
   allocations_.Add({r.dst, r.size, MemoryKind::kAsyncPool, s.device, SiteOf(r), s.lane});
-  shadow_.Reset(r.dst, r.size, ShadowAccess{e.lane, e.clock, SiteOf(r), ShadowKind::kAllocate, index_});
+  op_log_.Note(e, index_, r.timestamp_ns);
+  shadow_.Reset(r.dst, r.size, ShadowAccess{e.lane, e.clock, SiteOf(r), ShadowKind::kAllocate});
 }
 
 // cudaFreeAsync: a stream operation; every earlier use must be ordered before it.

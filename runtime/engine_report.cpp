@@ -103,7 +103,9 @@ void Engine::Impl::ReportConflicts(const AccessDescription& later) {
     const Confidence confidence = (e.kind == ShadowKind::kUnknown || later.kind == ShadowKind::kUnknown)
                                       ? Confidence::kPossible
                                       : Confidence::kCertain;
-    AccessDescription earlier{e.lane, e.site, e.kind, c.begin, c.end - c.begin, e.trace_index, 0, e.clock};
+    const OpLog::Entry where = op_log_.Find(e.epoch());
+    AccessDescription earlier{e.lane,    e.site, e.kind, c.begin, c.end - c.begin, where.trace_index,
+                              where.timestamp_ns, e.clock};
     findings_.Report({rule, kind, e.site, later.site}, [&] {
       return BuildFinding(rule, kind, confidence, earlier, later);
     });

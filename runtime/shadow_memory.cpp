@@ -2,11 +2,23 @@
 
 namespace streamcheck {
 
+ShadowMemory::Map::iterator ShadowMemory::Insert(Map::iterator hint, Address begin,
+                                                 ShadowInterval interval) {
+  auto it = intervals_.emplace_hint(hint, begin, std::move(interval));
+  by_begin_.Set(begin, &it->second);
+  return it;
+}
+
+ShadowMemory::Map::iterator ShadowMemory::Erase(Map::iterator it) {
+  by_begin_.Erase(it->first);
+  return intervals_.erase(it);
+}
+
 ShadowMemory::Map::iterator ShadowMemory::SplitAt(Map::iterator it, Address at) {
   // Precondition: it->first < at < it->second.end.
   ShadowInterval tail = it->second;
   it->second.end = at;
-  return intervals_.emplace_hint(std::next(it), at, std::move(tail));
+  return Insert(std::next(it), at, std::move(tail));
 }
 
 ShadowMemory::Map::iterator ShadowMemory::Carve(Address addr, Address end) {
@@ -24,7 +36,7 @@ ShadowMemory::Map::iterator ShadowMemory::Carve(Address addr, Address end) {
       const Address gap_end = (it == intervals_.end()) ? end : std::min(end, it->first);
       ShadowInterval fresh;
       fresh.end = gap_end;
-      it = intervals_.emplace_hint(it, cursor, std::move(fresh));
+      it = Insert(it, cursor, std::move(fresh));
     } else if (it->second.end > end) {
       SplitAt(it, end);
     }
@@ -54,7 +66,7 @@ void ShadowMemory::MergeAround(Address addr, Address end) {
     if (next == intervals_.end() || next->first > end) break;
     if (it->second.end == next->first && SameState(it->second, next->second)) {
       it->second.end = next->second.end;
-      intervals_.erase(next);
+      Erase(next);
     } else {
       it = next;
     }
@@ -65,12 +77,12 @@ void ShadowMemory::Reset(Address addr, uint64_t size, const ShadowAccess& marker
   if (size == 0) return;
   const Address end = addr + size;
   auto it = Carve(addr, end);
-  while (it != intervals_.end() && it->first < end) it = intervals_.erase(it);
+  while (it != intervals_.end() && it->first < end) it = Erase(it);
   if (marker.valid()) {
     ShadowInterval iv;
     iv.end = end;
     iv.write = marker;
-    intervals_.emplace(addr, std::move(iv));
+    Insert(it, addr, std::move(iv));
     MergeAround(addr, end);
   }
 }

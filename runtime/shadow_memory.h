@@ -6,9 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <array>
 #include <map>
+#include <memory>
 #include <vector>
 
+#include "runtime/address_index.h"
 #include "runtime/ids.h"
 #include "runtime/vector_clock.h"
 
@@ -19,12 +22,13 @@ enum class ShadowKind : uint8_t { kRead, kWrite, kReadWrite, kUnknown, kAllocate
 
 inline bool ShadowKindWrites(ShadowKind k) { return k != ShadowKind::kRead; }
 
+// Who did an access: the operation (lane, clock) and the code (site). Where
+// the operation sits in the trace is kept by the engine's OpLog, not here.
 struct ShadowAccess {
   Lane lane = kNoLane;
   Clock clock = 0;
   uint32_t site = 0;  // SiteTable id: the code that did it
   ShadowKind kind = ShadowKind::kRead;
-  uint64_t trace_index = 0;
 
   bool valid() const { return lane != kNoLane; }
   Epoch epoch() const { return {lane, clock}; }
@@ -32,12 +36,51 @@ struct ShadowAccess {
     return lane == o.lane && clock == o.clock && site == o.site && kind == o.kind;
   }
 };
-static_assert(sizeof(ShadowAccess) == 24, "ShadowAccess is the hot-path record; keep it packed");
+static_assert(sizeof(ShadowAccess) == 16, "ShadowAccess is the hot-path record; keep it packed");
+
+// Reads since the last write, at most one per lane. Two fit inline (most
+// buffers are read by one or two streams between writes); more spill to the heap.
+class ReadSet {
+ public:
+  ReadSet() = default;
+  ReadSet(const ReadSet& o) { *this = o; }
+  ReadSet& operator=(const ReadSet& o) {
+    inline_ = o.inline_;
+    count_ = o.count_;
+    overflow_ = o.overflow_ ? std::make_unique<std::vector<ShadowAccess>>(*o.overflow_) : nullptr;
+    return *this;
+  }
+  ReadSet(ReadSet&&) = default;
+  ReadSet& operator=(ReadSet&&) = default;
+
+  size_t size() const { return count_; }
+  const ShadowAccess& operator[](size_t i) const { return i < kInline ? inline_[i] : (*overflow_)[i - kInline]; }
+  ShadowAccess& operator[](size_t i) { return i < kInline ? inline_[i] : (*overflow_)[i - kInline]; }
+  void push_back(const ShadowAccess& a) {
+    if (count_ < kInline) {
+      inline_[count_++] = a;
+      return;
+    }
+    if (!overflow_) overflow_ = std::make_unique<std::vector<ShadowAccess>>();
+    overflow_->push_back(a);
+    ++count_;
+  }
+  void clear() {
+    count_ = 0;
+    if (overflow_) overflow_->clear();
+  }
+
+ private:
+  static constexpr size_t kInline = 2;
+  std::array<ShadowAccess, kInline> inline_{};
+  uint32_t count_ = 0;
+  std::unique_ptr<std::vector<ShadowAccess>> overflow_;
+};
 
 struct ShadowInterval {
   Address end = 0;
-  ShadowAccess write;               // the last write, allocation or free
-  std::vector<ShadowAccess> reads;  // reads since that write, at most one per lane
+  ShadowAccess write;  // the last write, allocation or free
+  ReadSet reads;       // reads since that write
 };
 
 // A pair of accesses with no happens-before edge, over [begin, end).
@@ -74,8 +117,13 @@ class ShadowMemory {
   Map::iterator Carve(Address addr, Address end);
   Map::iterator SplitAt(Map::iterator it, Address at);
   void MergeAround(Address addr, Address end);
+  // Every change to the map goes through these two, which keep `by_begin_` in step.
+  Map::iterator Insert(Map::iterator hint, Address begin, ShadowInterval interval);
+  Map::iterator Erase(Map::iterator it);
 
   Map intervals_;
+  // Interval begin -> interval (map nodes never move), for the exact-match fast path.
+  AddressIndex<ShadowInterval> by_begin_;
 };
 
 }  // namespace streamcheck

@@ -20,16 +20,16 @@ inline void Check(const ShadowInterval& iv, Address begin, const ShadowAccess& n
   if (w.valid() && (w.kind == ShadowKind::kFree || Unordered(w, now, clock, is_host)))
     out->push_back({w, begin, iv.end});
   if (ShadowKindWrites(now.kind)) {
-    for (const ShadowAccess& r : iv.reads)
-      if (Unordered(r, now, clock, is_host)) out->push_back({r, begin, iv.end});
+    for (size_t i = 0; i < iv.reads.size(); ++i)
+      if (Unordered(iv.reads[i], now, clock, is_host)) out->push_back({iv.reads[i], begin, iv.end});
   }
 }
 
 inline void Record(ShadowInterval& iv, const ShadowAccess& now) {
   if (now.kind == ShadowKind::kRead) {
-    for (ShadowAccess& r : iv.reads) {
-      if (r.lane == now.lane) {
-        r = now;
+    for (size_t i = 0; i < iv.reads.size(); ++i) {
+      if (iv.reads[i].lane == now.lane) {
+        iv.reads[i] = now;
         return;
       }
     }
@@ -49,14 +49,13 @@ void ShadowMemory::Access(Address addr, uint64_t size, const ShadowAccess& now,
                           std::vector<ShadowConflict>* conflicts) {
   if (size == 0) return;
   const Address end = addr + size;
-  auto it = intervals_.find(addr);
   // Fast path: the access covers exactly one existing interval.
-  if (it != intervals_.end() && it->second.end == end) {
-    shadow_detail::Check(it->second, addr, now, clock, is_host, conflicts);
-    shadow_detail::Record(it->second, now);
+  if (ShadowInterval* iv = by_begin_.Find(addr); iv != nullptr && iv->end == end) {
+    shadow_detail::Check(*iv, addr, now, clock, is_host, conflicts);
+    shadow_detail::Record(*iv, now);
     return;
   }
-  for (it = Carve(addr, end); it != intervals_.end() && it->first < end; ++it) {
+  for (auto it = Carve(addr, end); it != intervals_.end() && it->first < end; ++it) {
     shadow_detail::Check(it->second, it->first, now, clock, is_host, conflicts);
     shadow_detail::Record(it->second, now);
   }
@@ -83,8 +82,8 @@ void ShadowMemory::Free(Address addr, uint64_t size, const ShadowAccess& free,
     if (iv.write.valid() && iv.write.kind != ShadowKind::kFree &&
         shadow_detail::Unordered(iv.write, free, clock, is_host))
       conflicts->push_back({iv.write, b, e});
-    for (const ShadowAccess& r : iv.reads)
-      if (shadow_detail::Unordered(r, free, clock, is_host)) conflicts->push_back({r, b, e});
+    for (size_t i = 0; i < iv.reads.size(); ++i)
+      if (shadow_detail::Unordered(iv.reads[i], free, clock, is_host)) conflicts->push_back({iv.reads[i], b, e});
   }
   Reset(addr, size, free);
 }

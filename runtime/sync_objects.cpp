@@ -9,14 +9,17 @@ SyncObjects::~SyncObjects() {
 }
 
 ThreadState& SyncObjects::Thread(ThreadId id) {
+  if (last_thread_state_ && lanes_->Get(last_thread_state_->lane).thread == id) return *last_thread_state_;
   auto it = threads_.find(id);
-  if (it != threads_.end()) return it->second;
-  ThreadState& t = threads_[id];
-  LaneInfo info;
-  info.kind = LaneKind::kHostThread;
-  info.thread = id;
-  t.lane = lanes_->Add(info);
-  return t;
+  if (it == threads_.end()) {
+    it = threads_.try_emplace(id).first;
+    LaneInfo info;
+    info.kind = LaneKind::kHostThread;
+    info.thread = id;
+    it->second.lane = lanes_->Add(info);
+  }
+  last_thread_state_ = &it->second;
+  return it->second;
 }
 
 DeviceState& SyncObjects::Device(DeviceId device) {
@@ -34,6 +37,7 @@ StreamState* SyncObjects::NewStream(Handle key, Handle handle, LaneKind kind, Th
   owned_.push_back(s);
   s->handle = handle;
   s->device = device;
+  s->device_state = &devices_[device];  // unordered_map references are stable
   s->legacy = kind == LaneKind::kLegacyStream;
   s->blocking = !s->legacy && (flags & kStreamNonBlocking) == 0;
   LaneInfo info;
@@ -49,10 +53,10 @@ StreamState* SyncObjects::NewStream(Handle key, Handle handle, LaneKind kind, Th
 StreamState& SyncObjects::CreateStream(Handle handle, ThreadId thread, DeviceId device,
                                        uint32_t flags) {
   // A handle value can be reused after cudaStreamDestroy: the new stream is a new lane.
-  if (streams_.count(handle)) DestroyStream(handle);
+  if (streams_.Find(handle)) DestroyStream(handle);
   DeviceState& d = Device(device);
   StreamState* s = NewStream(handle, handle, LaneKind::kStream, thread, device, flags);
-  streams_[handle] = s;
+  streams_.Set(handle, s);
   d.all.push_back(s);
   if (s->blocking) d.blocking.push_back(s);
   return *s;
@@ -75,8 +79,7 @@ StreamState& SyncObjects::Stream(Handle handle, ThreadId thread) {
     d.blocking.push_back(s);  // the per-thread stream is an ordinary blocking stream
     return *s;
   }
-  auto it = streams_.find(handle);
-  if (it != streams_.end()) return *it->second;
+  if (StreamState* s = streams_.Find(handle)) return *s;
   // Unknown handle: assume a blocking stream on the current device. Blocking
   // is the assumption that adds ordering, so it cannot create false reports.
   ++implicit_streams_;
@@ -84,18 +87,17 @@ StreamState& SyncObjects::Stream(Handle handle, ThreadId thread) {
 }
 
 void SyncObjects::ForgetStream(StreamState* stream) {
-  DeviceState& d = Device(stream->device);
-  std::erase(d.blocking, stream);
-  std::erase(d.all, stream);
+  std::erase(stream->device_state->blocking, stream);
+  std::erase(stream->device_state->all, stream);
 }
 
 void SyncObjects::DestroyStream(Handle handle) {
-  auto it = streams_.find(handle);
-  if (it == streams_.end()) return;
+  StreamState* s = streams_.Find(handle);
+  if (s == nullptr) return;
   // Pending work still completes after cudaStreamDestroy; the lane's epochs
   // stay valid in shadow memory, only the handle goes away.
-  ForgetStream(it->second);
-  streams_.erase(it);
+  ForgetStream(s);
+  streams_.Erase(handle);
 }
 
 void SyncObjects::PrepareStreamOperation(StreamState& stream, ThreadState& thread) {
@@ -105,7 +107,7 @@ void SyncObjects::PrepareStreamOperation(StreamState& stream, ThreadState& threa
     stream.last_joined_thread = thread_id;
     stream.last_joined_thread_version = thread.version;
   }
-  DeviceState& d = Device(stream.device);
+  DeviceState& d = *stream.device_state;
   if (stream.legacy) {
     // The legacy default stream waits for all prior work of blocking streams.
     for (StreamState* b : d.blocking) stream.clock.Join(b->clock);
@@ -119,7 +121,7 @@ void SyncObjects::PrepareStreamOperation(StreamState& stream, ThreadState& threa
 Epoch SyncObjects::TickStream(StreamState& stream) {
   const Clock c = stream.clock.Get(stream.lane) + 1;
   stream.clock.Set(stream.lane, c);
-  if (stream.legacy) ++Device(stream.device).legacy_version;
+  if (stream.legacy) ++stream.device_state->legacy_version;
   return {stream.lane, c};
 }
 

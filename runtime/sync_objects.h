@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "runtime/address_index.h"
 #include "runtime/ids.h"
 #include "runtime/lane_table.h"
 #include "runtime/vector_clock.h"
@@ -21,8 +22,11 @@ struct ThreadState {
   uint64_t version = 0;  // bumped whenever `clock` changes, so streams can skip re-joins
 };
 
+struct DeviceState;
+
 struct StreamState {
   Lane lane = kNoLane;
+  DeviceState* device_state = nullptr;
   Handle handle = 0;
   DeviceId device = 0;
   bool blocking = true;  // ordered with the legacy default stream
@@ -69,7 +73,6 @@ class SyncObjects {
   StreamState& Stream(Handle handle, ThreadId thread);
   StreamState& CreateStream(Handle handle, ThreadId thread, DeviceId device, uint32_t flags);
   void DestroyStream(Handle handle);
-  bool HasStream(Handle handle) const { return streams_.count(handle) != 0; }
 
   EventState& Event(Handle handle) { return events_[handle]; }
   void DestroyEvent(Handle handle) { events_.erase(handle); }
@@ -101,7 +104,8 @@ class SyncObjects {
 
   LaneTable* lanes_;
   std::unordered_map<ThreadId, ThreadState> threads_;
-  std::unordered_map<Handle, StreamState*> streams_;  // user-created streams by handle
+  ThreadState* last_thread_state_ = nullptr;  // most calls come from the thread of the previous one
+  AddressIndex<StreamState> streams_;          // user-created streams by handle
   std::unordered_map<uint64_t, StreamState*> per_thread_streams_;  // key: thread << 32 | device
   std::unordered_map<DeviceId, DeviceState> devices_;
   std::unordered_map<Handle, EventState> events_;

@@ -162,12 +162,16 @@ void AppendField(const TextField& f, const TraceRecord& r, const StringNames& na
       break;
     case FieldKind::kFrame:
       for (const StackFrame& fr : r.frames) {
+        // function[:file[:line[:pc]]], trailing zero parts left out
         key();
         AppendStringRef(fr.function, names, out);
+        if (fr.file == 0 && fr.line == 0 && fr.pc == 0) continue;
         out->push_back(':');
         AppendStringRef(fr.file, names, out);
+        if (fr.line == 0 && fr.pc == 0) continue;
         out->push_back(':');
         AppendNumber(fr.line, 10, out);
+        if (fr.pc == 0) continue;
         out->push_back(':');
         AppendNumber(fr.pc, 16, out);
       }

@@ -49,11 +49,11 @@ TEST(ShadowMemoryUnit, MergesIntervalsBackAfterSplits) {
   std::vector<ShadowConflict> conflicts;
   auto never_host = [](Lane) { return false; };
   clock.Set(0, 1);
-  shadow.Access(0, 100, {0, 1, 1, ShadowKind::kWrite, 0}, clock, never_host, &conflicts);
-  shadow.Access(10, 10, {0, 1, 1, ShadowKind::kWrite, 0}, clock, never_host, &conflicts);
+  shadow.Access(0, 100, {0, 1, 1, ShadowKind::kWrite}, clock, never_host, &conflicts);
+  shadow.Access(10, 10, {0, 1, 1, ShadowKind::kWrite}, clock, never_host, &conflicts);
   EXPECT_EQ(shadow.interval_count(), 1u);
   clock.Set(0, 2);
-  shadow.Access(0, 100, {0, 2, 2, ShadowKind::kWrite, 0}, clock, never_host, &conflicts);
+  shadow.Access(0, 100, {0, 2, 2, ShadowKind::kWrite}, clock, never_host, &conflicts);
   EXPECT_EQ(shadow.interval_count(), 1u);
   EXPECT_TRUE(conflicts.empty());
 }
