@@ -26,6 +26,9 @@ class AddressIndex {
     }
   }
 
+  // Starts loading the cache line where `key`'s probe begins.
+  void PrefetchSlot(Address key) const { __builtin_prefetch(&slots_[Home(key)]); }
+
   void Set(Address key, T* value) {
     if ((size_ + 1) * 4 > slots_.size() * 3) Grow();
     for (size_t i = Home(key);; i = Next(i)) {

@@ -99,6 +99,10 @@ class ShadowMemory {
   void Access(Address addr, uint64_t size, const ShadowAccess& now, const VectorClock& clock,
               IsHost is_host, std::vector<ShadowConflict>* conflicts);
 
+  // Memory-level parallelism for one operation's several accesses: callers
+  // prefetch every access's index slot before the first Access().
+  void PrefetchIndex(Address addr) const { by_begin_.PrefetchSlot(addr); }
+
   // Like Access for a free: every earlier access must be ordered before it
   // (violations are returned); then the range holds a single free marker.
   template <typename IsHost>
