@@ -37,9 +37,12 @@ void AddReportCommand(CLI::App& app) {
     if (options->run == "last") {
       request.run = -1;
     } else if (!options->run.empty()) {
+      size_t parsed = 0;
       try {
-        request.run = std::stoll(options->run);
+        request.run = std::stoll(options->run, &parsed);
       } catch (const std::exception&) {
+      }
+      if (parsed == 0 || parsed != options->run.size()) {
         fmt::print(stderr, "streamcheck report: --run takes a run id or 'last'\n");
         SetExitCode(kExitUsage);
         return;

@@ -26,13 +26,16 @@ int Fail(std::ostream& err, std::string_view command, const std::string& message
   return kExitUsage;
 }
 
-// Reports and merges never create a database and refuse a damaged one.
+// Reports and merge inputs are read-only: they never create, migrate or
+// otherwise change a database (a CI artifact may not even be writable), and
+// they refuse a damaged one.
 std::unique_ptr<Store> OpenExisting(const std::string& path, std::string* error) {
   if (!std::filesystem::exists(path)) {
     *error = path + ": no such file";
     return nullptr;
   }
   OpenOptions options;
+  options.read_only = true;
   options.create_if_missing = false;
   options.check_integrity = true;
   return Store::Open(path, error, options);

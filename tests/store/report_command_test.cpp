@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "store/database.h"
+#include "store/migrations.h"
 #include "store/store.h"
 #include "tests/store/store_fixtures.h"
 
@@ -95,6 +97,23 @@ TEST(ReportCommand, RunSelection) {
   EXPECT_EQ(count(std::nullopt), 3u);
   EXPECT_EQ(count(1), 1u);
   EXPECT_EQ(count(-1), 2u);
+}
+
+TEST(ReportCommand, ReadsAnOldSchemaWithoutChangingTheFile) {
+  ScratchDir dir;
+  std::string path = dir.File("v1.db");
+  std::string error;
+  {
+    Database db(path, false, true, &error);
+    ASSERT_TRUE(Migrate(db, &error, 1)) << error;
+    ASSERT_TRUE(db.Exec("INSERT INTO runs(mode, command, host, gpu, tool_version, start_time_ns) "
+                        "VALUES('run', 'old', '', '', '0.0.1', 1)"));
+  }
+  std::string before = testing::ReadAll(path);
+  Outcome outcome = Report({.db_path = path, .format = "json"});
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.err;
+  EXPECT_EQ(nlohmann::json::parse(outcome.out)["runs"][0]["command"], "old");
+  EXPECT_EQ(testing::ReadAll(path), before);
 }
 
 TEST(MergeCommand, MergesAndRejectsBadInput) {
