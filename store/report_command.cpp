@@ -18,7 +18,6 @@ namespace streamcheck::store {
 namespace {
 
 constexpr int kExitOk = 0;
-constexpr int kExitFindings = 1;
 constexpr int kExitUsage = 2;
 
 int Fail(std::ostream& err, std::string_view command, const std::string& message) {
@@ -102,7 +101,7 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
   else WriteHtmlReport(data, out);
   out.flush();
   if (!out) return Fail(err, command, "cannot write the report");
-  return request.fail_on_findings && !data.findings.empty() ? kExitFindings : kExitOk;
+  return data.findings.empty() ? kExitOk : request.findings_exit_code;
 }
 
 int RunMerge(const std::string& output, const std::vector<std::string>& inputs, std::ostream& err) {

@@ -1,6 +1,6 @@
 // The work behind `streamcheck report` and `streamcheck merge`, kept in the
 // library so tests drive it without the binary. Exit codes as everywhere in
-// streamcheck: 0 clean, 1 findings (only with fail_on_findings), 2 usage or
+// streamcheck: 0 clean, 1 findings (only when asked: findings_exit_code), 2 usage or
 // input error.
 #pragma once
 
@@ -19,7 +19,9 @@ struct ReportRequest {
   std::optional<int64_t> run;   // unset: every run; -1: the latest run
   std::string baseline_path;    // report only fingerprints missing from it
   std::string suppressions_path;
-  bool fail_on_findings = false;  // --error-exitcode
+  // --error-exitcode[=N]: the exit code when findings remain after the
+  // filters; 0 means findings do not fail the command.
+  int findings_exit_code = 0;
 };
 
 // Writes the report to `out`, messages to `err`; returns the exit code.

@@ -46,8 +46,9 @@ TEST(ReportCommand, ExitCodes) {
   std::string db = MakeStore(dir, "a.db", {"fp-a"});
   std::string clean = MakeStore(dir, "clean.db", {});
   EXPECT_EQ(Report({.db_path = db}).exit_code, 0);
-  EXPECT_EQ(Report({.db_path = db, .fail_on_findings = true}).exit_code, 1);
-  EXPECT_EQ(Report({.db_path = clean, .fail_on_findings = true}).exit_code, 0);
+  EXPECT_EQ(Report({.db_path = db, .findings_exit_code = 1}).exit_code, 1);
+  EXPECT_EQ(Report({.db_path = clean, .findings_exit_code = 1}).exit_code, 0);
+  EXPECT_EQ(Report({.db_path = db, .findings_exit_code = 3}).exit_code, 3);
   Outcome missing = Report({.db_path = dir.File("missing.db")});
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("no such file"), std::string::npos) << missing.err;
@@ -66,16 +67,16 @@ TEST(ReportCommand, BaselineAndSuppressionsFilter) {
   Outcome all = Report({.db_path = new_db, .format = "json"});
   EXPECT_EQ(nlohmann::json::parse(all.out)["findings"].size(), 2u);
   Outcome fresh = Report({.db_path = new_db, .format = "json", .baseline_path = old_db,
-                          .fail_on_findings = true});
+                          .findings_exit_code = 1});
   EXPECT_EQ(fresh.exit_code, 1);
   auto findings = nlohmann::json::parse(fresh.out)["findings"];
   ASSERT_EQ(findings.size(), 1u);
   EXPECT_EQ(findings[0]["fingerprint"], "fp-b");
-  EXPECT_EQ(Report({.db_path = old_db, .baseline_path = old_db, .fail_on_findings = true}).exit_code, 0);
+  EXPECT_EQ(Report({.db_path = old_db, .baseline_path = old_db, .findings_exit_code = 1}).exit_code, 0);
 
   WriteAll(dir.File("s.supp"), "cross-stream-race kernel=sum_kernel -- known, see #1\n");
   Outcome suppressed = Report({.db_path = new_db, .suppressions_path = dir.File("s.supp"),
-                               .fail_on_findings = true});
+                               .findings_exit_code = 1});
   EXPECT_EQ(suppressed.exit_code, 0) << suppressed.out;
   WriteAll(dir.File("bad.supp"), "cross-stream-race kernel=sum_kernel\n");
   EXPECT_EQ(Report({.db_path = new_db, .suppressions_path = dir.File("bad.supp")}).exit_code, 2);
