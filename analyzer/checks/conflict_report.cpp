@@ -1,0 +1,91 @@
+#include "analyzer/checks/conflict_report.h"
+
+namespace streamcheck::lint {
+
+std::string ModeVerb(AccessMode mode) {
+  switch (mode) {
+    case AccessMode::kRead: return "reads";
+    case AccessMode::kWrite: return "writes";
+    case AccessMode::kReadWrite: return "reads and writes";
+    case AccessMode::kUnknown: return "may write";
+  }
+  return "uses";
+}
+
+namespace {
+
+std::string KindText(FindingKind kind) {
+  switch (kind) {
+    case FindingKind::kReadAfterWrite: return "read-after-write";
+    case FindingKind::kWriteAfterRead: return "write-after-read";
+    case FindingKind::kWriteAfterWrite: return "write-after-write";
+    default: return "conflict";
+  }
+}
+
+void Common(LintDiagnostic& d, const Conflict& c, const FlowState& s, CheckContext& ctx) {
+  d.finding.kind = c.kind;
+  d.finding.confidence = c.confidence;
+  const DeviceOp& e = *c.earlier;
+  ctx.Note(d, e.loc, "earlier: " + e.what + " on " + CheckContext::StreamName(s, e.stream) + " " +
+                         ModeVerb(c.earlier_access.mode) + " `" + c.earlier_access.ref.Text() + "` here");
+  ctx.NoteHelper(d, e.helper, e.inner_loc, e.loc, e.what);
+  d.finding.accesses.insert(d.finding.accesses.begin(), ctx.DeviceSide(e, c.earlier_access, s, "earlier"));
+  ctx.SetBuffer(d, c.later_access.ref, s);
+}
+
+}  // namespace
+
+LintDiagnostic DeviceConflictDiagnostic(rules::RuleId rule, const DeviceOp& later, const Conflict& c,
+                                        const FlowState& s, CheckContext& ctx) {
+  const DeviceOp& e = *c.earlier;
+  const std::string later_stream = CheckContext::StreamName(s, later.stream);
+  const std::string earlier_stream = CheckContext::StreamName(s, e.stream);
+  LintDiagnostic d = ctx.Make(rule, later.loc,
+                              KindText(c.kind) + " race: " + later.what + " on " + later_stream + " " +
+                                  ModeVerb(c.later_access.mode) + " `" + c.later_access.ref.Text() + "` while " +
+                                  e.what + " on " + earlier_stream + " may still " +
+                                  (MayWrite(c.earlier_access.mode) ? "write" : "read") + " it");
+  d.finding.accesses.push_back(ctx.DeviceSide(later, c.later_access, s, "later"));
+  Common(d, c, s, ctx);
+  ctx.NoteHelper(d, later.helper, later.inner_loc, later.loc, later.what);
+  if (c.legacy_assumed) {
+    d.finding.reason = "the non-blocking stream is not ordered with the legacy default stream";
+  } else {
+    d.finding.reason = "no event recorded on " + earlier_stream + " after the earlier access is waited on by " +
+                       later_stream + ", and no host synchronization separates them";
+  }
+  const std::string wait = "cudaStreamWaitEvent(" + later.stream.text + ", /*event recorded on " + e.stream.text +
+                           " after line " + std::to_string(ctx.Point(e.loc).line) + "*/);";
+  ctx.Note(d, later.loc, "nothing orders " + later_stream + " after " + earlier_stream +
+                             ": record an event on " + e.stream.text + " after the earlier access and add `" +
+                             wait + "` before this line");
+  d.finding.fix = "cudaEventRecord(ev, " + e.stream.text + ") after line " + std::to_string(ctx.Point(e.loc).line) +
+                  "; cudaStreamWaitEvent(" + later.stream.text + ", ev) before line " +
+                  std::to_string(ctx.Point(later.loc).line);
+  return d;
+}
+
+LintDiagnostic HostConflictDiagnostic(rules::RuleId rule, const HostAccess& later, const Conflict& c,
+                                      const FlowState& s, CheckContext& ctx) {
+  const DeviceOp& e = *c.earlier;
+  const std::string earlier_stream = CheckContext::StreamName(s, e.stream);
+  LintDiagnostic d = ctx.Make(rule, later.loc,
+                              "the host " + ModeVerb(c.later_access.mode) + " `" + c.later_access.ref.Text() +
+                                  "` while " + e.what + " on " + earlier_stream + " may still " +
+                                  (MayWrite(c.earlier_access.mode) ? "write" : "read") + " it");
+  d.finding.accesses.push_back(ctx.HostSide(later.loc, c.later_access.mode, "host access", "later"));
+  Common(d, c, s, ctx);
+  ctx.NoteHelper(d, later.helper, later.inner_loc, later.loc, "host access");
+  d.finding.reason = c.legacy_assumed
+                         ? "synchronizing the legacy default stream does not wait for a non-blocking stream"
+                         : "the host did not synchronize with " + earlier_stream + " after the asynchronous work";
+  const bool named = e.stream.key != kLegacyStream && e.stream.key != kPerThreadStream && !e.stream.text.empty();
+  const std::string sync = named ? "cudaStreamSynchronize(" + e.stream.text + ");" : "cudaDeviceSynchronize();";
+  ctx.Note(d, later.loc, "the host never waits for " + earlier_stream + " before this access");
+  if (!c.legacy_assumed) ctx.FixBefore(d, later.loc, sync);
+  d.finding.fix = sync + " before line " + std::to_string(ctx.Point(later.loc).line);
+  return d;
+}
+
+}  // namespace streamcheck::lint

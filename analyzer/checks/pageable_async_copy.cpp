@@ -1,0 +1,30 @@
+#include "analyzer/checks/pageable_async_copy.h"
+
+namespace streamcheck::lint {
+
+PageableAsyncCopyCheck::PageableAsyncCopyCheck() : LintCheck(rules::RuleId::kPageableAsyncCopy) {}
+
+void PageableAsyncCopyCheck::OnAsyncCopy(const AsyncCopy& copy, const FlowState& before, CheckContext& ctx) {
+  if (copy.host_info == nullptr || copy.host_info->kind != MemoryKind::kPageableHost) return;
+  const DeviceOp& op = *copy.op;
+  LintDiagnostic d = ctx.Make(rule(), op.loc,
+                              op.api + " " + (copy.host_is_source ? "from" : "to") + " pageable host memory `" +
+                                  copy.host_side.base.text + "` (" + copy.host_info->allocated_by +
+                                  ") is staged and not asynchronous; the host buffer has no clear ordering");
+  d.finding.kind = FindingKind::kPageableAsyncCopy;
+  d.finding.reason = "the CUDA runtime copies pageable memory through a staging buffer";
+  BufferAccess a;
+  a.ref = copy.host_side;
+  a.mode = copy.host_is_source ? AccessMode::kRead : AccessMode::kWrite;
+  d.finding.accesses.push_back(ctx.DeviceSide(op, a, before, "copy"));
+  d.finding.buffer.memory_kind = MemoryKind::kPageableHost;
+  ctx.SetBuffer(d, copy.host_side, before);
+  if (copy.host_info->allocated.isValid()) {
+    ctx.Note(d, copy.host_info->allocated,
+             "`" + copy.host_side.base.text + "` is pageable: allocate it with cudaMallocHost or register it with "
+             "cudaHostRegister");
+  }
+  ctx.Emit(std::move(d));
+}
+
+}  // namespace streamcheck::lint

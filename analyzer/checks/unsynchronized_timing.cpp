@@ -1,0 +1,43 @@
+#include "analyzer/checks/unsynchronized_timing.h"
+
+namespace streamcheck::lint {
+
+UnsynchronizedTimingCheck::UnsynchronizedTimingCheck() : LintCheck(rules::RuleId::kUnsynchronizedTiming) {}
+
+void UnsynchronizedTimingCheck::OnHostClock(const ClockRead& read, const FlowState& before, CheckContext& ctx) {
+  if (!before.since_clock) return;
+  for (int id : *before.since_clock) {
+    if (before.pending.count(id) == 0) continue;
+    const DeviceOp& op = ctx.ops()[id];
+    LintDiagnostic d = ctx.Make(rule(), read.loc,
+                                read.api + " reads the host clock while " + op.what + " on " +
+                                    CheckContext::StreamName(before, op.stream) +
+                                    ", issued since the previous clock read, may still be running");
+    d.finding.kind = FindingKind::kUnsynchronizedTiming;
+    d.finding.reason = "asynchronous work returns to the host before it finishes";
+    d.finding.accesses.push_back(ctx.HostSide(read.loc, AccessMode::kRead, read.api, "clock"));
+    ctx.Note(d, before.clock_loc, "the timed region starts here");
+    ctx.Note(d, op.loc, "asynchronous work issued here");
+    const bool named = op.stream.key != kLegacyStream && op.stream.key != kPerThreadStream;
+    ctx.FixBefore(d, read.loc, named ? "cudaStreamSynchronize(" + op.stream.text + ");" : "cudaDeviceSynchronize();");
+    ctx.Emit(std::move(d));
+    return;
+  }
+}
+
+void UnsynchronizedTimingCheck::OnElapsedTime(const ElapsedTime& elapsed, const FlowState& before,
+                                              CheckContext& ctx) {
+  const std::string& stop = elapsed.stop.key;
+  if (before.event_recorded.count(stop) == 0 || before.events_host_complete.count(stop) != 0) return;
+  LintDiagnostic d = ctx.Make(rule(), elapsed.loc,
+                              "cudaEventElapsedTime reads event `" + elapsed.stop.text +
+                                  "` before the host waited for it; the stop event may not have completed");
+  d.finding.kind = FindingKind::kUnsynchronizedTiming;
+  d.finding.reason = "cudaEventRecord is asynchronous; without cudaEventSynchronize the event may still be pending";
+  d.finding.accesses.push_back(ctx.HostSide(elapsed.loc, AccessMode::kRead, "cudaEventElapsedTime", "read"));
+  ctx.Note(d, before.event_recorded.at(stop), "`" + elapsed.stop.text + "` is recorded here");
+  ctx.FixBefore(d, elapsed.loc, "cudaEventSynchronize(" + elapsed.stop.text + ");");
+  ctx.Emit(std::move(d));
+}
+
+}  // namespace streamcheck::lint

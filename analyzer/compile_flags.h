@@ -1,0 +1,45 @@
+// Turning a build's compile command into the clang command the lint parses:
+// nvcc commands (CMake CUDA projects) are translated to clang's CUDA flags, and
+// every command gets the host-only CUDA setup the analysis needs. No LLVM here,
+// so the translation is unit-tested without Clang.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace streamcheck::lint {
+
+struct CudaSetup {
+  std::string cuda_path;     // toolkit root; empty = FindCudaToolkit()
+  std::string resource_dir;  // clang's resource dir (its own headers)
+  bool host_only = true;     // analyse the host side only
+};
+
+// The CUDA toolkit root: $CUDA_PATH, $CUDA_HOME, then /usr/local/cuda; the
+// directory must contain include/cuda_runtime.h. Empty when none is found.
+std::string FindCudaToolkit();
+
+bool IsNvcc(const std::string& program);
+
+// nvcc's flags in clang's spelling; flags with no clang meaning (-ccbin,
+// -Xptxas, --expt-relaxed-constexpr, ...) are dropped. argv[0] is replaced by
+// "clang++". Unknown nvcc-only long options are dropped with their value when
+// nvcc documents one; everything else passes through (clang reports it).
+std::vector<std::string> TranslateNvccCommand(const std::vector<std::string>& nvcc_argv);
+
+// Adds what the lint needs to any clang-style command: CUDA mode for .cu
+// inputs, the toolkit and resource dir, host-only parsing, no warnings of its
+// own (the lint reports its findings; compile errors still show), and drops
+// outputs/dependency files the lint never writes.
+std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, const std::string& file,
+                                             const CudaSetup& setup);
+
+// A command for a file given on the command line with no compile database:
+// `clang++ [CUDA mode] EXTRA_FLAGS FILE`.
+std::vector<std::string> DefaultCommand(const std::string& file,
+                                        const std::vector<std::string>& extra_flags);
+
+// Splits a shell-style command string (compile_commands.json "command").
+std::vector<std::string> SplitCommandLine(const std::string& command);
+
+}  // namespace streamcheck::lint

@@ -1,0 +1,159 @@
+#include "analyzer/lint_check.h"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/Basic/SourceManager.h>
+
+namespace streamcheck::lint {
+
+SourcePoint CheckContext::Point(clang::SourceLocation loc) const {
+  const clang::SourceManager& sm = ast_.getSourceManager();
+  SourcePoint p;
+  if (loc.isInvalid()) return p;
+  const clang::SourceLocation spelled = sm.getFileLoc(loc);
+  const clang::PresumedLoc presumed = sm.getPresumedLoc(spelled);
+  if (presumed.isInvalid()) return p;
+  p.file = presumed.getFilename();
+  p.line = presumed.getLine();
+  p.column = presumed.getColumn();
+  bool invalid = false;
+  const clang::FileID fid = sm.getFileID(spelled);
+  const llvm::StringRef buffer = sm.getBufferData(fid, &invalid);
+  if (!invalid) {
+    const unsigned offset = sm.getFileOffset(spelled);
+    const size_t start = buffer.rfind('\n', offset == 0 ? 0 : offset - 1);
+    const size_t begin = (start == llvm::StringRef::npos || offset == 0) ? 0 : start + 1;
+    const size_t end = buffer.find('\n', offset);
+    p.source_line = buffer.substr(begin, end == llvm::StringRef::npos ? llvm::StringRef::npos : end - begin).str();
+  }
+  return p;
+}
+
+LintDiagnostic CheckContext::Make(rules::RuleId rule, clang::SourceLocation at, std::string message) const {
+  LintDiagnostic d;
+  const rules::Rule& r = rules::Get(rule);
+  d.rule = std::string(r.id);
+  d.at = Point(at);
+  d.message = message;
+  d.finding.origin = FindingOrigin::kStatic;
+  d.finding.rule = d.rule;
+  d.finding.message = std::move(message);
+  d.finding.fix = std::string(r.fix_hint);
+  return d;
+}
+
+void CheckContext::Note(LintDiagnostic& d, clang::SourceLocation at, std::string message) const {
+  d.notes.push_back({Point(at), std::move(message)});
+}
+
+void CheckContext::FixBefore(LintDiagnostic& d, clang::SourceLocation before, const std::string& code) const {
+  SourcePoint p = Point(before);
+  std::string indent;
+  for (char c : p.source_line) {
+    if (c != ' ' && c != '\t') break;
+    indent += c;
+  }
+  p.column = static_cast<unsigned>(indent.size()) + 1;
+  d.fixits.push_back({p, code + "\n" + indent});
+}
+
+void CheckContext::NoteHelper(LintDiagnostic& d, const std::string& helper, clang::SourceLocation inner,
+                              clang::SourceLocation outer, const std::string& what) const {
+  if (helper.empty() || inner == outer) return;
+  Note(d, inner, what + " inside `" + helper + "`, called here");
+}
+
+std::string CheckContext::StreamName(const FlowState& s, const Symbol& stream) {
+  if (stream.key == kLegacyStream) return "the legacy default stream";
+  if (stream.key == kPerThreadStream) return "the per-thread default stream";
+  std::string name = "stream `" + stream.text + "`";
+  if (KindOf(s, stream.key) == StreamKind::kNonBlocking) name += " (non-blocking)";
+  return name;
+}
+
+FindingAccess CheckContext::DeviceSide(const DeviceOp& op, const BufferAccess& a, const FlowState& s,
+                                       const std::string& role) const {
+  FindingAccess f;
+  f.role = role;
+  f.op = op.what;
+  f.api = op.api;
+  f.stream = StreamName(s, op.stream);
+  if (KindOf(s, op.stream.key) == StreamKind::kNonBlocking) f.stream_flags = 1;
+  f.mode = a.mode;
+  f.size = a.size_bytes.value_or(0);
+  const SourcePoint p = Point(op.inner_loc.isValid() ? op.inner_loc : op.loc);
+  f.stack.push_back({op.helper, p.file, p.line, p.column, 0});
+  if (op.inner_loc.isValid() && op.inner_loc != op.loc) {
+    const SourcePoint outer = Point(op.loc);
+    f.stack.push_back({"", outer.file, outer.line, outer.column, 0});
+  }
+  return f;
+}
+
+FindingAccess CheckContext::HostSide(clang::SourceLocation loc, AccessMode mode, const std::string& what,
+                                     const std::string& role) const {
+  FindingAccess f;
+  f.role = role;
+  f.op = what;
+  f.on_host = true;
+  f.mode = mode;
+  f.stream = "host";
+  const SourcePoint p = Point(loc);
+  f.stack.push_back({"", p.file, p.line, p.column, 0});
+  return f;
+}
+
+void CheckContext::SetBuffer(LintDiagnostic& d, const BufferRef& ref, const FlowState& s) const {
+  if (auto it = s.buffers.find(ref.base.key); it != s.buffers.end()) {
+    d.finding.buffer.memory_kind = it->second.kind;
+    d.finding.buffer.known_allocation = true;
+    d.finding.buffer.allocated_by = it->second.allocated_by;
+    if (it->second.allocated.isValid()) {
+      const SourcePoint p = Point(it->second.allocated);
+      d.finding.buffer.allocation_stack.push_back({"", p.file, p.line, p.column, 0});
+    }
+  }
+}
+
+void CheckContext::Emit(LintDiagnostic d) {
+  const std::string key = d.rule + "@" + d.at.file + ":" + std::to_string(d.at.line) + ":" +
+                          std::to_string(d.at.column) + ":" + (d.notes.empty() ? "" : d.notes[0].at.file +
+                          std::to_string(d.notes[0].at.line));
+  if (!emitted_.insert(key).second) return;
+  std::string above;
+  if (d.at.line > 1) {
+    // The line above, for `// streamcheck: ignore[...]` on its own line.
+    const clang::SourceManager& sm = ast_.getSourceManager();
+    for (auto it = sm.fileinfo_begin(); it != sm.fileinfo_end(); ++it) {
+      (void)it;
+      break;
+    }
+    auto file = sm.getFileManager().getOptionalFileRef(d.at.file);
+    if (file) {
+      const clang::FileID fid = sm.translateFile(*file);
+      if (fid.isValid()) {
+        bool invalid = false;
+        const llvm::StringRef buffer = sm.getBufferData(fid, &invalid);
+        if (!invalid) {
+          size_t begin = 0;
+          for (unsigned line = 1; line + 1 < d.at.line && begin != llvm::StringRef::npos; ++line) {
+            begin = buffer.find('\n', begin);
+            if (begin != llvm::StringRef::npos) ++begin;
+          }
+          if (begin != llvm::StringRef::npos) {
+            const size_t end = buffer.find('\n', begin);
+            above = buffer.substr(begin, end == llvm::StringRef::npos ? llvm::StringRef::npos : end - begin).str();
+          }
+        }
+      }
+    }
+  }
+  if (SuppressedByComment(d.at.source_line, above, d.rule)) return;
+  std::string fingerprint = d.rule + ":" + std::to_string(static_cast<int>(d.finding.kind));
+  for (const FindingAccess& a : d.finding.accesses) {
+    if (!a.stack.empty()) fingerprint += "|" + a.stack[0].file + ":" + std::to_string(a.stack[0].line);
+  }
+  d.finding.fingerprint = fingerprint;
+  out_->push_back(std::move(d));
+}
+
+}  // namespace streamcheck::lint

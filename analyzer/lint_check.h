@@ -1,0 +1,111 @@
+// The check interface, clang-tidy style: the function analyzer walks each
+// host function once the model has converged and calls every check's hooks
+// in program order with the state before the event; a check decides whether
+// the event breaks its rule and reports through CheckContext.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "analyzer/diagnostic.h"
+#include "analyzer/stream_state.h"
+#include "rules/catalogue.h"
+
+namespace clang {
+class ASTContext;
+}
+
+namespace streamcheck::lint {
+
+struct FreeEvent {
+  BufferRef ref;
+  std::string api;  // cudaFreeAsync, free, delete[]
+  Symbol stream;    // empty for host frees
+  clang::SourceLocation loc;
+};
+
+struct EventWait {
+  Symbol event;
+  Symbol stream;    // empty when the host waits (cudaEventSynchronize)
+  std::string api;
+  clang::SourceLocation loc;
+};
+
+struct ClockRead {
+  std::string api;
+  clang::SourceLocation loc;
+};
+
+struct ElapsedTime {
+  Symbol start, stop;
+  clang::SourceLocation loc;
+};
+
+struct AsyncCopy {
+  const DeviceOp* op = nullptr;
+  BufferRef host_side;  // the host buffer of the copy
+  const BufferInfo* host_info = nullptr;
+  bool host_is_source = true;
+};
+
+class CheckContext {
+ public:
+  CheckContext(clang::ASTContext& ast, const OpTable& ops, std::vector<LintDiagnostic>* out)
+      : ast_(ast), ops_(ops), out_(out) {}
+
+  const OpTable& ops() const { return ops_; }
+  clang::ASTContext& ast() const { return ast_; }
+  SourcePoint Point(clang::SourceLocation loc) const;
+
+  // A diagnostic of `rule` at `at`, with the Finding's common fields filled.
+  LintDiagnostic Make(rules::RuleId rule, clang::SourceLocation at, std::string message) const;
+  void Note(LintDiagnostic& d, clang::SourceLocation at, std::string message) const;
+  // Inserts `code` on a new line before the statement at `before`, indented like it.
+  void FixBefore(LintDiagnostic& d, clang::SourceLocation before, const std::string& code) const;
+  // Notes pointing into an inlined helper, when the op came from one.
+  void NoteHelper(LintDiagnostic& d, const std::string& helper, clang::SourceLocation inner,
+                  clang::SourceLocation outer, const std::string& what) const;
+
+  FindingAccess DeviceSide(const DeviceOp& op, const BufferAccess& a, const FlowState& s,
+                           const std::string& role) const;
+  FindingAccess HostSide(clang::SourceLocation loc, AccessMode mode, const std::string& what,
+                         const std::string& role) const;
+  void SetBuffer(LintDiagnostic& d, const BufferRef& ref, const FlowState& s) const;
+  // "stream `s1` (non-blocking)", "the legacy default stream"
+  static std::string StreamName(const FlowState& s, const Symbol& stream);
+
+  // Applies inline suppressions and drops duplicates (loops and inlined
+  // helpers reach one statement several times).
+  void Emit(LintDiagnostic d);
+
+ private:
+  clang::ASTContext& ast_;
+  const OpTable& ops_;
+  std::vector<LintDiagnostic>* out_;
+  std::set<std::string> emitted_;
+};
+
+class LintCheck {
+ public:
+  explicit LintCheck(rules::RuleId rule) : rule_(rule) {}
+  virtual ~LintCheck() = default;
+  rules::RuleId rule() const { return rule_; }
+
+  virtual void OnDeviceOp(const DeviceOp& op, const FlowState& before, CheckContext& ctx) {}
+  virtual void OnAsyncCopy(const AsyncCopy& copy, const FlowState& before, CheckContext& ctx) {}
+  virtual void OnHostAccess(const HostAccess& access, const FlowState& before, CheckContext& ctx) {}
+  virtual void OnFree(const FreeEvent& free, const FlowState& before, CheckContext& ctx) {}
+  virtual void OnEventWait(const EventWait& wait, const FlowState& before, CheckContext& ctx) {}
+  virtual void OnHostClock(const ClockRead& read, const FlowState& before, CheckContext& ctx) {}
+  virtual void OnElapsedTime(const ElapsedTime& elapsed, const FlowState& before, CheckContext& ctx) {}
+
+ private:
+  rules::RuleId rule_;
+};
+
+// Every check, in catalogue order (checks/all_checks.cpp).
+std::vector<std::unique_ptr<LintCheck>> MakeAllChecks();
+
+}  // namespace streamcheck::lint

@@ -1,0 +1,371 @@
+#include "analyzer/stream_state.h"
+
+#include <algorithm>
+
+namespace streamcheck::lint {
+namespace {
+
+OpSet Union(const OpSet& a, const OpSet& b) {
+  OpSet out = a;
+  out.insert(b.begin(), b.end());
+  return out;
+}
+
+// Must-meet of two "ordered after" sets: an op is kept when both sides order
+// it, or when it is not pending on the side that lacks it.
+OpSet MeetOrdered(const OpSet& a, const FlowState& sa, const OpSet& b, const FlowState& sb) {
+  OpSet out;
+  for (int x : a) {
+    if (b.count(x) != 0 || sb.pending.count(x) == 0) out.insert(x);
+  }
+  for (int x : b) {
+    if (sa.pending.count(x) == 0) out.insert(x);
+  }
+  return out;
+}
+
+template <typename Map, typename Merge>
+Map MergeMaps(const Map& a, const Map& b, Merge merge) {
+  Map out;
+  for (const auto& [k, v] : a) {
+    if (auto it = b.find(k); it != b.end()) {
+      if (auto m = merge(v, it->second)) out.emplace(k, *m);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int OpTable::Intern(const void* stmt, const std::string& context) {
+  auto [it, inserted] = ids_.try_emplace({stmt, context}, static_cast<int>(ops_.size()));
+  if (inserted) {
+    ops_.emplace_back();
+    ops_.back().id = it->second;
+  }
+  return it->second;
+}
+
+bool IsBlocking(StreamKind k) { return k != StreamKind::kNonBlocking; }
+
+StreamKind KindOf(const FlowState& s, const std::string& stream) {
+  if (stream == kLegacyStream) return StreamKind::kLegacy;
+  if (stream == kPerThreadStream) return StreamKind::kPerThread;
+  if (auto it = s.streams.find(stream); it != s.streams.end()) return it->second.kind;
+  // An element of an array of streams created in a loop: the array's flags.
+  if (const size_t bracket = stream.find('['); bracket != std::string::npos) {
+    if (auto it = s.streams.find(stream.substr(0, bracket) + "[]"); it != s.streams.end()) return it->second.kind;
+  }
+  return StreamKind::kUnknown;
+}
+
+const OpSet& AfterSet(const FlowState& s, const std::string& stream) {
+  if (auto it = s.after.find(stream); it != s.after.end()) return it->second;
+  static const OpSet kEmpty;
+  return IsBlocking(KindOf(s, stream)) ? s.after_any_blocking : kEmpty;
+}
+
+bool OrderedBefore(const FlowState& s, const DeviceOp& earlier, const std::string& stream) {
+  if (earlier.stream.key == stream) return true;
+  return AfterSet(s, stream).count(earlier.id) != 0;
+}
+
+namespace {
+bool Owned(const FlowState& s, const std::string& key) {
+  if (key == kLegacyStream || key == kPerThreadStream) return true;
+  if (auto it = s.streams.find(key); it != s.streams.end()) return it->second.owned;
+  return false;
+}
+// "v0x1[#0]" -> base "v0x1", index "#0"
+bool SplitElement(const std::string& key, std::string* base, std::string* index) {
+  const size_t open = key.find('[');
+  if (open == std::string::npos || key.back() != ']') return false;
+  *base = key.substr(0, open);
+  *index = key.substr(open + 1, key.size() - open - 2);
+  return true;
+}
+}  // namespace
+
+bool DistinctStreams(const FlowState& s, const std::string& a, const std::string& b) {
+  if (a == b) return false;
+  std::string base_a, base_b, idx_a, idx_b;
+  const bool elem_a = SplitElement(a, &base_a, &idx_a);
+  const bool elem_b = SplitElement(b, &base_b, &idx_b);
+  if (elem_a && elem_b && base_a == base_b) {
+    // streams[0] vs streams[1]: distinct; streams[i] vs streams[j]: unknown.
+    return idx_a[0] == '#' && idx_b[0] == '#' && s.streams.count(base_a + "[]") != 0;
+  }
+  const auto owned = [&](const std::string& key, bool elem, const std::string& base) {
+    return Owned(s, key) || (elem && s.streams.count(base + "[]") != 0 && s.streams.at(base + "[]").owned);
+  };
+  // A stream created here differs from every other handle; two handles
+  // passed in from elsewhere may be the same stream.
+  return owned(a, elem_a, base_a) || owned(b, elem_b, base_b);
+}
+
+FlowState Join(const FlowState& a, const FlowState& b) {
+  if (!a.reached) return b;
+  if (!b.reached) return a;
+  FlowState out;
+  out.reached = true;
+  out.pending = Union(a.pending, b.pending);
+  std::set<std::string> streams;
+  for (const auto& [k, v] : a.after) streams.insert(k);
+  for (const auto& [k, v] : b.after) streams.insert(k);
+  for (const std::string& k : streams) {
+    out.after[k] = MeetOrdered(AfterSet(a, k), a, AfterSet(b, k), b);
+  }
+  out.after_any_blocking = MeetOrdered(a.after_any_blocking, a, b.after_any_blocking, b);
+  out.streams = a.streams;
+  for (const auto& [k, v] : b.streams) {
+    auto [it, inserted] = out.streams.try_emplace(k, v);
+    if (!inserted && !(it->second == v)) {
+      if (it->second.kind != v.kind) it->second.kind = StreamKind::kUnknown;
+      it->second.owned = it->second.owned && v.owned;
+    }
+  }
+  std::set<std::string> events;
+  for (const auto& [k, v] : a.event_capture) events.insert(k);
+  for (const auto& [k, v] : b.event_capture) events.insert(k);
+  for (const std::string& e : events) {
+    static const OpSet kEmpty;
+    auto ia = a.event_capture.find(e);
+    auto ib = b.event_capture.find(e);
+    // Not recorded on one side: a wait there orders nothing, so nothing is certain.
+    if (ia == a.event_capture.end() || ib == b.event_capture.end()) {
+      const OpSet& have = ia != a.event_capture.end() ? ia->second : ib->second;
+      const FlowState& other = ia != a.event_capture.end() ? b : a;
+      OpSet kept;
+      for (int x : have) {
+        if (other.pending.count(x) == 0) kept.insert(x);
+      }
+      out.event_capture[e] = kept;
+      continue;
+    }
+    out.event_capture[e] = MeetOrdered(ia->second, a, ib->second, b);
+  }
+  out.event_recorded = a.event_recorded;
+  out.event_recorded.insert(b.event_recorded.begin(), b.event_recorded.end());
+  out.event_stream = a.event_stream;
+  out.event_stream.insert(b.event_stream.begin(), b.event_stream.end());
+  out.events_created = a.events_created;
+  out.events_created.insert(b.events_created.begin(), b.events_created.end());
+  std::set_intersection(a.events_host_complete.begin(), a.events_host_complete.end(),
+                        b.events_host_complete.begin(), b.events_host_complete.end(),
+                        std::inserter(out.events_host_complete, out.events_host_complete.end()));
+  out.buffers = MergeMaps(a.buffers, b.buffers, [](const BufferInfo& x, const BufferInfo& y) {
+    return x.kind == y.kind ? std::optional<BufferInfo>(x) : std::nullopt;
+  });
+  // Only in one branch: the other side may not have allocated it; keep what is known.
+  for (const auto* side : {&a, &b}) {
+    for (const auto& [k, v] : side->buffers) {
+      const auto& other = side == &a ? b.buffers : a.buffers;
+      if (other.count(k) == 0) out.buffers.emplace(k, v);
+    }
+  }
+  out.freed = MergeMaps(a.freed, b.freed, [](clang::SourceLocation x, clang::SourceLocation) {
+    return std::optional<clang::SourceLocation>(x);
+  });
+  out.aliases = MergeMaps(a.aliases, b.aliases, [](const BufferRef& x, const BufferRef& y) {
+    return x.base.key == y.base.key && x.offset_key == y.offset_key ? std::optional<BufferRef>(x) : std::nullopt;
+  });
+  out.values = MergeMaps(a.values, b.values, [](const Symbol& x, const Symbol& y) {
+    return x.key == y.key ? std::optional<Symbol>(x) : std::nullopt;
+  });
+  if (a.since_clock || b.since_clock) {
+    out.since_clock = Union(a.since_clock.value_or(OpSet{}), b.since_clock.value_or(OpSet{}));
+    out.clock_loc = a.since_clock ? a.clock_loc : b.clock_loc;
+  }
+  out.capturing = a.capturing;
+  out.capturing.insert(b.capturing.begin(), b.capturing.end());
+  out.graphs = a.graphs;
+  for (const auto& [k, v] : b.graphs) out.graphs[k].insert(v.begin(), v.end());
+  out.legacy_bypassed = Union(a.legacy_bypassed, b.legacy_bypassed);
+  return out;
+}
+
+Overlap Overlaps(const BufferAccess& a, const BufferAccess& b) {
+  if (a.ref.base.key != b.ref.base.key) return Overlap::kNo;
+  if (a.ref.offset_key == b.ref.offset_key) return Overlap::kYes;
+  if (a.ref.offset_bytes && b.ref.offset_bytes) {
+    const int64_t lo_a = *a.ref.offset_bytes, lo_b = *b.ref.offset_bytes;
+    if (a.size_bytes && b.size_bytes) {
+      return lo_a < lo_b + *b.size_bytes && lo_b < lo_a + *a.size_bytes ? Overlap::kYes : Overlap::kNo;
+    }
+    // One extent unknown: it starts inside the other only if offsets say so.
+    if (a.size_bytes && lo_b >= lo_a + *a.size_bytes) return Overlap::kNo;
+    if (b.size_bytes && lo_a >= lo_b + *b.size_bytes) return Overlap::kNo;
+    return Overlap::kMaybe;
+  }
+  // The whole buffer (no offset) against a part of it: the part is inside.
+  if ((a.ref.offset_key.empty() && !a.size_bytes && a.size_key.empty()) ||
+      (b.ref.offset_key.empty() && !b.size_bytes && b.size_key.empty())) {
+    return Overlap::kYes;
+  }
+  // p + i*chunk vs p + j*chunk and the like: nothing certain.
+  return Overlap::kMaybe;
+}
+
+namespace {
+
+std::optional<FindingKind> KindOfPair(AccessMode earlier, AccessMode later) {
+  if (!MayWrite(earlier) && !MayWrite(later)) return std::nullopt;
+  if (later == AccessMode::kRead) return FindingKind::kReadAfterWrite;
+  if (earlier == AccessMode::kRead) return FindingKind::kWriteAfterRead;
+  return FindingKind::kWriteAfterWrite;
+}
+
+void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_assumed,
+             std::vector<Conflict>* out) {
+  for (const BufferAccess& ea : earlier.accesses) {
+    if (Overlaps(ea, later) != Overlap::kYes) continue;
+    const std::optional<FindingKind> kind = KindOfPair(ea.mode, later.mode);
+    if (!kind) continue;
+    Conflict c;
+    c.earlier = &earlier;
+    c.earlier_access = ea;
+    c.later_access = later;
+    c.kind = *kind;
+    c.legacy_assumed = legacy_assumed;
+    const bool unknown = ea.mode == AccessMode::kUnknown || later.mode == AccessMode::kUnknown;
+    const bool whole = ea.ref.offset_key != later.ref.offset_key;
+    c.confidence = unknown ? Confidence::kPossible : whole ? Confidence::kLikely : Confidence::kCertain;
+    out->push_back(c);
+    return;  // one conflict per pair of operations
+  }
+}
+
+}  // namespace
+
+std::vector<Conflict> DeviceConflicts(const DeviceOp& later, const FlowState& s, const OpTable& ops) {
+  std::vector<Conflict> out;
+  for (int id : s.pending) {
+    const DeviceOp& earlier = ops[id];
+    if (earlier.id == later.id && earlier.stream.key == later.stream.key) continue;
+    if (earlier.captured != later.captured) continue;  // captured work runs at graph launch
+    if (OrderedBefore(s, earlier, later.stream.key)) continue;
+    if (!DistinctStreams(s, earlier.stream.key, later.stream.key)) continue;
+    // A legacy-stream op on one side and a non-blocking stream on the other:
+    // the code relied on the legacy stream's implicit barrier.
+    const StreamKind ek = KindOf(s, earlier.stream.key), lk = KindOf(s, later.stream.key);
+    const bool legacy_assumed =
+        (ek == StreamKind::kNonBlocking && (lk == StreamKind::kLegacy || s.legacy_bypassed.count(id) != 0)) ||
+        (lk == StreamKind::kNonBlocking && ek == StreamKind::kLegacy);
+    for (const BufferAccess& a : later.accesses) {
+      const size_t before = out.size();
+      Collect(earlier, a, legacy_assumed, &out);
+      if (out.size() != before) break;
+    }
+  }
+  return out;
+}
+
+std::vector<Conflict> HostConflicts(const HostAccess& later, const FlowState& s, const OpTable& ops) {
+  std::vector<Conflict> out;
+  for (int id : s.pending) {
+    const DeviceOp& earlier = ops[id];
+    if (earlier.captured) continue;
+    const bool legacy_assumed = s.legacy_bypassed.count(id) != 0;
+    Collect(earlier, later.access, legacy_assumed, &out);
+  }
+  return out;
+}
+
+void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
+  const std::string& t = op.stream.key;
+  if (s.capturing.count(t) != 0) op.captured = true;
+  s.after.try_emplace(t, AfterSet(s, t));
+  const StreamKind kind = KindOf(s, t);
+  if ((kind == StreamKind::kLegacy || kind == StreamKind::kPerThread) && !op.captured) {
+    // The legacy stream waits for the earlier work of every blocking stream,
+    // and blocking streams' later work waits for it. The per-thread stream
+    // is blocking: it is ordered with the legacy stream only.
+    OpSet& after = s.after[t];
+    for (int id : s.pending) {
+      const StreamKind k = KindOf(s, ops[id].stream.key);
+      if (k == StreamKind::kNonBlocking) {
+        if (kind == StreamKind::kLegacy) s.legacy_bypassed.insert(id);
+      } else if (kind == StreamKind::kLegacy || k == StreamKind::kLegacy) {
+        after.insert(id);
+      }
+    }
+  }
+  s.after[t].insert(op.id);
+  if (kind == StreamKind::kLegacy && !op.captured) {
+    const OpSet carried = s.after[t];
+    for (auto& [key, set] : s.after) {
+      if (key != t && IsBlocking(KindOf(s, key))) set.insert(carried.begin(), carried.end());
+    }
+    s.after_any_blocking.insert(carried.begin(), carried.end());
+  }
+  s.pending.insert(op.id);
+  if (s.since_clock && !op.captured) s.since_clock->insert(op.id);
+}
+
+void Complete(FlowState& s, const OpSet& ops) {
+  for (int id : ops) s.pending.erase(id);
+}
+
+void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops) {
+  OpSet done = AfterSet(s, stream);
+  const bool legacy = KindOf(s, stream) == StreamKind::kLegacy;
+  for (int id : s.pending) {
+    const DeviceOp& op = ops[id];
+    if (op.captured) continue;
+    if (op.stream.key == stream) done.insert(id);
+    if (legacy && op.stream.key != stream) {
+      // Synchronizing the legacy stream waits for blocking streams only.
+      if (KindOf(s, op.stream.key) == StreamKind::kNonBlocking) {
+        s.legacy_bypassed.insert(id);
+      } else {
+        done.insert(id);
+      }
+    }
+  }
+  Complete(s, done);
+  for (const auto& [event, rec_stream] : s.event_stream) {
+    if (rec_stream.key == stream || legacy) s.events_host_complete.insert(event);
+  }
+}
+
+void HostSyncDevice(FlowState& s, const OpTable& ops) {
+  // Work captured into a graph is not running; it stays for EndCapture.
+  OpSet done;
+  for (int id : s.pending) {
+    if (!ops[id].captured) done.insert(id);
+  }
+  Complete(s, done);
+  for (const auto& [event, loc] : s.event_recorded) s.events_host_complete.insert(event);
+}
+
+void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, clang::SourceLocation loc,
+                 const OpTable& ops) {
+  OpSet captured = AfterSet(s, stream.key);
+  for (int id : s.pending) {
+    if (ops[id].stream.key == stream.key) captured.insert(id);
+  }
+  s.event_capture[event] = captured;
+  s.event_recorded[event] = loc;
+  s.event_stream[event] = stream;
+  s.events_host_complete.erase(event);
+}
+
+void StreamWaitEvent(FlowState& s, const std::string& stream, const std::string& event) {
+  auto it = s.event_capture.find(event);
+  if (it == s.event_capture.end()) return;
+  OpSet& after = s.after.try_emplace(stream, AfterSet(s, stream)).first->second;
+  after.insert(it->second.begin(), it->second.end());
+  // Waiting on an event recorded in a capturing stream joins the capture.
+  if (auto rec = s.event_stream.find(event); rec != s.event_stream.end()) {
+    if (auto cap = s.capturing.find(rec->second.key); cap != s.capturing.end()) {
+      s.capturing[stream] = cap->second;
+    }
+  }
+}
+
+void HostSyncEvent(FlowState& s, const std::string& event) {
+  if (auto it = s.event_capture.find(event); it != s.event_capture.end()) Complete(s, it->second);
+  if (s.event_recorded.count(event) != 0) s.events_host_complete.insert(event);
+}
+
+}  // namespace streamcheck::lint

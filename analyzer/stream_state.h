@@ -1,0 +1,144 @@
+// The flow-sensitive model of one host function: what asynchronous work may
+// still be running at a program point and what each stream, event and the
+// host are ordered after. One FlowState per CFG edge; states meet at joins.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <clang/Basic/SourceLocation.h>
+
+#include "analyzer/symbolic.h"
+#include "runtime/finding.h"
+#include "runtime/trace_record.h"
+
+namespace streamcheck::lint {
+
+using OpSet = std::set<int>;
+
+// Stream keys for the handles CUDA gives meaning to.
+inline constexpr const char* kLegacyStream = "#legacy";
+inline constexpr const char* kPerThreadStream = "#per-thread";
+
+enum class StreamKind { kUnknown, kBlocking, kNonBlocking, kLegacy, kPerThread };
+
+struct BufferAccess {
+  BufferRef ref;
+  AccessMode mode = AccessMode::kUnknown;
+  std::optional<int64_t> size_bytes;  // when the byte count is a constant
+  std::string size_key;               // symbolic byte count ("" = unknown extent)
+};
+
+// An asynchronous operation as issued: a kernel, a copy, a memset, a graph.
+struct DeviceOp {
+  int id = 0;
+  Symbol stream;
+  std::string api;   // the API called: "cudaMemcpyAsync", "<<<>>>", "cudaGraphLaunch"
+  std::string what;  // "kernel `scale`", "cudaMemcpyAsync"
+  std::vector<BufferAccess> accesses;
+  clang::SourceLocation loc;         // in the analysed function (the call site of an inlined helper)
+  clang::SourceLocation inner_loc;   // inside the helper; equal to loc when not inlined
+  std::string helper;                // the inlined helper's name, if any
+  bool captured = false;             // issued under stream capture: runs only when the graph is launched
+};
+
+struct HostAccess {
+  BufferAccess access;
+  clang::SourceLocation loc;
+  clang::SourceLocation inner_loc;
+  std::string helper;
+};
+
+struct StreamInfo {
+  StreamKind kind = StreamKind::kUnknown;
+  bool owned = false;  // created in this function: distinct from every other stream
+  clang::SourceLocation created;
+  bool operator==(const StreamInfo&) const = default;
+};
+
+struct BufferInfo {
+  MemoryKind kind = MemoryKind::kPageableHost;
+  std::string allocated_by;
+  clang::SourceLocation allocated;
+  bool operator==(const BufferInfo&) const = default;
+};
+
+struct FlowState {
+  bool reached = false;
+  OpSet pending;  // may still be running
+  // Ops the next work on a stream is (must be) ordered after.
+  std::map<std::string, OpSet> after;
+  OpSet after_any_blocking;  // ... for blocking streams first seen later (legacy-stream work)
+  std::map<std::string, StreamInfo> streams;
+  std::map<std::string, OpSet> event_capture;                  // must: ops a record captured
+  std::map<std::string, clang::SourceLocation> event_recorded;  // may: last record site
+  std::map<std::string, Symbol> event_stream;                  // stream of the last record
+  std::set<std::string> events_created;                         // created in this function
+  std::set<std::string> events_host_complete;                   // must: host waited for the record
+  std::map<std::string, BufferInfo> buffers;                    // allocation kind per base
+  std::map<std::string, clang::SourceLocation> freed;           // must: freed bases
+  std::map<std::string, BufferRef> aliases;                     // `float* q = p + off`
+  std::map<std::string, Symbol> values;                         // `cfg.stream = s`, `cur = s1`
+  std::optional<OpSet> since_clock;                             // ops issued since the last host clock read
+  clang::SourceLocation clock_loc;
+  std::map<std::string, std::string> capturing;                 // stream -> origin stream of its capture
+  std::map<std::string, OpSet> graphs;                          // graph / exec -> captured ops
+  // Ops of non-blocking streams that a legacy-stream op or sync would have
+  // ordered had the stream been blocking: the reason behind nonblocking-legacy-order.
+  OpSet legacy_bypassed;
+  bool operator==(const FlowState&) const = default;
+};
+
+// Meets two states at a CFG join: may-facts are united, must-facts
+// intersected, where an op that is not pending on one side is vacuously
+// ordered there.
+FlowState Join(const FlowState& a, const FlowState& b);
+
+class OpTable {
+ public:
+  int Intern(const void* stmt, const std::string& context);
+  DeviceOp& operator[](int id) { return ops_[id]; }
+  const DeviceOp& operator[](int id) const { return ops_[id]; }
+
+ private:
+  std::map<std::pair<const void*, std::string>, int> ids_;
+  std::vector<DeviceOp> ops_;
+};
+
+StreamKind KindOf(const FlowState& s, const std::string& stream);
+bool IsBlocking(StreamKind k);
+const OpSet& AfterSet(const FlowState& s, const std::string& stream);
+bool OrderedBefore(const FlowState& s, const DeviceOp& earlier, const std::string& stream);
+// Whether two stream keys certainly name different streams (params may alias).
+bool DistinctStreams(const FlowState& s, const std::string& a, const std::string& b);
+
+enum class Overlap { kNo, kYes, kMaybe };
+Overlap Overlaps(const BufferAccess& a, const BufferAccess& b);
+
+// One unordered pair of accesses to overlapping memory, at least one a write.
+struct Conflict {
+  const DeviceOp* earlier = nullptr;
+  BufferAccess earlier_access;
+  BufferAccess later_access;
+  FindingKind kind = FindingKind::kReadAfterWrite;
+  Confidence confidence = Confidence::kCertain;
+  bool legacy_assumed = false;  // a legacy-stream op/sync would have ordered it, were the stream blocking
+};
+
+std::vector<Conflict> DeviceConflicts(const DeviceOp& later, const FlowState& s, const OpTable& ops);
+std::vector<Conflict> HostConflicts(const HostAccess& later, const FlowState& s, const OpTable& ops);
+
+// State transitions, named after what the CUDA runtime does.
+void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops);
+void Complete(FlowState& s, const OpSet& ops);
+void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops);
+void HostSyncDevice(FlowState& s, const OpTable& ops);
+void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, clang::SourceLocation loc,
+                 const OpTable& ops);
+void StreamWaitEvent(FlowState& s, const std::string& stream, const std::string& event);
+void HostSyncEvent(FlowState& s, const std::string& event);
+
+}  // namespace streamcheck::lint

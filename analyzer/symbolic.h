@@ -1,0 +1,52 @@
+// Symbolic names for what the analysis tracks across statements: a stream,
+// an event or a buffer is identified by the expression that names it
+// (`s`, `streams[i]`, `cfg.stream`), resolved through the parameters of an
+// inlined helper to the caller's expressions. Buffers are a base plus an offset.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+namespace clang {
+class ASTContext;
+class Expr;
+class ValueDecl;
+}  // namespace clang
+
+namespace streamcheck::lint {
+
+struct Symbol {
+  std::string key;   // identity: equal keys name the same value
+  std::string text;  // as written, for messages
+  bool empty() const { return key.empty(); }
+};
+
+// A pointer into a buffer: the base it was derived from and the offset added.
+struct BufferRef {
+  Symbol base;
+  std::string offset_key;                // symbolic offset in elements; "" = none
+  std::string offset_text;
+  std::optional<int64_t> offset_bytes;   // when the offset is a constant (0 when none)
+  bool valid() const { return !base.empty(); }
+  std::string Text() const { return offset_text.empty() ? base.text : base.text + " + " + offset_text; }
+};
+
+// Parameters of an inlined helper bound to the caller's arguments.
+struct Bindings {
+  std::map<const clang::ValueDecl*, Symbol> values;
+  std::map<const clang::ValueDecl*, BufferRef> buffers;
+  const Bindings* outer = nullptr;  // unused by lookups; kept for depth checks
+  int depth = 0;
+};
+
+Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);
+// The base and offset of a pointer-valued expression (`p`, `p + i*n`, `&p[k]`,
+// `v.data()`, an array); invalid when the expression is not of that shape.
+BufferRef BufferOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);
+std::optional<int64_t> ConstantOf(const clang::Expr* e, const clang::ASTContext& ctx);
+// Source text of an expression as written.
+std::string TextOf(const clang::Expr* e, const clang::ASTContext& ctx);
+
+}  // namespace streamcheck::lint
