@@ -1,5 +1,5 @@
 // Replays the committed fuzz corpus (testdata/fuzz/trace_corpus) through the
-// reader: every input must end in a record stream that stops with kEnd or a
+// reader, as the fuzzer does (tests/trace/fuzz_input.h): every input must end in a record stream that stops with kEnd or a
 // clean error naming an offset inside the input, never a crash.
 #include <gtest/gtest.h>
 
@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/trace/fuzz_input.h"
 #include "tests/trace/trace_test_util.h"
 
 namespace streamcheck {
@@ -21,7 +22,9 @@ TEST(TraceCorpus, EveryInputEndsCleanly) {
     std::ifstream in(entry.path(), std::ios::binary);
     std::stringstream bytes;
     bytes << in.rdbuf();
-    const std::string contents = bytes.str();
+    const std::string raw = bytes.str();
+    const std::string contents = testing::FuzzInputToTrace(
+        reinterpret_cast<const uint8_t*>(raw.data()), raw.size());
     SCOPED_TRACE(entry.path().string());
     auto source = OpenTraceFromString(contents, entry.path().filename().string());
     auto result = testing::ReadAll(source.get());

@@ -217,3 +217,22 @@ TEST(TextTrace, HandWrittenExampleSurvivesBinary) {
 
 }  // namespace
 }  // namespace streamcheck
+
+namespace streamcheck {
+namespace {
+
+TEST(TextTrace, FramesLeaveOutTrailingZeroParts) {
+  TraceRecord r;
+  r.op = OpCode::kDefineStack;
+  r.id = 1;
+  r.frames = {{1, 0, 0, 0}, {1, 2, 0, 0}, {1, 2, 3, 0}, {1, 2, 3, 4}, {0, 0, 0, 4}};
+  std::string text = FormatTextTrace({r});
+  EXPECT_EQ(text, "define_stack id=1 frame=1 frame=1:2 frame=1:2:3 frame=1:2:3:0x4 frame=0:0:0:0x4\n");
+  std::vector<TraceRecord> back;
+  std::string error;
+  ASSERT_TRUE(ParseTextTrace(text, &back, &error)) << error;
+  EXPECT_EQ(back, std::vector<TraceRecord>{r});
+}
+
+}  // namespace
+}  // namespace streamcheck

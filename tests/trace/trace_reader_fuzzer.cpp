@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "runtime/trace/trace_io.h"
+#include "tests/trace/fuzz_input.h"
 
 namespace {
 
@@ -32,8 +33,9 @@ std::vector<TraceRecord> ReadAllOrAbort(std::string bytes, TraceSource::Status* 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  std::string input = streamcheck::testing::FuzzInputToTrace(data, size);
   TraceSource::Status end;
-  auto records = ReadAllOrAbort(std::string(reinterpret_cast<const char*>(data), size), &end);
+  auto records = ReadAllOrAbort(std::move(input), &end);
   // Whatever a reader delivered, the binary writer must accept and the binary
   // reader must give back unchanged.
   std::string binary;
