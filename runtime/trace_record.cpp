@@ -1,7 +1,6 @@
 #include "runtime/trace_record.h"
 
 #include <array>
-#include <utility>
 
 namespace streamcheck {
 namespace {
@@ -129,20 +128,32 @@ bool CopyKindFromName(std::string_view name, CopyKind* kind) {
 }
 
 void TraceRecord::Clear() {
-  // Move the containers out and back so their buffers survive the reset.
-  std::vector<MemoryAccess> kept_accesses = std::move(accesses);
-  std::vector<Handle> kept_deps = std::move(deps);
-  std::vector<StackFrame> kept_frames = std::move(frames);
-  std::string kept_text = std::move(text);
-  *this = TraceRecord();
-  kept_accesses.clear();
-  kept_deps.clear();
-  kept_frames.clear();
-  kept_text.clear();
-  accesses = std::move(kept_accesses);
-  deps = std::move(kept_deps);
-  frames = std::move(kept_frames);
-  text = std::move(kept_text);
+  // Field by field rather than `*this = TraceRecord()`: decoding calls this
+  // for every record, and the containers must keep their buffers.
+  // (TraceRecord.ClearResetsEveryFieldAndKeepsCapacity checks nothing is missed.)
+  op = OpCode::kInvalid;
+  node_op = OpCode::kInvalid;
+  thread = 0;
+  stack = 0;
+  api = 0;
+  name = 0;
+  framework_op = 0;
+  id = 0;
+  flags = 0;
+  device = -1;
+  result = 0;
+  priority = 0;
+  is_async = false;
+  memory_kind = MemoryKind::kDevice;
+  copy_kind = CopyKind::kDefault;
+  stream = event = event2 = graph = graph_exec = node = 0;
+  dst = src = 0;
+  size = height = dst_pitch = src_pitch = 0;
+  timestamp_ns = 0;
+  accesses.clear();
+  deps.clear();
+  frames.clear();
+  text.clear();
 }
 
 }  // namespace streamcheck

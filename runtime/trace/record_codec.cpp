@@ -249,7 +249,8 @@ bool DecodeRecord(const uint8_t** p, const uint8_t* end, BlockCodecState* state,
               !in.Byte("access mode", &byte)) {
             return false;
           }
-          if (AccessModeName(static_cast<AccessMode>(byte)).empty()) {
+          if (byte < static_cast<uint8_t>(AccessMode::kRead) ||
+              byte > static_cast<uint8_t>(AccessMode::kUnknown)) {
             *problem = "unknown access mode " + std::to_string(byte);
             return false;
           }

@@ -36,6 +36,20 @@ inline bool ReadVarint(const uint8_t** p, const uint8_t* end, uint64_t* value) {
     *p = q + 1;
     return true;
   }
+  if (end - q >= kMaxVarintBytes) {  // far from the end: no bounds checks per byte
+    uint64_t result = 0;
+    for (int i = 0; i < kMaxVarintBytes; ++i) {
+      uint64_t byte = q[i];
+      result |= (byte & 0x7f) << (7 * i);
+      if (byte < 0x80) {
+        if (i == kMaxVarintBytes - 1 && byte > 1) return false;  // wider than 64 bits
+        *value = result;
+        *p = q + i + 1;
+        return true;
+      }
+    }
+    return false;
+  }
   uint64_t result = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (q == end) return false;
