@@ -1,0 +1,189 @@
+// End-to-end tests of the `streamcheck` binary: bundled traces replayed with
+// their expected findings, exit codes, and bad input (corrupt or truncated
+// traces keep the findings made before the damage and name the byte offset).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "runtime/trace/trace_io.h"
+#include "store/reader.h"
+#include "store/store.h"
+
+namespace streamcheck {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+Result Streamcheck(const std::string& args) {
+  const std::string cmd = std::string(STREAMCHECK_BINARY) + " " + args + " 2>&1";
+  Result r{-1, ""};
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string TempPath(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("streamcheck_cli_test_" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  return (dir / name).string();
+}
+
+std::vector<Finding> StoredFindings(const std::string& db_path) {
+  std::string error;
+  auto db = store::Store::Open(db_path, &error, {.read_only = true});
+  EXPECT_TRUE(db) << error;
+  std::vector<store::StoredFinding> stored;
+  std::vector<Finding> out;
+  if (!db || !store::ReadFindings(*db, {}, &stored, &error)) return out;
+  for (auto& s : stored) out.push_back(s.finding);
+  return out;
+}
+
+// One expected finding: rule, kind, and substrings of both operations.
+struct Expected {
+  std::string rule, kind, earlier, later;
+};
+
+std::vector<Expected> LoadExpectations(const fs::path& path) {
+  std::vector<Expected> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream fields(line);
+    Expected e;
+    fields >> e.rule >> e.kind >> e.earlier >> e.later;
+    out.push_back(e);
+  }
+  return out;
+}
+
+bool Matches(const Finding& f, const Expected& e) {
+  if (f.rule != e.rule || FindingKindName(f.kind) != e.kind || f.accesses.size() < 2) return false;
+  return f.accesses[0].op.find(e.earlier) != std::string::npos &&
+         f.accesses[1].op.find(e.later) != std::string::npos;
+}
+
+// Every trace under testdata/ with a .expect file beside it.
+std::vector<fs::path> ExpectedTraces() {
+  std::vector<fs::path> out;
+  for (const char* dir : {"testdata/examples", "testdata/traces"}) {
+    const fs::path root = fs::path(STREAMCHECK_SOURCE_DIR) / dir;
+    if (!fs::exists(root)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root))
+      if (entry.path().extension() == ".expect") out.push_back(entry.path());
+  }
+  return out;
+}
+
+TEST(Replay, BundledTracesGiveTheirExpectedFindings) {
+  const auto expectations = ExpectedTraces();
+  ASSERT_GE(expectations.size(), 2u) << "bundled traces with expectations are missing";
+  for (const fs::path& expect : expectations) {
+    fs::path trace = expect;
+    trace.replace_extension();  // drop ".expect"
+    SCOPED_TRACE(trace.string());
+    const std::string db = TempPath(trace.filename().string() + ".db");
+    fs::remove(db);
+    Result r = Streamcheck("replay --db " + db + " " + trace.string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const std::vector<Finding> found = StoredFindings(db);
+    const std::vector<Expected> wanted = LoadExpectations(expect);
+    EXPECT_EQ(found.size(), wanted.size()) << r.output;
+    for (const Expected& e : wanted) {
+      bool hit = false;
+      for (const Finding& f : found) hit = hit || Matches(f, e);
+      EXPECT_TRUE(hit) << "missing: " << e.rule << " " << e.kind << " " << e.earlier << " -> " << e.later
+                       << "\n" << r.output;
+    }
+  }
+}
+
+TEST(Replay, ErrorExitcodeOnlyWhenThereAreFindings) {
+  const std::string racy = std::string(STREAMCHECK_SOURCE_DIR) + "/testdata/examples/two_streams.trace.txt";
+  EXPECT_EQ(Streamcheck("replay --no-db --error-exitcode 7 " + racy).exit_code, 7);
+  EXPECT_EQ(Streamcheck("replay --no-db " + racy).exit_code, 0);
+  const std::string clean = TempPath("clean.trace.txt");
+  std::ofstream(clean) << "stream_create thread=1 stream=0x10\nkernel_launch thread=1 stream=0x10 access=0x1000+4:write\n";
+  EXPECT_EQ(Streamcheck("replay --no-db --error-exitcode 7 " + clean).exit_code, 0);
+}
+
+TEST(Replay, UsageErrorsExitTwo) {
+  EXPECT_EQ(Streamcheck("replay --no-db /nonexistent/trace.sctrace").exit_code, 2);
+  EXPECT_EQ(Streamcheck("replay").exit_code, 2);
+  EXPECT_EQ(Streamcheck("frobnicate").exit_code, 2);
+  EXPECT_EQ(Streamcheck("rules no-such-rule").exit_code, 2);
+  EXPECT_EQ(Streamcheck("--help").exit_code, 0);
+}
+
+TEST(Replay, TextTraceErrorNamesTheLine) {
+  const std::string bad = TempPath("bad.trace.txt");
+  std::ofstream(bad) << "stream_create thread=1 stream=0x10\nkernel_launch thread=1 sream=0x10\n";
+  Result r = Streamcheck("replay --no-db " + bad);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find(":2:"), std::string::npos) << r.output;
+}
+
+// A binary trace written in small blocks, then cut short or damaged: the
+// findings from the intact blocks must still be stored.
+TEST(Replay, DamagedBinaryTraceKeepsEarlierFindingsAndNamesTheOffset) {
+  std::vector<TraceRecord> records;
+  std::string error;
+  std::ifstream in(std::string(STREAMCHECK_SOURCE_DIR) + "/testdata/examples/two_streams.trace.txt");
+  std::stringstream text;
+  text << in.rdbuf();
+  ASSERT_TRUE(ParseTextTrace(text.str(), &records, &error)) << error;
+  // Find where the first race is complete, and add more records after it.
+  std::string bytes;
+  auto writer = CreateBinaryTraceWriter(&bytes, BinaryWriterOptions{.block_bytes = 64});
+  for (const TraceRecord& r : records) writer->Append(r);
+  for (int i = 0; i < 50; ++i) writer->Append(records.back());
+  writer->Close();
+
+  for (const char* damage : {"truncate", "flip"}) {
+    SCOPED_TRACE(damage);
+    std::string damaged = bytes;
+    const size_t at = bytes.size() - 40;  // inside the last blocks
+    if (std::string(damage) == "truncate") damaged.resize(at);
+    else damaged[at] ^= 0x5a;
+    const std::string path = TempPath(std::string("damaged_") + damage + ".sctrace");
+    std::ofstream(path, std::ios::binary) << damaged;
+    const std::string db = TempPath(std::string("damaged_") + damage + ".db");
+    fs::remove(db);
+    Result r = Streamcheck("replay --db " + db + " " + path);
+    EXPECT_EQ(r.exit_code, 2) << r.output;
+    EXPECT_NE(r.output.find("offset"), std::string::npos) << r.output;
+    EXPECT_EQ(StoredFindings(db).size(), 2u) << r.output;
+  }
+}
+
+TEST(Rules, ListsEveryRuleAndPrintsItsPage) {
+  Result list = Streamcheck("rules");
+  EXPECT_EQ(list.exit_code, 0);
+  for (const char* id : {"cross-stream-race", "host-device-race", "free-while-in-use", "use-after-free",
+                         "wait-on-unrecorded-event", "unsynchronized-timing", "pageable-async-copy"})
+    EXPECT_NE(list.output.find(id), std::string::npos) << id;
+  Result page = Streamcheck("rules cross-stream-race");
+  EXPECT_EQ(page.exit_code, 0);
+  EXPECT_NE(page.output.find("## Fix"), std::string::npos) << page.output;
+}
+
+}  // namespace
+}  // namespace streamcheck
