@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "cli/exit_code.h"
+#include "rules/catalogue.h"
 #include "runtime/engine.h"
 #include "runtime/finding_filter.h"
 #include "runtime/trace/trace_io.h"

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "cli/cmd_rules.h"
+#include "cli/exit_code.h"
 #if __has_include("cli/cmd_replay.h")
 #include "cli/cmd_replay.h"
 #define STREAMCHECK_HAVE_REPLAY 1
