@@ -16,6 +16,12 @@
 
 #include "runtime/finding.h"
 
+// The top-level CMakeLists defines it for every target; a stray build without
+// it still compiles.
+#ifndef STREAMCHECK_VERSION
+#define STREAMCHECK_VERSION "unknown"
+#endif
+
 namespace streamcheck::store {
 
 class Database;

@@ -170,5 +170,17 @@ TEST(HtmlReport, IsSelfContainedWithTimelineAndStacks) {
   EXPECT_NE(html.find("make_input"), std::string::npos);
 }
 
+TEST(HtmlReport, ShowsTheSourceLineOfEachFrameWhenTheFileIsReadable) {
+  testing::ScratchDir dir;
+  std::string source = dir.File("kernels.cu");
+  testing::WriteAll(source, "int main() {\n  launch<<<1, 1, 0, s>>>(a);\n}\n");
+  ReportData data = Data();
+  data.findings[0].finding.accesses[1].stack = {{"main", source, 2, 3, 0}};
+  std::ostringstream out;
+  WriteHtmlReport(data, out);
+  EXPECT_NE(out.str().find("class=\"source\">  launch&lt;&lt;&lt;1, 1, 0, s&gt;&gt;&gt;(a);"),
+            std::string::npos) << out.str();
+}
+
 }  // namespace
 }  // namespace streamcheck::store
