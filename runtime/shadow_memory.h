@@ -69,6 +69,16 @@ class ReadSet {
     count_ = 0;
     if (overflow_) overflow_->clear();
   }
+  // The read of `lane`, or nullptr. Two tight loops: inline part, then spill.
+  ShadowAccess* FindLane(Lane lane) {
+    const size_t in_line = count_ < kInline ? count_ : kInline;
+    for (size_t i = 0; i < in_line; ++i)
+      if (inline_[i].lane == lane) return &inline_[i];
+    if (count_ > kInline)
+      for (ShadowAccess& a : *overflow_)
+        if (a.lane == lane) return &a;
+    return nullptr;
+  }
 
  private:
   static constexpr size_t kInline = 2;

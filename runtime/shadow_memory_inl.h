@@ -27,13 +27,8 @@ inline void Check(const ShadowInterval& iv, Address begin, const ShadowAccess& n
 
 inline void Record(ShadowInterval& iv, const ShadowAccess& now) {
   if (now.kind == ShadowKind::kRead) {
-    for (size_t i = 0; i < iv.reads.size(); ++i) {
-      if (iv.reads[i].lane == now.lane) {
-        iv.reads[i] = now;
-        return;
-      }
-    }
-    iv.reads.push_back(now);
+    if (ShadowAccess* same_lane = iv.reads.FindLane(now.lane)) *same_lane = now;
+    else iv.reads.push_back(now);
     return;
   }
   iv.write = now;

@@ -9,10 +9,11 @@ SyncObjects::~SyncObjects() {
 }
 
 ThreadState& SyncObjects::Thread(ThreadId id) {
-  if (last_thread_state_ && lanes_->Get(last_thread_state_->lane).thread == id) return *last_thread_state_;
+  if (last_thread_state_ && last_thread_state_->id == id) return *last_thread_state_;
   auto it = threads_.find(id);
   if (it == threads_.end()) {
     it = threads_.try_emplace(id).first;
+    it->second.id = id;
     LaneInfo info;
     info.kind = LaneKind::kHostThread;
     info.thread = id;
@@ -101,7 +102,7 @@ void SyncObjects::DestroyStream(Handle handle) {
 }
 
 void SyncObjects::PrepareStreamOperation(StreamState& stream, ThreadState& thread) {
-  const ThreadId thread_id = lanes_->Get(thread.lane).thread;
+  const ThreadId thread_id = thread.id;
   if (stream.last_joined_thread != thread_id || stream.last_joined_thread_version != thread.version) {
     stream.clock.Join(thread.clock);
     stream.last_joined_thread = thread_id;

@@ -16,6 +16,7 @@
 namespace streamcheck {
 
 struct ThreadState {
+  ThreadId id = 0;
   Lane lane = kNoLane;
   VectorClock clock;
   DeviceId current_device = 0;
