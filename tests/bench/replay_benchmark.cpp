@@ -22,9 +22,16 @@ double ResidentMiB() {
   return pages_resident * double(sysconf(_SC_PAGESIZE)) / (1 << 20);
 }
 
+WorkloadShape Shape(int64_t pattern) {
+  WorkloadShape shape;
+  shape.pattern = pattern == 0 ? AccessPattern::kProducerConsumer : AccessPattern::kUniformRandom;
+  return shape;
+}
+
 // Engine only: the steady state of the workload, records already decoded.
+// Arg: 0 = producer/consumer pattern, 1 = uniformly random accesses.
 void BM_EngineSteadyState(benchmark::State& state) {
-  WorkloadGenerator gen(WorkloadShape{});
+  WorkloadGenerator gen(Shape(state.range(0)));
   Engine engine(nullptr);
   for (const TraceRecord& r : gen.Prelude()) engine.Process(r);
   std::vector<TraceRecord> chunk(100000);
@@ -36,16 +43,17 @@ void BM_EngineSteadyState(benchmark::State& state) {
   engine.Finish();
   state.counters["findings"] = double(engine.stats().findings);
 }
-BENCHMARK(BM_EngineSteadyState)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EngineSteadyState)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 
 // Writes the workload (prelude + `ops` operations) as a binary trace once.
-std::string TracePath(int64_t ops) {
-  const std::string path = "/tmp/streamcheck_bench_" + std::to_string(ops) + ".sctrace";
+std::string TracePath(int64_t ops, int64_t pattern) {
+  const std::string path =
+      "/tmp/streamcheck_bench_" + std::to_string(ops) + "_" + std::to_string(pattern) + ".sctrace";
   if (access(path.c_str(), R_OK) == 0) return path;
   std::string error;
   auto writer = CreateBinaryTraceWriter(path + ".tmp", &error);
   if (!writer) return "";
-  WorkloadGenerator gen(WorkloadShape{});
+  WorkloadGenerator gen(Shape(pattern));
   for (const TraceRecord& r : gen.Prelude()) writer->Append(r);
   TraceRecord r;
   for (int64_t i = 0; i < ops; ++i) {
@@ -58,9 +66,10 @@ std::string TracePath(int64_t ops) {
 }
 
 // The whole replay: decode the binary trace and run the engine over it.
+// Args: operations, pattern (0 producer/consumer, 1 uniformly random).
 void BM_ReplayTraceFile(benchmark::State& state) {
   const int64_t ops = state.range(0);
-  const std::string path = TracePath(ops);
+  const std::string path = TracePath(ops, state.range(1));
   if (path.empty()) {
     state.SkipWithError("cannot write the benchmark trace");
     return;
@@ -84,7 +93,12 @@ void BM_ReplayTraceFile(benchmark::State& state) {
   state.counters["findings"] = double(findings);
   state.counters["rss_growth_MiB"] = engine_mib;
 }
-BENCHMARK(BM_ReplayTraceFile)->Arg(1000000)->Arg(10000000)->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK(BM_ReplayTraceFile)
+    ->Args({1000000, 0})
+    ->Args({10000000, 0})
+    ->Args({10000000, 1})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1);
 
 }  // namespace
 }  // namespace streamcheck::bench

@@ -10,6 +10,7 @@ constexpr StringId kApiLaunch = 1, kApiRecord = 2, kApiWait = 3, kApiSync = 4, k
 
 WorkloadGenerator::WorkloadGenerator(WorkloadShape shape, uint32_t seed) : shape_(shape), rng_(seed) {
   for (int s = 0; s < shape_.streams; ++s) stream_handles_.push_back(0x5500 + s * 0x10);
+  last_output_.assign(shape_.streams, -1);
 }
 
 std::vector<TraceRecord> WorkloadGenerator::Prelude() {
@@ -110,7 +111,11 @@ void WorkloadGenerator::Next(TraceRecord* r) {
   r->name = kFirstKernelName + static_cast<StringId>(rng_() % shape_.kernel_names);
   r->stream = stream_handles_[stream];
   const int weights = static_cast<int>(rng_() % kSharedInputs);
-  const int in = BufferOf(stream), out = BufferOf(stream);
+  const bool chained = shape_.pattern == AccessPattern::kProducerConsumer && last_output_[stream] >= 0;
+  const int in = chained ? last_output_[stream] : BufferOf(stream);
+  int out = BufferOf(stream);
+  if (out == in) out = BufferOf(stream);  // a kernel rarely writes its own input
+  last_output_[stream] = out;
   r->accesses.push_back({BufferAddress(weights), BufferSize(weights), AccessMode::kRead});
   r->accesses.push_back({BufferAddress(in), BufferSize(in), AccessMode::kRead});
   r->accesses.push_back({BufferAddress(out), BufferSize(out), AccessMode::kWrite});

@@ -1,8 +1,15 @@
 // A synthetic but program-shaped workload for the replay benchmark: streams
 // that each own (alone write) a share of many live buffers, kernels that read
-// shared read-only inputs and their stream's buffers, event fork/join between
-// streams, and occasional host syncs. It is race-free like a correct program:
-// races are rare events, the hot path is the race-free access.
+// a shared read-only input (weights) and a buffer of their stream and write
+// another, event fork/join between streams, and occasional host syncs. It is
+// race-free like a correct program: races are rare, the hot path is the
+// race-free access.
+//
+// Two access patterns: kProducerConsumer (a kernel reads what its stream's
+// previous kernel wrote, as layers of a network do, and writes a buffer chosen
+// at random) and kUniformRandom (input and output both uniformly random over
+// the stream's share: no temporal locality at all, the worst case for the
+// shadow-memory lookups).
 #pragma once
 
 #include <cstdint>
@@ -13,7 +20,10 @@
 
 namespace streamcheck::bench {
 
+enum class AccessPattern { kProducerConsumer, kUniformRandom };
+
 struct WorkloadShape {
+  AccessPattern pattern = AccessPattern::kProducerConsumer;
   int streams = 8;
   int events = 64;
   int live_buffers = 100000;
@@ -40,7 +50,8 @@ class WorkloadGenerator {
   int join_event_ = 0;
   int join_from_ = 0;
   int join_to_ = 0;
-  int cross_read_stream_ = -1;  // B reads one of A's buffers after the wait
+  int cross_read_stream_ = -1;  // B runs the next kernel after the wait
+  std::vector<int> last_output_;  // per stream: the buffer its previous kernel wrote
   uint64_t ops_ = 0;
 };
 
