@@ -3,6 +3,7 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/ExprCXX.h>
+#include <clang/Basic/SourceManager.h>
 #include <clang/Lex/Lexer.h>
 
 #include <cstdio>
@@ -46,6 +47,11 @@ std::optional<int64_t> ConstantOf(const clang::Expr* e, const clang::ASTContext&
   return std::nullopt;
 }
 
+Symbol SymbolOfDecl(const clang::ValueDecl* d, const Bindings& b) {
+  if (auto it = b.values.find(d); it != b.values.end()) return it->second;
+  return {DeclKey(d), d->getNameAsString()};
+}
+
 Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx) {
   if (e == nullptr) return {};
   e = Strip(e);
@@ -53,9 +59,7 @@ Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext
     return {"#" + std::to_string(*c), std::to_string(*c)};
   }
   if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
-    const clang::ValueDecl* d = ref->getDecl();
-    if (auto it = b.values.find(d); it != b.values.end()) return it->second;
-    return {DeclKey(d), d->getNameAsString()};
+    return SymbolOfDecl(ref->getDecl(), b);
   }
   if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
     const Symbol base = SymbolOf(sub->getBase(), b, ctx);

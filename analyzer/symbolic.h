@@ -42,6 +42,7 @@ struct Bindings {
 };
 
 Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);
+Symbol SymbolOfDecl(const clang::ValueDecl* d, const Bindings& b);
 // The base and offset of a pointer-valued expression (`p`, `p + i*n`, `&p[k]`,
 // `v.data()`, an array); invalid when the expression is not of that shape.
 BufferRef BufferOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);

@@ -1,0 +1,53 @@
+// Runs the stream model over one host function's CFG to a fixpoint, then
+// walks it once more and hands each event (async op, host access, free,
+// event wait, clock read) to the checks with the state before it. Calls to
+// helpers defined in the same translation unit are analysed in place with
+// their parameters bound to the caller's arguments (a summary per call site),
+// so a bug across a helper boundary is reported at the call.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "analyzer/kernel_summary.h"
+#include "analyzer/lint_check.h"
+#include "analyzer/stream_state.h"
+
+namespace clang {
+class ASTContext;
+class CFG;
+class FunctionDecl;
+}  // namespace clang
+
+namespace streamcheck::lint {
+
+struct AnalyzerOptions {
+  bool per_thread_default_stream = false;  // nvcc --default-stream per-thread
+  int max_inline_depth = 3;
+};
+
+class FunctionAnalyzer {
+ public:
+  FunctionAnalyzer(clang::ASTContext& ast, const std::vector<std::unique_ptr<LintCheck>>& checks,
+                   CheckContext& ctx, OpTable& ops, const AnalyzerOptions& options);
+  ~FunctionAnalyzer();
+  void Analyze(const clang::FunctionDecl* fn);
+
+  struct Frame;
+
+ private:
+  FlowState RunCfg(const clang::FunctionDecl* fn, const FlowState& entry, const Frame& frame, bool report);
+  clang::CFG* CfgOf(const clang::FunctionDecl* fn);
+
+  friend class TransferWalker;
+  clang::ASTContext& ast_;
+  const std::vector<std::unique_ptr<LintCheck>>& checks_;
+  CheckContext& ctx_;
+  OpTable& ops_;
+  AnalyzerOptions options_;
+  KernelSummaries summaries_;
+  std::map<const clang::FunctionDecl*, std::unique_ptr<clang::CFG>> cfgs_;
+};
+
+}  // namespace streamcheck::lint
