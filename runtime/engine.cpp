@@ -132,16 +132,21 @@ void Engine::Impl::StreamWaitEvent(const TraceRecord& r) {
     return;
   }
   if (!e.recorded) {
-    AccessDescription wait{s.lane, SiteOf(r), ShadowKind::kRead, 0, 0, index_, r.timestamp_ns};
-    ReportSingle(rules::RuleId::kWaitOnUnrecordedEvent, FindingKind::kUnrecordedEventWait, wait,
-                 "cudaStreamWaitEvent on an event that was never recorded",
-                 "the event had no cudaEventRecord before this wait, so the wait returns at once and "
-                 "orders nothing");
+    FlagUnrecordedEvent(s.lane, r, "cudaStreamWaitEvent", "the stream waits for nothing");
     return;
   }
   sync_.PrepareStreamOperation(s, t);
   s.clock.Join(e.clock);
   sync_.TickStream(s);
+}
+
+void Engine::Impl::FlagUnrecordedEvent(Lane waiter, const TraceRecord& r, const char* call,
+                                       const char* consequence) {
+  AccessDescription wait{waiter, SiteOf(r), ShadowKind::kRead, 0, 0, index_, r.timestamp_ns};
+  ReportSingle(rules::RuleId::kWaitOnUnrecordedEvent, FindingKind::kUnrecordedEventWait, wait,
+               std::string(call) + " on an event that was never recorded",
+               "the event had no cudaEventRecord before this call, so it returns at once and " +
+                   std::string(consequence));
 }
 
 // cudaEventSynchronize, and cudaEventQuery returning cudaSuccess.
@@ -150,13 +155,7 @@ void Engine::Impl::HostWaitsForEvent(const TraceRecord& r, bool flag_unrecorded)
   auto it = sync_.events().find(r.event);
   const bool recorded = it != sync_.events().end() && it->second.recorded;
   if (!recorded) {
-    if (flag_unrecorded) {
-      AccessDescription wait{t.lane, SiteOf(r), ShadowKind::kRead, 0, 0, index_, r.timestamp_ns};
-      ReportSingle(rules::RuleId::kWaitOnUnrecordedEvent, FindingKind::kUnrecordedEventWait, wait,
-                   "cudaEventSynchronize on an event that was never recorded",
-                   "the event had no cudaEventRecord before this call, so it returns at once and the "
-                   "host waits for nothing");
-    }
+    if (flag_unrecorded) FlagUnrecordedEvent(t.lane, r, "cudaEventSynchronize", "the host waits for nothing");
     return;
   }
   sync_.JoinIntoThread(t, it->second.clock);

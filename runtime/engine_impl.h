@@ -51,6 +51,7 @@ class Engine::Impl {
   void EventRecord(const TraceRecord& r);
   void StreamWaitEvent(const TraceRecord& r);
   void HostWaitsForEvent(const TraceRecord& r, bool flag_unrecorded);
+  void FlagUnrecordedEvent(Lane waiter, const TraceRecord& r, const char* call, const char* consequence);
   void HostWaitsForStream(const TraceRecord& r);
   void HostWaitsForDevice(ThreadState& t, DeviceId device);
   void EventElapsedTime(const TraceRecord& r);

@@ -1,17 +1,11 @@
 // Turns shadow conflicts into findings: which rule and kind, how sure we are,
 // why no happens-before edge exists, and how to add one.
-#include <cstdio>
+#include "runtime/hex.h"
 
 #include "runtime/engine_impl.h"
 
 namespace streamcheck {
 namespace {
-
-std::string Hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 AccessMode ModeOf(ShadowKind k) {
   switch (k) {

@@ -1,15 +1,9 @@
 #include "runtime/lane_table.h"
 
-#include <cstdio>
+#include "runtime/hex.h"
 
 namespace streamcheck {
 namespace {
-
-std::string Hex(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%llx", static_cast<unsigned long long>(v));
-  return buf;
-}
 
 }  // namespace
 

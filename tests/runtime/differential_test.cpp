@@ -103,8 +103,10 @@ Generated Generate(uint32_t seed) {
     }
     return out;
   };
-  auto device_op = [&](const StreamSpec& s, int host) {
-    std::vector<int> preds = {host};
+  // A stream operation: after its host call, its stream's previous operation,
+  // the legacy-stream rules, and `extra` (e.g. the captured work of an event).
+  auto device_op = [&](const StreamSpec& s, int host, int extra = -1) {
+    std::vector<int> preds = {host, extra};
     if (last_op.count(s.handle)) preds.push_back(last_op[s.handle]);
     if (s.legacy) preds.insert(preds.end(), blocking_ops.begin(), blocking_ops.end());
     else if (s.blocking) preds.insert(preds.end(), legacy_ops.begin(), legacy_ops.end());
@@ -135,16 +137,8 @@ Generated Generate(uint32_t seed) {
       return;
     }
     // The wait is an operation of the stream that follows the captured work.
-    const int host = host_node({});
     const int captured = it->second;
-    std::vector<int> preds = {host, captured};
-    if (last_op.count(s.handle)) preds.push_back(last_op[s.handle]);
-    if (s.legacy) preds.insert(preds.end(), blocking_ops.begin(), blocking_ops.end());
-    else if (s.blocking) preds.insert(preds.end(), legacy_ops.begin(), legacy_ops.end());
-    const int n = g.ref.NewNode(preds);
-    last_op[s.handle] = n;
-    if (s.legacy) legacy_ops.push_back(n);
-    else if (s.blocking) blocking_ops.push_back(n);
+    device_op(s, host_node({}), captured);
   };
   auto device_sync = [&]() {
     TraceRecord r;
