@@ -710,6 +710,8 @@ FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowStat
   if (cfg == nullptr) return entry;
   const unsigned n = cfg->getNumBlockIDs();
   std::vector<FlowState> out(n);
+  std::vector<const clang::CFGBlock*> blocks(n, nullptr);
+  for (const clang::CFGBlock* b : *cfg) blocks[b->getBlockID()] = b;
 
   const auto edge_state = [&](const clang::CFGBlock* pred, const clang::CFGBlock* succ) {
     FlowState st = out[pred->getBlockID()];
@@ -762,7 +764,8 @@ FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowStat
   for (int sweep = 0; sweep < 40; ++sweep) {
     bool changed = false;
     for (int id = static_cast<int>(n) - 1; id >= 0; --id) {
-      const clang::CFGBlock* b = cfg->getBlock(id);
+      const clang::CFGBlock* b = blocks[id];
+      if (b == nullptr) continue;
       FlowState in = in_state(b);
       if (!in.reached) continue;
       FlowState next = transfer(b, std::move(in), false);
@@ -775,7 +778,8 @@ FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowStat
   }
   if (report) {
     for (int id = static_cast<int>(n) - 1; id >= 0; --id) {
-      const clang::CFGBlock* b = cfg->getBlock(id);
+      const clang::CFGBlock* b = blocks[id];
+      if (b == nullptr) continue;
       FlowState in = in_state(b);
       if (in.reached) transfer(b, std::move(in), true);
     }

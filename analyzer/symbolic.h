@@ -21,6 +21,7 @@ struct Symbol {
   std::string key;   // identity: equal keys name the same value
   std::string text;  // as written, for messages
   bool empty() const { return key.empty(); }
+  bool operator==(const Symbol&) const = default;
 };
 
 // A pointer into a buffer: the base it was derived from and the offset added.
@@ -30,6 +31,7 @@ struct BufferRef {
   std::string offset_text;
   std::optional<int64_t> offset_bytes;   // when the offset is a constant (0 when none)
   bool valid() const { return !base.empty(); }
+  bool operator==(const BufferRef&) const = default;
   std::string Text() const { return offset_text.empty() ? base.text : base.text + " + " + offset_text; }
 };
 
