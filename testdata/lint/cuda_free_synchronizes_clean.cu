@@ -1,0 +1,21 @@
+// cudaFree synchronizes the device before freeing. Silent.
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <cstring>
+#include <chrono>
+#include <vector>
+
+__global__ void produce(float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = i; }
+__global__ void consume(const float* in, float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2 * in[i]; }
+__global__ void reduce(const float* in, float* total, int n) { int i = threadIdx.x; if (i < n) atomicAdd(total, in[i]); }
+
+int main() {
+  float *a, *b;
+  cudaMalloc(&a, 4096); cudaMalloc(&b, 4096);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  consume<<<4, 256, 0, s>>>(a, b, 1024);
+  cudaFree(a);
+  cudaFree(b);
+  return 0;
+}

@@ -1,0 +1,31 @@
+// An event recorded at the end of each iteration and waited on in the next: recorded on the back edge. Silent.
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <cstring>
+#include <chrono>
+#include <vector>
+
+__global__ void produce(float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = i; }
+__global__ void consume(const float* in, float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2 * in[i]; }
+__global__ void reduce(const float* in, float* total, int n) { int i = threadIdx.x; if (i < n) atomicAdd(total, in[i]); }
+
+int main() {
+  float *a, *b;
+  cudaMalloc(&a, 4096); cudaMalloc(&b, 4096);
+  cudaStream_t s1, s2;
+  cudaStreamCreate(&s1);
+  cudaStreamCreate(&s2);
+  cudaEvent_t e;
+  cudaEventCreate(&e);
+  cudaEventRecord(e, s1);
+  for (int it = 0; it < 10; ++it) {
+    cudaStreamWaitEvent(s2, e, 0);
+    consume<<<4, 256, 0, s2>>>(a, b, 1024);
+    cudaEventRecord(e, s2);
+    cudaStreamWaitEvent(s1, e, 0);
+    produce<<<4, 256, 0, s1>>>(a, 1024);
+    cudaEventRecord(e, s1);
+  }
+  cudaDeviceSynchronize();
+  return 0;
+}

@@ -1,0 +1,27 @@
+// The freeing stream waits on an event recorded after the last use. Silent.
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <cstring>
+#include <chrono>
+#include <vector>
+
+__global__ void produce(float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = i; }
+__global__ void consume(const float* in, float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2 * in[i]; }
+__global__ void reduce(const float* in, float* total, int n) { int i = threadIdx.x; if (i < n) atomicAdd(total, in[i]); }
+
+int main() {
+  float *a, *b;
+  cudaStream_t s1, s2;
+  cudaStreamCreate(&s1);
+  cudaStreamCreate(&s2);
+  cudaEvent_t used;
+  cudaEventCreate(&used);
+  cudaMalloc(&a, 4096);
+  cudaMalloc(&b, 4096);
+  consume<<<4, 256, 0, s1>>>(a, b, 1024);
+  cudaEventRecord(used, s1);
+  cudaStreamWaitEvent(s2, used, 0);
+  cudaFreeAsync(a, s2);
+  cudaDeviceSynchronize();
+  return 0;
+}

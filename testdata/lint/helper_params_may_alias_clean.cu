@@ -1,0 +1,15 @@
+// A helper using two stream parameters alone: they may be the same stream, so it stays silent.
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <cstring>
+#include <chrono>
+#include <vector>
+
+__global__ void produce(float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = i; }
+__global__ void consume(const float* in, float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2 * in[i]; }
+__global__ void reduce(const float* in, float* total, int n) { int i = threadIdx.x; if (i < n) atomicAdd(total, in[i]); }
+
+void pipeline(float* a, float* b, cudaStream_t s1, cudaStream_t s2) {
+  produce<<<4, 256, 0, s1>>>(a, 1024);
+  consume<<<4, 256, 0, s2>>>(a, b, 1024);
+}

@@ -1,0 +1,22 @@
+// free() of a host buffer an async copy may still read.
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <cstring>
+#include <chrono>
+#include <vector>
+
+__global__ void produce(float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = i; }
+__global__ void consume(const float* in, float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2 * in[i]; }
+__global__ void reduce(const float* in, float* total, int n) { int i = threadIdx.x; if (i < n) atomicAdd(total, in[i]); }
+
+int main() {
+  float* d;
+  cudaMalloc(&d, 4096);
+  float* h = (float*)malloc(4096);
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s);  // expected-warning{{pageable-async-copy}}
+  free(h);  // expected-warning{{free-while-in-use}}
+  cudaStreamSynchronize(s);
+  return 0;
+}

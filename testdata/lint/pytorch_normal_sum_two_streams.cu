@@ -1,0 +1,25 @@
+// The PyTorch example with the current stream an explicit stream too: a plain cross-stream race.
+#include <cuda_runtime.h>
+#include <cstdlib>
+#include <cstring>
+#include <chrono>
+#include <vector>
+
+__global__ void produce(float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = i; }
+__global__ void consume(const float* in, float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2 * in[i]; }
+__global__ void reduce(const float* in, float* total, int n) { int i = threadIdx.x; if (i < n) atomicAdd(total, in[i]); }
+
+__global__ void normal_(float* a, int n) { int i = threadIdx.x; if (i < n) a[i] = 0.5f; }
+int main() {
+  const int n = 256;
+  float *A, *B;
+  cudaMalloc(&A, n * sizeof(float));
+  cudaMalloc(&B, sizeof(float));
+  cudaStream_t current, s;
+  cudaStreamCreateWithFlags(&current, cudaStreamNonBlocking);
+  cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+  normal_<<<1, n, 0, current>>>(A, n);
+  reduce<<<1, n, 0, s>>>(A, B, n);  // expected-warning{{cross-stream-race}}
+  cudaDeviceSynchronize();
+  return 0;
+}

@@ -1,0 +1,83 @@
+#include "analyzer/compile_flags.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+namespace streamcheck::lint {
+namespace {
+
+bool Has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+TEST(NvccTranslation, ArchGencodeXcompilerRdc) {
+  const auto out = TranslateNvccCommand({"/usr/local/cuda/bin/nvcc", "-ccbin", "/usr/bin/g++-12", "-arch=sm_90",
+                                         "-Xcompiler", "-fPIC,-Wall", "--expt-relaxed-constexpr", "-rdc=true",
+                                         "-x", "cu", "-Iinc", "-DX=1", "-c", "a.cu", "-o", "a.o"});
+  EXPECT_EQ(out[0], "clang++");
+  EXPECT_TRUE(Has(out, "--cuda-gpu-arch=sm_90"));
+  EXPECT_TRUE(Has(out, "-fPIC"));
+  EXPECT_TRUE(Has(out, "-Wall"));
+  EXPECT_TRUE(Has(out, "-fgpu-rdc"));
+  EXPECT_TRUE(Has(out, "cuda"));
+  EXPECT_FALSE(Has(out, "cu"));
+  EXPECT_FALSE(Has(out, "-ccbin"));
+  EXPECT_FALSE(Has(out, "/usr/bin/g++-12"));
+  EXPECT_FALSE(Has(out, "--expt-relaxed-constexpr"));
+  EXPECT_TRUE(Has(out, "-Iinc"));
+  EXPECT_TRUE(Has(out, "-DX=1"));
+}
+
+TEST(NvccTranslation, GencodeForms) {
+  EXPECT_TRUE(Has(TranslateNvccCommand({"nvcc", "-gencode", "arch=compute_80,code=sm_80", "a.cu"}),
+                  "--cuda-gpu-arch=sm_80"));
+  EXPECT_TRUE(Has(TranslateNvccCommand({"nvcc", "--generate-code=arch=compute_75,code=[compute_75,sm_75]", "a.cu"}),
+                  "--cuda-gpu-arch=sm_75"));
+  EXPECT_TRUE(Has(TranslateNvccCommand({"nvcc", "-arch", "compute_70", "a.cu"}), "--cuda-gpu-arch=sm_70"));
+  const auto native = TranslateNvccCommand({"nvcc", "-arch=native", "a.cu"});
+  EXPECT_EQ(std::count_if(native.begin(), native.end(), [](const std::string& s) { return s.rfind("--cuda-gpu-arch", 0) == 0; }), 0);
+}
+
+TEST(NvccTranslation, DropsDeviceOnlyAndValues) {
+  const auto out = TranslateNvccCommand({"nvcc", "-Xptxas", "-v", "-maxrregcount=32", "-lineinfo", "-G",
+                                         "--use_fast_math", "-t", "4", "-Werror", "all-warnings", "-dc", "a.cu",
+                                         "--default-stream", "per-thread", "-std", "c++20"});
+  EXPECT_FALSE(Has(out, "-v"));
+  EXPECT_FALSE(Has(out, "4"));
+  EXPECT_FALSE(Has(out, "all-warnings"));
+  EXPECT_TRUE(Has(out, "-fgpu-rdc"));
+  EXPECT_TRUE(Has(out, "-c"));
+  EXPECT_TRUE(Has(out, "-fgpu-default-stream=per-thread"));
+  EXPECT_TRUE(Has(out, "-std=c++20"));
+  EXPECT_TRUE(Has(out, "a.cu"));
+}
+
+TEST(PrepareClangCommand, AddsCudaHostOnlySetupAndDropsOutputs) {
+  CudaSetup setup{"/opt/cuda", "/rd", true};
+  const auto out = PrepareClangCommand({"nvcc", "-c", "a.cu", "-o", "a.o", "-MD", "-MF", "a.d", "-Werror"}, "a.cu", setup);
+  EXPECT_TRUE(Has(out, "--cuda-path=/opt/cuda"));
+  EXPECT_TRUE(Has(out, "--cuda-host-only"));
+  EXPECT_TRUE(Has(out, "-Wno-unknown-cuda-version"));
+  EXPECT_TRUE(Has(out, "-resource-dir=/rd"));
+  EXPECT_TRUE(Has(out, "-fsyntax-only"));
+  EXPECT_FALSE(Has(out, "a.o"));
+  EXPECT_FALSE(Has(out, "a.d"));
+  EXPECT_FALSE(Has(out, "-Werror"));
+  EXPECT_FALSE(Has(out, "-c"));
+}
+
+TEST(PrepareClangCommand, PlainCppStaysCpp) {
+  const auto out = PrepareClangCommand({"g++", "-c", "a.cpp"}, "a.cpp", CudaSetup{"/opt/cuda", "", true});
+  EXPECT_FALSE(Has(out, "--cuda-host-only"));
+  EXPECT_EQ(out[0], "clang++");
+}
+
+TEST(SplitCommandLine, Quotes) {
+  const auto v = SplitCommandLine(R"(nvcc -DMSG="a b" 'x y' c\ d)");
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[1], "-DMSG=a b");
+  EXPECT_EQ(v[2], "x y");
+  EXPECT_EQ(v[3], "c d");
+}
+
+}  // namespace
+}  // namespace streamcheck::lint
