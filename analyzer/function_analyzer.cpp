@@ -51,6 +51,12 @@ bool IsStreamType(clang::QualType t) {
   return name == "cudaStream_t" || name == "struct CUstream_st *" || name == "CUstream";
 }
 
+// Opaque CUDA handles: copied by value, never buffers.
+bool IsHandleType(clang::QualType t) {
+  const std::string name = t.getUnqualifiedType().getAsString();
+  return IsStreamType(t) || name == "cudaEvent_t" || name == "cudaGraph_t" || name == "cudaGraphExec_t";
+}
+
 bool IsStdVector(clang::QualType t) {
   const auto* rd = t->getAsCXXRecordDecl();
   return rd != nullptr && rd->getQualifiedNameAsString() == "std::vector";
@@ -225,7 +231,13 @@ class TransferWalker {
       if (!(c && *c == 0)) {
         h.access.ref.offset_key += (h.access.ref.offset_key.empty() ? "" : "+") + (idx.empty() ? "?" : idx.key);
         h.access.ref.offset_text += (h.access.ref.offset_text.empty() ? "" : " + ") + TextOf(index, ast_);
-        h.access.ref.offset_bytes.reset();
+        const clang::QualType element = base->getType()->getPointeeOrArrayElementType()->getCanonicalTypeUnqualified();
+        if (c && h.access.ref.offset_bytes && !element->isIncompleteType() && !element->isDependentType() &&
+            !element->isVoidType()) {
+          h.access.ref.offset_bytes = *h.access.ref.offset_bytes + *c * ast_.getTypeSizeInChars(element).getQuantity();
+        } else {
+          h.access.ref.offset_bytes.reset();
+        }
       }
     }
     h.access.mode = ModeOf(use);
@@ -246,6 +258,11 @@ class TransferWalker {
   void Bind(const std::string& key, clang::QualType type, const clang::Expr* init, clang::SourceLocation loc) {
     if (init == nullptr) return;
     const clang::Expr* stripped = init->IgnoreParenCasts();
+    if (IsHandleType(type)) {
+      const Symbol v = IsStreamType(type) ? StreamSym(init) : Sym(init);
+      if (!v.empty() && v.key != key) s_.values[key] = v;
+      return;
+    }
     if (type->isPointerType()) {
       if (llvm::isa<clang::CXXNewExpr>(stripped)) {
         NoteAllocation(key, MemoryKind::kPageableHost, "new[]", loc);
@@ -331,6 +348,7 @@ class TransferWalker {
   }
 
   void Issue(DeviceOp& op) {
+    op.captured = s_.capturing.count(op.stream.key) != 0;
     if (report_) {
       for (const auto& check : fa_.checks_) check->OnDeviceOp(op, s_, fa_.ctx_);
     }
@@ -594,7 +612,7 @@ class TransferWalker {
       const clang::Expr* a = call->getArg(i);
       Symbol v = IsStreamType(p->getType()) ? StreamSym(a) : Sym(a);
       if (!v.empty()) inner.bindings.values[p] = v;
-      if (p->getType()->isPointerType()) {
+      if (p->getType()->isPointerType() && !IsHandleType(p->getType())) {
         const BufferRef r = Buf(a);
         if (r.valid()) inner.bindings.buffers[p] = r;
       }
