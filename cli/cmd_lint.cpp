@@ -1,0 +1,59 @@
+#include "cli/cmd_lint.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "cli/exit_code.h"
+
+namespace streamcheck::cli {
+namespace {
+
+// streamcheck-lint next to this binary (installed layout), in the build
+// tree's analyzer/ folder, or on PATH.
+std::string FindLintTool() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    for (const fs::path& candidate : {self.parent_path() / "streamcheck-lint",
+                                      self.parent_path().parent_path() / "analyzer" / "streamcheck-lint"}) {
+      if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
+    }
+  }
+  return "streamcheck-lint";  // execvp searches PATH
+}
+
+}  // namespace
+
+void AddLintCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand(
+      "lint",
+      "Static analysis of CUDA/C++ sources for stream-ordering bugs (runs streamcheck-lint; "
+      "`streamcheck lint --help` for its options, docs/lint.md)");
+  // Every argument, options included, belongs to streamcheck-lint.
+  cmd->prefix_command();
+  cmd->set_help_flag();
+  cmd->callback([cmd] {
+    std::vector<std::string> args = cmd->remaining();
+    const std::string tool = FindLintTool();
+    std::vector<char*> argv;
+    argv.push_back(const_cast<char*>(tool.c_str()));
+    for (std::string& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::fflush(nullptr);
+    execvp(argv[0], argv.data());
+    std::fprintf(stderr,
+                 "streamcheck lint: cannot run %s: %s (it is built when Clang/LLVM 22 is found; "
+                 "see docs/lint.md)\n",
+                 tool.c_str(), std::strerror(errno));
+    SetExitCode(kExitUsage);
+  });
+}
+
+}  // namespace streamcheck::cli
