@@ -1,72 +1,72 @@
 #include "runtime/shadow_memory.h"
 
+#include <algorithm>
+
 namespace streamcheck {
 
-ShadowMemory::Map::iterator ShadowMemory::Insert(Map::iterator hint, Address begin,
-                                                 ShadowInterval interval) {
-  auto it = intervals_.emplace_hint(hint, begin, std::move(interval));
-  by_begin_.Set(begin, &it->second);
-  return it;
+void ShadowMemory::Insert(Address begin, ShadowInterval interval) {
+  intervals_.Set(begin, std::move(interval));
+  starts_.insert(begin);
 }
 
-ShadowMemory::Map::iterator ShadowMemory::Erase(Map::iterator it) {
-  by_begin_.Erase(it->first);
-  return intervals_.erase(it);
+void ShadowMemory::Erase(Address begin) {
+  intervals_.Erase(begin);
+  starts_.erase(begin);
 }
 
-ShadowMemory::Map::iterator ShadowMemory::SplitAt(Map::iterator it, Address at) {
-  // Precondition: it->first < at < it->second.end.
-  ShadowInterval tail = it->second;
-  it->second.end = at;
-  return Insert(std::next(it), at, std::move(tail));
+void ShadowMemory::SplitAt(Address begin, Address at) {
+  // Precondition: begin < at < end of the interval at `begin`.
+  ShadowInterval* iv = intervals_.Find(begin);
+  ShadowInterval tail = *iv;
+  iv->end = at;
+  Insert(at, std::move(tail));
 }
 
-ShadowMemory::Map::iterator ShadowMemory::Carve(Address addr, Address end) {
-  // Split the interval that straddles `addr`, if any.
-  auto it = intervals_.lower_bound(addr);
-  if (it != intervals_.begin()) {
+void ShadowMemory::Overlapping(Address addr, Address end, std::vector<Address>* out) const {
+  out->clear();
+  auto it = starts_.lower_bound(addr);
+  if (it != starts_.begin()) {
     auto prev = std::prev(it);
-    if (prev->second.end > addr) it = SplitAt(prev, addr);
+    if (intervals_.Find(*prev)->end > addr) it = prev;
+  }
+  for (; it != starts_.end() && *it < end; ++it) out->push_back(*it);
+}
+
+void ShadowMemory::Carve(Address addr, Address end) {
+  // Split the interval that straddles `addr`, if any.
+  auto it = starts_.lower_bound(addr);
+  if (it != starts_.begin()) {
+    const Address prev = *std::prev(it);
+    if (intervals_.Find(prev)->end > addr) SplitAt(prev, addr);
   }
   // Walk [addr, end), filling gaps and splitting the interval that straddles `end`.
+  covering_.clear();
   Address cursor = addr;
-  Map::iterator first = intervals_.end();
   while (cursor < end) {
-    if (it == intervals_.end() || it->first > cursor) {
-      const Address gap_end = (it == intervals_.end()) ? end : std::min(end, it->first);
+    it = starts_.lower_bound(cursor);
+    if (it == starts_.end() || *it > cursor) {
       ShadowInterval fresh;
-      fresh.end = gap_end;
-      it = Insert(it, cursor, std::move(fresh));
-    } else if (it->second.end > end) {
-      SplitAt(it, end);
+      fresh.end = (it == starts_.end()) ? end : std::min(end, *it);
+      Insert(cursor, std::move(fresh));
+    } else if (intervals_.Find(cursor)->end > end) {
+      SplitAt(cursor, end);
     }
-    if (first == intervals_.end()) first = it;
-    cursor = it->second.end;
-    ++it;
+    covering_.push_back(cursor);
+    cursor = intervals_.Find(cursor)->end;
   }
-  return first;
 }
-
-namespace {
-
-bool SameState(const ShadowInterval& a, const ShadowInterval& b) {
-  if (!a.write.SameAs(b.write) || a.reads.size() != b.reads.size()) return false;
-  for (size_t i = 0; i < a.reads.size(); ++i)
-    if (!a.reads[i].SameAs(b.reads[i])) return false;
-  return true;
-}
-
-}  // namespace
 
 void ShadowMemory::MergeAround(Address addr, Address end) {
-  auto it = intervals_.lower_bound(addr);
-  if (it != intervals_.begin()) --it;
-  while (it != intervals_.end()) {
+  auto it = starts_.lower_bound(addr);
+  if (it != starts_.begin()) --it;
+  while (it != starts_.end()) {
     auto next = std::next(it);
-    if (next == intervals_.end() || next->first > end) break;
-    if (it->second.end == next->first && SameState(it->second, next->second)) {
-      it->second.end = next->second.end;
-      Erase(next);
+    if (next == starts_.end() || *next > end) break;
+    ShadowInterval* a = intervals_.Find(*it);
+    const ShadowInterval* b = intervals_.Find(*next);
+    if (a->end == *next && a->write.SameAs(b->write) && a->reads.SameAs(b->reads)) {
+      a->end = b->end;
+      Erase(*next);  // may move slots: `a` is not used after this
     } else {
       it = next;
     }
@@ -76,13 +76,13 @@ void ShadowMemory::MergeAround(Address addr, Address end) {
 void ShadowMemory::Reset(Address addr, uint64_t size, const ShadowAccess& marker) {
   if (size == 0) return;
   const Address end = addr + size;
-  auto it = Carve(addr, end);
-  while (it != intervals_.end() && it->first < end) it = Erase(it);
+  Carve(addr, end);
+  for (Address begin : covering_) Erase(begin);
   if (marker.valid()) {
     ShadowInterval iv;
     iv.end = end;
     iv.write = marker;
-    Insert(it, addr, std::move(iv));
+    Insert(addr, std::move(iv));
     MergeAround(addr, end);
   }
 }

@@ -3,95 +3,29 @@
 // exact: adjacent disjoint slices of one buffer never conflict, partial
 // overlaps split intervals at the overlap's bounds. Adjacent intervals with
 // equal state are merged again, so memory follows live buffers, not trace length.
+//
+// Layout: each interval lives in a 64-byte slot of a hash map keyed by its
+// start, so the common access (a whole buffer, seen before) costs one cache
+// miss; an ordered set of starts serves the rare split, gap and merge.
 #pragma once
 
 #include <cstdint>
-#include <array>
-#include <map>
-#include <memory>
+#include <set>
 #include <vector>
 
-#include "runtime/address_index.h"
-#include "runtime/ids.h"
+#include "runtime/address_map.h"
+#include "runtime/read_set.h"
+#include "runtime/shadow_access.h"
 #include "runtime/vector_clock.h"
 
 namespace streamcheck {
-
-// What an access did to the bytes. kAllocate/kFree mark lifetime boundaries.
-enum class ShadowKind : uint8_t { kRead, kWrite, kReadWrite, kUnknown, kAllocate, kFree };
-
-inline bool ShadowKindWrites(ShadowKind k) { return k != ShadowKind::kRead; }
-
-// Who did an access: the operation (lane, clock) and the code (site). Where
-// the operation sits in the trace is kept by the engine's OpLog, not here.
-struct ShadowAccess {
-  Lane lane = kNoLane;
-  Clock clock = 0;
-  uint32_t site = 0;  // SiteTable id: the code that did it
-  ShadowKind kind = ShadowKind::kRead;
-
-  bool valid() const { return lane != kNoLane; }
-  Epoch epoch() const { return {lane, clock}; }
-  bool SameAs(const ShadowAccess& o) const {
-    return lane == o.lane && clock == o.clock && site == o.site && kind == o.kind;
-  }
-};
-static_assert(sizeof(ShadowAccess) == 16, "ShadowAccess is the hot-path record; keep it packed");
-
-// Reads since the last write, at most one per lane. Two fit inline (most
-// buffers are read by one or two streams between writes); more spill to the heap.
-class ReadSet {
- public:
-  ReadSet() = default;
-  ReadSet(const ReadSet& o) { *this = o; }
-  ReadSet& operator=(const ReadSet& o) {
-    inline_ = o.inline_;
-    count_ = o.count_;
-    overflow_ = o.overflow_ ? std::make_unique<std::vector<ShadowAccess>>(*o.overflow_) : nullptr;
-    return *this;
-  }
-  ReadSet(ReadSet&&) = default;
-  ReadSet& operator=(ReadSet&&) = default;
-
-  size_t size() const { return count_; }
-  const ShadowAccess& operator[](size_t i) const { return i < kInline ? inline_[i] : (*overflow_)[i - kInline]; }
-  ShadowAccess& operator[](size_t i) { return i < kInline ? inline_[i] : (*overflow_)[i - kInline]; }
-  void push_back(const ShadowAccess& a) {
-    if (count_ < kInline) {
-      inline_[count_++] = a;
-      return;
-    }
-    if (!overflow_) overflow_ = std::make_unique<std::vector<ShadowAccess>>();
-    overflow_->push_back(a);
-    ++count_;
-  }
-  void clear() {
-    count_ = 0;
-    if (overflow_) overflow_->clear();
-  }
-  // The read of `lane`, or nullptr. Two tight loops: inline part, then spill.
-  ShadowAccess* FindLane(Lane lane) {
-    const size_t in_line = count_ < kInline ? count_ : kInline;
-    for (size_t i = 0; i < in_line; ++i)
-      if (inline_[i].lane == lane) return &inline_[i];
-    if (count_ > kInline)
-      for (ShadowAccess& a : *overflow_)
-        if (a.lane == lane) return &a;
-    return nullptr;
-  }
-
- private:
-  static constexpr size_t kInline = 2;
-  std::array<ShadowAccess, kInline> inline_{};
-  uint32_t count_ = 0;
-  std::unique_ptr<std::vector<ShadowAccess>> overflow_;
-};
 
 struct ShadowInterval {
   Address end = 0;
   ShadowAccess write;  // the last write, allocation or free
   ReadSet reads;       // reads since that write
 };
+static_assert(sizeof(ShadowInterval) + sizeof(Address) <= 64, "an interval and its key fill one cache line");
 
 // A pair of accesses with no happens-before edge, over [begin, end).
 struct ShadowConflict {
@@ -110,8 +44,8 @@ class ShadowMemory {
               IsHost is_host, std::vector<ShadowConflict>* conflicts);
 
   // Memory-level parallelism for one operation's several accesses: callers
-  // prefetch every access's index slot before the first Access().
-  void PrefetchIndex(Address addr) const { by_begin_.PrefetchSlot(addr); }
+  // prefetch every access's slot before the first Access().
+  void Prefetch(Address addr) const { intervals_.Prefetch(addr); }
 
   // Like Access for a free: every earlier access must be ordered before it
   // (violations are returned); then the range holds a single free marker.
@@ -126,18 +60,19 @@ class ShadowMemory {
   size_t interval_count() const { return intervals_.size(); }
 
  private:
-  using Map = std::map<Address, ShadowInterval>;  // key: interval begin
-  // Makes [addr, end) covered by intervals whose bounds include addr and end.
-  Map::iterator Carve(Address addr, Address end);
-  Map::iterator SplitAt(Map::iterator it, Address at);
+  // Makes [addr, end) covered by intervals with bounds at addr and end; fills
+  // `covering_` with their starts in order.
+  void Carve(Address addr, Address end);
+  void SplitAt(Address begin, Address at);
   void MergeAround(Address addr, Address end);
-  // Every change to the map goes through these two, which keep `by_begin_` in step.
-  Map::iterator Insert(Map::iterator hint, Address begin, ShadowInterval interval);
-  Map::iterator Erase(Map::iterator it);
+  void Insert(Address begin, ShadowInterval interval);
+  void Erase(Address begin);
+  // Starts of the intervals overlapping [addr, end), in order.
+  void Overlapping(Address addr, Address end, std::vector<Address>* out) const;
 
-  Map intervals_;
-  // Interval begin -> interval (map nodes never move), for the exact-match fast path.
-  AddressIndex<ShadowInterval> by_begin_;
+  AddressMap<ShadowInterval> intervals_;  // start -> interval
+  std::set<Address> starts_;              // the same starts, ordered
+  std::vector<Address> covering_;         // scratch
 };
 
 }  // namespace streamcheck

@@ -31,9 +31,9 @@ inline void Record(ShadowInterval& iv, const ShadowAccess& now) {
     else iv.reads.push_back(now);
     return;
   }
+  // A read-write access is also a read, but the write subsumes it for later checks.
   iv.write = now;
   iv.reads.clear();
-  // A read-write access is also a read, but the write subsumes it for later checks.
 }
 
 }  // namespace shadow_detail
@@ -45,14 +45,16 @@ void ShadowMemory::Access(Address addr, uint64_t size, const ShadowAccess& now,
   if (size == 0) return;
   const Address end = addr + size;
   // Fast path: the access covers exactly one existing interval.
-  if (ShadowInterval* iv = by_begin_.Find(addr); iv != nullptr && iv->end == end) {
+  if (ShadowInterval* iv = intervals_.Find(addr); iv != nullptr && iv->end == end) {
     shadow_detail::Check(*iv, addr, now, clock, is_host, conflicts);
     shadow_detail::Record(*iv, now);
     return;
   }
-  for (auto it = Carve(addr, end); it != intervals_.end() && it->first < end; ++it) {
-    shadow_detail::Check(it->second, it->first, now, clock, is_host, conflicts);
-    shadow_detail::Record(it->second, now);
+  Carve(addr, end);
+  for (Address begin : covering_) {
+    ShadowInterval& iv = *intervals_.Find(begin);
+    shadow_detail::Check(iv, begin, now, clock, is_host, conflicts);
+    shadow_detail::Record(iv, now);
   }
   MergeAround(addr, end);
 }
@@ -63,14 +65,10 @@ void ShadowMemory::Free(Address addr, uint64_t size, const ShadowAccess& free,
                         std::vector<ShadowConflict>* conflicts) {
   if (size == 0) return;
   const Address end = addr + size;
-  auto it = intervals_.lower_bound(addr);
-  if (it != intervals_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second.end > addr) it = prev;
-  }
-  for (; it != intervals_.end() && it->first < end; ++it) {
-    const ShadowInterval& iv = it->second;
-    const Address b = std::max(it->first, addr);
+  Overlapping(addr, end, &covering_);
+  for (Address begin : covering_) {
+    const ShadowInterval& iv = *intervals_.Find(begin);
+    const Address b = std::max(begin, addr);
     const Address e = std::min(iv.end, end);
     // Freeing twice is a different bug (the runtime rejects it); only report
     // accesses that may still be running.

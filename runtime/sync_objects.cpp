@@ -54,7 +54,7 @@ StreamState* SyncObjects::NewStream(Handle key, Handle handle, LaneKind kind, Th
 StreamState& SyncObjects::CreateStream(Handle handle, ThreadId thread, DeviceId device,
                                        uint32_t flags) {
   // A handle value can be reused after cudaStreamDestroy: the new stream is a new lane.
-  if (streams_.Find(handle)) DestroyStream(handle);
+  if (streams_.Find(handle) != nullptr) DestroyStream(handle);
   DeviceState& d = Device(device);
   StreamState* s = NewStream(handle, handle, LaneKind::kStream, thread, device, flags);
   streams_.Set(handle, s);
@@ -80,7 +80,7 @@ StreamState& SyncObjects::Stream(Handle handle, ThreadId thread) {
     d.blocking.push_back(s);  // the per-thread stream is an ordinary blocking stream
     return *s;
   }
-  if (StreamState* s = streams_.Find(handle)) return *s;
+  if (StreamState** s = streams_.Find(handle)) return **s;
   // Unknown handle: assume a blocking stream on the current device. Blocking
   // is the assumption that adds ordering, so it cannot create false reports.
   ++implicit_streams_;
@@ -93,11 +93,11 @@ void SyncObjects::ForgetStream(StreamState* stream) {
 }
 
 void SyncObjects::DestroyStream(Handle handle) {
-  StreamState* s = streams_.Find(handle);
+  StreamState** s = streams_.Find(handle);
   if (s == nullptr) return;
   // Pending work still completes after cudaStreamDestroy; the lane's epochs
   // stay valid in shadow memory, only the handle goes away.
-  ForgetStream(s);
+  ForgetStream(*s);
   streams_.Erase(handle);
 }
 

@@ -8,7 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/address_index.h"
+#include "runtime/address_map.h"
 #include "runtime/ids.h"
 #include "runtime/lane_table.h"
 #include "runtime/vector_clock.h"
@@ -106,7 +106,7 @@ class SyncObjects {
   LaneTable* lanes_;
   std::unordered_map<ThreadId, ThreadState> threads_;
   ThreadState* last_thread_state_ = nullptr;  // most calls come from the thread of the previous one
-  AddressIndex<StreamState> streams_;          // user-created streams by handle
+  AddressMap<StreamState*> streams_;          // user-created streams by handle
   std::unordered_map<uint64_t, StreamState*> per_thread_streams_;  // key: thread << 32 | device
   std::unordered_map<DeviceId, DeviceState> devices_;
   std::unordered_map<Handle, EventState> events_;
