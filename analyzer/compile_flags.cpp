@@ -277,7 +277,15 @@ std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, cons
       added.push_back("cuda");
     }
     const std::string cuda_path = setup.cuda_path.empty() ? FindCudaToolkit() : setup.cuda_path;
-    if (!cuda_path.empty()) added.push_back("--cuda-path=" + cuda_path);
+    if (!cuda_path.empty()) {
+      added.push_back("--cuda-path=" + cuda_path);
+      // CUDA 13 keeps Thrust/CUB/libcu++ under include/cccl, which nvcc adds itself.
+      std::error_code ec;
+      if (std::filesystem::is_directory(std::filesystem::path(cuda_path) / "include" / "cccl", ec)) {
+        added.push_back("-isystem");
+        added.push_back(cuda_path + "/include/cccl");
+      }
+    }
     if (setup.host_only && !device_only) added.push_back("--cuda-host-only");
     added.push_back("-Wno-unknown-cuda-version");
   }
