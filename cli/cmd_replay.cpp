@@ -16,6 +16,7 @@
 #include "rules/catalogue.h"
 #include "runtime/engine.h"
 #include "runtime/finding_filter.h"
+#include "runtime/trace/replay.h"
 #include "runtime/trace/trace_io.h"
 #include "store/store.h"
 #include "store/suppressions.h"
@@ -122,10 +123,8 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
     ReplaySink collected(store_sink.get());
     SuppressingSink sink(&collected, [&](const Finding& f) { return suppressions && suppressions->Suppressed(f); });
     Engine engine(&sink);
-    TraceRecord record;
-    TraceSource::Status status;
     const auto start = std::chrono::steady_clock::now();
-    while ((status = source->Next(&record)) == TraceSource::Status::kRecord) engine.Process(record);
+    const TraceSource::Status status = ReplayInto(*source, engine);
     engine.Finish();
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (status == TraceSource::Status::kError) {

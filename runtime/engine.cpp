@@ -74,6 +74,12 @@ void Engine::Impl::Process(const TraceRecord& r) {
   current_ = nullptr;
 }
 
+void Engine::Impl::Prefetch(const TraceRecord& r) const {
+  for (const MemoryAccess& a : r.accesses) shadow_.Prefetch(a.addr);
+  if (r.op == OpCode::kMemcpy) shadow_.Prefetch(r.src);
+  if (r.op == OpCode::kMemcpy || r.op == OpCode::kMemset) shadow_.Prefetch(r.dst);
+}
+
 void Engine::Impl::Finish() {
   findings_.Flush();
   stats_.findings = findings_.distinct();
@@ -195,6 +201,7 @@ Engine::Engine(FindingSink* sink, EngineOptions options)
     : impl_(std::make_unique<Impl>(sink, options)) {}
 Engine::~Engine() = default;
 void Engine::Process(const TraceRecord& record) { impl_->Process(record); }
+void Engine::Prefetch(const TraceRecord& record) const { impl_->Prefetch(record); }
 void Engine::Finish() { impl_->Finish(); }
 void Engine::set_stack_resolver(StackResolver* resolver) { impl_->resolver_ = resolver; }
 const EngineStats& Engine::stats() const { return impl_->stats_; }

@@ -53,6 +53,9 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   void Process(const TraceRecord& record);
+  // A hint that `record` comes next: starts loading the shadow memory it will
+  // touch, so the cache misses of consecutive operations overlap (replay).
+  void Prefetch(const TraceRecord& record) const;
   // Flushes final occurrence counts to the sink. Call once at the end.
   void Finish();
 

@@ -37,6 +37,7 @@ class Engine::Impl {
  public:
   Impl(FindingSink* sink, EngineOptions options);
   void Process(const TraceRecord& r);
+  void Prefetch(const TraceRecord& r) const;
   void Finish();
 
   StackResolver* resolver_ = nullptr;

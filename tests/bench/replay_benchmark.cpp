@@ -9,6 +9,7 @@
 #include <string>
 
 #include "runtime/engine.h"
+#include "runtime/trace/replay.h"
 #include "runtime/trace/trace_io.h"
 #include "tests/bench/workload.h"
 
@@ -81,8 +82,7 @@ void BM_ReplayTraceFile(benchmark::State& state) {
     std::string error;
     auto source = OpenTrace(path, &error);
     Engine engine(nullptr);
-    TraceRecord r;
-    while (source->Next(&r) == TraceSource::Status::kRecord) engine.Process(r);
+    ReplayInto(*source, engine);
     engine.Finish();
     records = engine.stats().records;
     findings = engine.stats().findings;
