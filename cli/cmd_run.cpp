@@ -1,0 +1,185 @@
+// `streamcheck run`: starts a program with the CUPTI tracer injected
+// (CUDA_INJECTION64_PATH), passes its stdio and exit status through, and
+// reports what the tracer stored. The tracer writes each finding to the
+// database the moment it is found, so a crash of the program loses none.
+#include "cli/cmd_run.h"
+
+#include <fmt/core.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "cli/exit_code.h"
+#include "rules/catalogue.h"
+#include "store/reader.h"
+#include "store/report_model.h"
+#include "store/store.h"
+#include "store/suppressions.h"
+#include "store/text_report.h"
+
+namespace streamcheck::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RunOptions {
+  std::vector<std::string> command;
+  std::string db = "streamcheck.db";
+  std::string trace;
+  std::string suppressions;
+  int error_exitcode = 0;
+  bool no_stacks = false;
+  bool quiet = false;
+};
+
+// The tracer library: beside this binary (installed), in the build tree, or
+// where STREAMCHECK_TRACER_LIB says.
+std::string FindTracer() {
+  if (const char* env = std::getenv("STREAMCHECK_TRACER_LIB")) return env;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  for (const fs::path& candidate : {self.parent_path() / "libstreamcheck_tracer.so",
+                                    self.parent_path() / ".." / "tracer" / "libstreamcheck_tracer.so"})
+    if (fs::exists(candidate, ec)) return fs::canonical(candidate, ec).string();
+  return "";
+}
+
+std::string Absolute(const std::string& path) {
+  return path.empty() ? path : fs::absolute(path).lexically_normal().string();
+}
+
+std::string Join(const std::vector<std::string>& parts) {
+  std::string out;
+  for (const auto& p : parts) out += (out.empty() ? "" : " ") + p;
+  return out;
+}
+
+// Child side of fork: environment for the tracer, then exec.
+[[noreturn]] void ExecTraced(const RunOptions& o, const std::string& tracer, int64_t run) {
+  setenv("CUDA_INJECTION64_PATH", tracer.c_str(), 1);
+  setenv("STREAMCHECK_DB", Absolute(o.db).c_str(), 1);
+  setenv("STREAMCHECK_RUN_ID", std::to_string(run).c_str(), 1);
+  setenv("STREAMCHECK_ROOT_PID", std::to_string(getpid()).c_str(), 1);
+  if (!o.trace.empty()) setenv("STREAMCHECK_TRACE", Absolute(o.trace).c_str(), 1);
+  if (!o.suppressions.empty()) setenv("STREAMCHECK_SUPPRESSIONS", Absolute(o.suppressions).c_str(), 1);
+  if (o.no_stacks) setenv("STREAMCHECK_STACKS", "0", 1);
+  std::vector<char*> argv;
+  for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execvp(argv[0], argv.data());
+  fmt::print(stderr, "streamcheck run: cannot run '{}': {}\n", o.command[0], std::strerror(errno));
+  _exit(127);
+}
+
+// What the shell would report: the exit code, or 128 + the signal.
+int ExitStatusOf(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return 1;
+}
+
+int Run(const RunOptions& o) {
+  if (const char* existing = std::getenv("CUDA_INJECTION64_PATH"); existing && *existing) {
+    fmt::print(stderr,
+               "streamcheck run: CUDA_INJECTION64_PATH is already set ({}). CUDA loads one injection "
+               "library per process, so streamcheck cannot run alongside it; unset it and retry.\n",
+               existing);
+    return kExitUsage;
+  }
+  const std::string tracer = FindTracer();
+  if (tracer.empty()) {
+    fmt::print(stderr,
+               "streamcheck run: libstreamcheck_tracer.so not found next to streamcheck (was it built "
+               "with the CUDA toolkit?); set STREAMCHECK_TRACER_LIB to its path\n");
+    return kExitUsage;
+  }
+  if (!o.suppressions.empty()) {
+    std::string error;
+    if (!SuppressionList::Load(o.suppressions, &error)) {
+      fmt::print(stderr, "streamcheck run: {}\n", error);
+      return kExitUsage;
+    }
+  }
+  std::string error;
+  auto db = store::Store::Open(o.db, &error);
+  if (!db) {
+    fmt::print(stderr, "streamcheck run: cannot open database {}: {}\n", o.db, error);
+    return kExitUsage;
+  }
+  store::RunInfo info;
+  info.mode = "run";
+  info.command = Join(o.command);
+  const int64_t run = db->BeginRun(info);
+  if (run < 0) {
+    fmt::print(stderr, "streamcheck run: {}: {}\n", o.db, db->last_error());
+    return kExitUsage;
+  }
+  std::cout.flush();
+  const pid_t child = fork();
+  if (child < 0) {
+    fmt::print(stderr, "streamcheck run: fork failed: {}\n", std::strerror(errno));
+    return kExitUsage;
+  }
+  if (child == 0) ExecTraced(o, tracer, run);
+  // Like system(): Ctrl-C and Ctrl-\ are for the program; we wait and report.
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  int status = 0;
+  while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+  const int program_status = ExitStatusOf(status);
+  db->EndRun(run, program_status);
+
+  store::ReportData report;
+  report.db_path = o.db;
+  if (!store::ReadFindings(*db, {run, ""}, &report.findings, &error)) {
+    fmt::print(stderr, "streamcheck run: reading findings back failed: {}\n", error);
+    return kExitUsage;
+  }
+  if (!o.quiet && !report.findings.empty()) {
+    std::ostringstream text;
+    store::WriteTextReport(report, text);
+    std::cerr << text.str();
+  }
+  std::map<std::string, std::map<std::string, uint64_t>> counters;
+  if (store::ReadCounters(*db, run, &counters, &error)) {
+    for (const auto& [api, n] : counters["unmodeled_api"])
+      fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", api, n, n == 1 ? "" : "s");
+    for (const auto& [what, n] : counters["anomaly"]) fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", what, n);
+  }
+  uint64_t occurrences = 0;
+  for (const auto& f : report.findings) occurrences += f.finding.count;
+  fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences) in run {}, stored in {}{}\n",
+             report.findings.size(), report.findings.size() == 1 ? "" : "s", occurrences, run, o.db,
+             o.trace.empty() ? "" : "; trace in " + o.trace);
+  if (!report.findings.empty() && o.error_exitcode != 0) return o.error_exitcode;
+  return program_status;
+}
+
+}  // namespace
+
+void AddRunCommand(CLI::App& app) {
+  auto o = std::make_shared<RunOptions>();
+  auto* cmd = app.add_subcommand(
+      "run",
+      "Run a CUDA program (C++, PyTorch, ...) under the tracer and report stream-ordering races.\n"
+      "Its stdin/stdout/stderr pass through; the exit status is the program's (128+N when killed by "
+      "signal N), or --error-exitcode when there are findings. Findings go to the database as they "
+      "are found, so a crash of the program loses none.");
+  cmd->add_option("--db", o->db, "SQLite findings database to add this run to")->capture_default_str();
+  cmd->add_option("--trace", o->trace, "also keep the full trace here, for `streamcheck replay`");
+  cmd->add_option("--suppressions", o->suppressions, "suppressions file (see docs/SUPPRESSIONS.md)");
+  cmd->add_option("--error-exitcode", o->error_exitcode,
+                  "exit with this code when there are findings (default 0: the program's own status)");
+  cmd->add_flag("--no-stacks", o->no_stacks, "do not capture host stacks (faster, findings without stacks)");
+  cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
+  cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();
+  cmd->callback([o] { SetExitCode(Run(*o)); });
+}
+
+}  // namespace streamcheck::cli

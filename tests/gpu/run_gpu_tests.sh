@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Builds every tests/gpu/scenarios program with nvcc, runs each variant under
+# `streamcheck run`, and checks the findings against expectations.txt.
+# Usage: run_gpu_tests.sh STREAMCHECK_BINARY OUT_DIR
+# Exit: 0 all as expected, 1 a mismatch, 77 no GPU (skipped).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+sc=${1:?streamcheck binary}
+out=${2:?output directory}
+mkdir -p "$out"
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "no GPU: skipping GPU scenarios"; exit 77
+fi
+nvcc=${NVCC:-nvcc}
+failures=0
+declare -A built
+while read -r program variant rest; do
+  [[ -z "$program" || "$program" == \#* ]] && continue
+  exe="$out/$program"
+  if [[ -z "${built[$program]:-}" ]]; then
+    flags=(-O2 -g -arch=sm_90 -std=c++17)
+    [[ "$program" == *per_thread* ]] && flags+=(--default-stream per-thread)
+    if ! "$nvcc" "${flags[@]}" -o "$exe" "$here/scenarios/$program.cu" 2>"$out/$program.build.log"; then
+      echo "FAIL $program: build failed"; cat "$out/$program.build.log"; failures=$((failures+1)); continue
+    fi
+    built[$program]=1
+  fi
+  db="$out/$program.$variant.db"; rm -f "$db"*
+  "$sc" run --db "$db" --trace "$out/$program.$variant.sctrace" -- "$exe" "$variant" \
+    >"$out/$program.$variant.log" 2>&1
+  rc=$?
+  if [[ $rc -ne 0 ]]; then echo "FAIL $program $variant: exit $rc"; tail -5 "$out/$program.$variant.log"; failures=$((failures+1)); continue; fi
+  found=$("$sc" report "$db" --format json 2>/dev/null | python3 -c 'import json,sys; print(" ".join(sorted({f["rule"] for f in json.load(sys.stdin)["findings"]})))')
+  if [[ "$rest" == "clean" ]]; then
+    if [[ -n "$found" ]]; then echo "FAIL $program $variant: expected clean, found: $found"; failures=$((failures+1)); continue; fi
+  else
+    missing=""
+    for rule in $rest; do [[ " $found " == *" $rule "* ]] || missing+=" $rule"; done
+    if [[ -n "$missing" ]]; then echo "FAIL $program $variant: missing$missing (found: ${found:-nothing})"; failures=$((failures+1)); continue; fi
+  fi
+  echo "ok   $program $variant: ${found:-clean}"
+done < "$here/expectations.txt"
+echo "GPU scenarios: $failures failure(s)"
+[[ $failures -eq 0 ]]

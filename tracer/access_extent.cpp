@@ -1,0 +1,65 @@
+#include "tracer/access_extent.h"
+
+#include <utility>
+
+namespace streamcheck::tracer {
+
+void AllocationBounds::Add(Address base, uint64_t size, MemoryKind kind) {
+  by_base_[base] = Allocation{size, kind, {}};
+}
+
+void AllocationBounds::Remove(Address base) { by_base_.erase(base); }
+
+const std::pair<const Address, AllocationBounds::Allocation>* AllocationBounds::Find(Address p) const {
+  auto it = by_base_.upper_bound(p);
+  if (it == by_base_.begin()) return nullptr;
+  --it;
+  return p < it->first + it->second.size ? &*it : nullptr;
+}
+
+std::pair<const Address, AllocationBounds::Allocation>* AllocationBounds::Find(Address p) {
+  return const_cast<std::pair<const Address, Allocation>*>(std::as_const(*this).Find(p));
+}
+
+void AllocationBounds::NoteBoundary(Address addr) {
+  auto* a = Find(addr);
+  if (a && addr != a->first) a->second.boundaries.insert(addr);
+}
+
+MemoryAccess AllocationBounds::ExtentOf(Address p, AccessMode mode, bool* bounded) const {
+  if (bounded) *bounded = false;
+  const auto* a = Find(p);
+  if (a == nullptr) return {p, 0, mode};
+  const Address base = a->first, end = base + a->second.size;
+  auto next = a->second.boundaries.upper_bound(p);
+  if (next != a->second.boundaries.end()) {
+    if (bounded) *bounded = true;
+    return {p, std::min(*next, end) - p, mode};
+  }
+  return {p, p == base ? a->second.size : 1, mode};
+}
+
+std::vector<MemoryAccess> AllocationBounds::LaunchExtents(
+    const std::vector<std::pair<Address, AccessMode>>& pointers) {
+  // Sibling arguments bound each other (`in + off` and `in + off + chunk`).
+  for (const auto& [p, mode] : pointers) NoteBoundary(p);
+  std::vector<MemoryAccess> out;
+  std::vector<bool> bounded(pointers.size());
+  uint64_t sibling = 0;  // smallest bounded extent among the arguments
+  for (size_t i = 0; i < pointers.size(); ++i) {
+    bool b = false;
+    out.push_back(ExtentOf(pointers[i].first, pointers[i].second, &b));
+    bounded[i] = b;
+    if (b && (sibling == 0 || out.back().size < sibling)) sibling = out.back().size;
+  }
+  if (sibling == 0) return out;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (bounded[i]) continue;
+    const auto* a = Find(out[i].addr);
+    const uint64_t room = a->first + a->second.size - out[i].addr;
+    out[i].size = std::min(sibling, room);
+  }
+  return out;
+}
+
+}  // namespace streamcheck::tracer

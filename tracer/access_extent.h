@@ -1,0 +1,57 @@
+// The access-range policy: which bytes a kernel touches through a pointer
+// argument. The tracer cannot see the kernel's indexing, so it bounds each
+// pointer by what it knows of the allocation the pointer falls in:
+//   * a pointer covers up to the next boundary known inside its allocation
+//     (another pointer argument seen so far, or the bounds of a copy or
+//     memset into it);
+//   * with no boundary after it, a pointer to the start of an allocation
+//     covers the whole allocation (a cudaMalloc'd buffer used whole, the
+//     common case) and a pointer into the middle only its first byte.
+//   * within one launch, a pointer with no known bound takes the extent of a
+//     sibling argument that has one (elementwise kernels: `scale(in + off,
+//     out + off)` where the copy into `in` bounded it), clamped to its own
+//     allocation and next boundary.
+// Interior pointers so never overlap disjoint slices of one allocation handed
+// to different streams (per-stream chunks, tensors sub-allocated from one
+// cudaMalloc segment): a race is reported only where the slices really meet.
+// Where the policy guesses short, a race can be missed; it never invents one
+// between slices it knows to be disjoint.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "runtime/ids.h"
+#include "runtime/trace_record.h"
+
+namespace streamcheck::tracer {
+
+class AllocationBounds {
+ public:
+  void Add(Address base, uint64_t size, MemoryKind kind);
+  void Remove(Address base);
+  // Records a boundary seen inside an allocation (pointer argument, copy bounds).
+  void NoteBoundary(Address addr);
+  // The bytes a kernel may touch through pointer value `p`; size 0 when `p`
+  // is not inside a known allocation. *bounded tells whether a known boundary
+  // (rather than the allocation's end or the first-byte default) ends it.
+  MemoryAccess ExtentOf(Address p, AccessMode mode, bool* bounded = nullptr) const;
+  // Extents of one launch's pointer arguments, with the sibling rule applied.
+  std::vector<MemoryAccess> LaunchExtents(const std::vector<std::pair<Address, AccessMode>>& pointers);
+  bool Contains(Address p) const { return Find(p) != nullptr; }
+
+ private:
+  struct Allocation {
+    uint64_t size;
+    MemoryKind kind;
+    std::set<Address> boundaries;  // interior addresses known to start or end something
+  };
+  const std::pair<const Address, Allocation>* Find(Address p) const;
+  std::pair<const Address, Allocation>* Find(Address p);
+  std::map<Address, Allocation> by_base_;
+};
+
+}  // namespace streamcheck::tracer

@@ -1,0 +1,45 @@
+// What a decoder needs to turn one CUPTI callback into records: the tracer,
+// the API name, and helpers for the handle conventions of the runtime API.
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include "tracer/tracer.h"
+
+namespace streamcheck::tracer {
+
+struct CallbackContext {
+  Tracer& tracer;
+  const CUpti_CallbackData* data;
+  bool per_thread_default;  // a _ptsz/_ptds variant: stream 0 means cudaStreamPerThread
+
+  template <typename Params>
+  const Params& params() const { return *static_cast<const Params*>(data->functionParams); }
+  cudaError_t result() const { return *static_cast<const cudaError_t*>(data->functionReturnValue); }
+
+  // A record for this call with its API name filled in.
+  TraceRecord Record(OpCode op) const {
+    TraceRecord r;
+    r.op = op;
+    r.api = tracer.Intern(data->functionName ? data->functionName : "");
+    return r;
+  }
+  Handle Stream(const void* stream) const {
+    const Handle h = reinterpret_cast<Handle>(stream);
+    return (h == 0 && per_thread_default) ? kCudaStreamPerThread : h;
+  }
+};
+
+template <typename T>
+Handle ToHandle(T* p) { return reinterpret_cast<Handle>(p); }
+
+// Decoders, one per family of APIs. Each returns false when it does not
+// handle `cbid`. They run at API exit, for calls that succeeded (queries also
+// when they report "not ready").
+bool DecodeStreamOrEventCall(const CallbackContext& c, CUpti_CallbackId cbid);
+bool DecodeMemoryCall(const CallbackContext& c, CUpti_CallbackId cbid);
+bool DecodeGraphCall(const CallbackContext& c, CUpti_CallbackId cbid);
+
+}  // namespace streamcheck::tracer

@@ -1,0 +1,150 @@
+#include "tracer/cupti_callbacks.h"
+
+#include <cupti.h>
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+
+#include <cstdio>
+#include <cstring>
+
+#include "tracer/callback_context.h"
+#include "tracer/kernel_launches.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+// Runtime API calls that can change ordering but are not modeled: counted
+// and listed in the run summary, never silently ignored.
+constexpr CUpti_CallbackId kUnmodeledRuntime[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_ptsz_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_ptsz_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddChildGraphNode_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddEventRecordNode_v11010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddEventWaitNode_v11010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemAllocNode_v11040,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemFreeNode_v11040,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecKernelNodeSetParams_v10010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v12080,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v12080,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v13000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v8000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v12020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamAttachMemAsync_v6000,
+};
+
+// Driver calls that order or touch memory when a library makes them directly
+// (not from inside a traced runtime call): counted as not modeled.
+constexpr CUpti_CallbackId kUnmodeledDriver[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,       CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecord,           CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,           CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,         CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,     CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
+};
+
+constexpr CUpti_CallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
+};
+
+// Runtime calls the decoders model (kernel_launches.cpp, stream_event_calls.cpp,
+// memory_calls.cpp, graph_calls.cpp).
+constexpr CUpti_CallbackId kModeledRuntime[] = {
+#define X(name) CUPTI_RUNTIME_TRACE_CBID_##name,
+#include "tracer/modeled_runtime_calls.def"
+#undef X
+};
+
+bool Contains(const CUpti_CallbackId* list, size_t n, CUpti_CallbackId cbid) {
+  for (size_t i = 0; i < n; ++i)
+    if (list[i] == cbid) return true;
+  return false;
+}
+
+bool IsPerThreadVariant(const char* name) {
+  return name && (std::strstr(name, "_ptsz") || std::strstr(name, "_ptds"));
+}
+
+// Queries report "not ready" as an error code, which is still information.
+bool IsQuery(CUpti_CallbackId cbid) {
+  return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020 ||
+         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000 ||
+         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020 ||
+         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v3020 ||
+         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v12080;
+}
+
+void OnRuntimeCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  const bool entry = data->callbackSite == CUPTI_API_ENTER;
+  const CallbackContext c{t, data, IsPerThreadVariant(data->functionName)};
+  if (entry) {
+    EnterRuntimeCall();
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) {
+      const cudaKernelNodeParams* p = c.params<cudaGraphAddKernelNode_v10000_params>().pNodeParams;
+      OpenPendingKernel(p ? p->kernelParams : nullptr);
+    }
+    HandleRuntimeLaunch(c, cbid, /*entry=*/true);
+    return;
+  }
+  LeaveRuntimeCall();
+  if (HandleRuntimeLaunch(c, cbid, /*entry=*/false)) return;
+  const cudaError_t rc = c.result();
+  if (rc != cudaSuccess && !(IsQuery(cbid) && rc == cudaErrorNotReady)) return;  // failed calls do nothing
+  if (DecodeStreamOrEventCall(c, cbid) || DecodeMemoryCall(c, cbid) || DecodeGraphCall(c, cbid)) return;
+  if (Contains(kUnmodeledRuntime, std::size(kUnmodeledRuntime), cbid)) t.CountUnmodeled(data->functionName);
+}
+
+void OnDriverCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  if (HandleDriverLaunch(t, data, cbid)) return;
+  if (data->callbackSite == CUPTI_API_EXIT && !InsideRuntimeCall()) t.CountUnmodeled(data->functionName);
+}
+
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* payload) {
+  Tracer* t = GlobalTracer();
+  if (t == nullptr) return;
+  const auto* data = static_cast<const CUpti_CallbackData*>(payload);
+  std::lock_guard<std::mutex> lock(t->mutex());
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) OnRuntimeCall(*t, cbid, data);
+  else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) OnDriverCall(*t, cbid, data);
+}
+
+bool Enable(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, const CUpti_CallbackId* ids, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (cuptiEnableCallback(1, s, domain, ids[i]) != CUPTI_SUCCESS) return false;
+  return true;
+}
+
+}  // namespace
+
+bool SubscribeCallbacks() {
+  CUpti_SubscriberHandle subscriber;
+  const CUptiResult rc = cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(OnCallback), nullptr);
+  if (rc != CUPTI_SUCCESS) {
+    const char* why = nullptr;
+    cuptiGetResultString(rc, &why);
+    std::fprintf(stderr,
+                 "streamcheck: cannot subscribe to CUPTI (%s); another profiler or sanitizer may be "
+                 "attached. The program runs untraced.\n",
+                 why ? why : "unknown error");
+    return false;
+  }
+  const bool ok = Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kModeledRuntime, std::size(kModeledRuntime)) &&
+                  Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kUnmodeledRuntime, std::size(kUnmodeledRuntime)) &&
+                  Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches)) &&
+                  Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kUnmodeledDriver, std::size(kUnmodeledDriver));
+  if (!ok) std::fprintf(stderr, "streamcheck: CUPTI refused a callback; some calls will not be traced\n");
+  return true;
+}
+
+}  // namespace streamcheck::tracer

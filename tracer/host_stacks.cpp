@@ -1,0 +1,134 @@
+#include "tracer/host_stacks.h"
+
+#include <dlfcn.h>
+#include <execinfo.h>
+
+#include <cstdio>
+#include <map>
+
+#include "tracer/kernel_signature.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+constexpr int kMaxFrames = 24;
+
+uint64_t HashPcs(void* const* pcs, int n) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < n; ++i) h = (h ^ reinterpret_cast<uint64_t>(pcs[i])) * 0x100000001b3ull;
+  return h;
+}
+
+struct SourceLine {
+  std::string function, file;
+  uint32_t line = 0;
+};
+
+std::string ReadLine(FILE* p) {
+  char buf[4096];
+  if (!std::fgets(buf, sizeof buf, p)) return {};
+  std::string s(buf);
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  return s;
+}
+
+// Function and file:line for `offsets` in `module`, through addr2line
+// (binutils), which reads the DWARF line tables and static symbols that
+// dladdr cannot see.
+std::vector<SourceLine> SourceLines(const std::string& module, const std::vector<uint64_t>& offsets) {
+  std::vector<SourceLine> out(offsets.size());
+  std::string cmd = "addr2line -f -C -e '" + module + "'";
+  for (uint64_t off : offsets) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " 0x%llx", static_cast<unsigned long long>(off));
+    cmd += buf;
+  }
+  cmd += " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return out;
+  for (size_t i = 0; i < offsets.size(); ++i) {
+    const std::string function = ReadLine(p), location = ReadLine(p);
+    if (location.empty() && function.empty()) break;
+    if (function != "??") out[i].function = function;
+    const size_t colon = location.rfind(':');
+    if (colon == std::string::npos || location.compare(0, 2, "??") == 0) continue;
+    out[i].file = location.substr(0, colon);
+    out[i].line = static_cast<uint32_t>(std::strtoul(location.c_str() + colon + 1, nullptr, 10));
+  }
+  pclose(p);
+  return out;
+}
+
+}  // namespace
+
+bool IsRuntimeFrame(const std::string& path) {
+  const std::string base = path.substr(path.rfind('/') + 1);
+  for (const char* prefix : {"libcuda.", "libcupti.", "libcudart.", "libstreamcheck_tracer.", "libc.so",
+                             "ld-linux", "libnvidia-", "libcublas", "libcudnn"})
+    if (base.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+StackId HostStacks::Capture(bool* is_new) {
+  void* pcs[kMaxFrames];
+  const int n = backtrace(pcs, kMaxFrames);
+  *is_new = false;
+  if (n <= 0) return 0;
+  const uint64_t h = HashPcs(pcs, n);
+  auto& candidates = by_hash_[h];
+  for (StackId id : candidates) {
+    const auto& known = stacks_[id];
+    if (known.size() == static_cast<size_t>(n) &&
+        std::equal(known.begin(), known.end(), pcs, [](uint64_t a, void* b) { return a == reinterpret_cast<uint64_t>(b); }))
+      return id;
+  }
+  std::vector<uint64_t> frame_pcs(n);
+  for (int i = 0; i < n; ++i) frame_pcs[i] = reinterpret_cast<uint64_t>(pcs[i]);
+  stacks_.push_back(std::move(frame_pcs));
+  const StackId id = static_cast<StackId>(stacks_.size() - 1);
+  candidates.push_back(id);
+  *is_new = true;
+  return id;
+}
+
+std::vector<ResolvedFrame> HostStacks::Symbolize(StackId id) {
+  if (id == 0 || id >= stacks_.size()) return {};
+  if (auto it = symbolized_.find(id); it != symbolized_.end()) return it->second;
+  std::vector<ResolvedFrame> frames;
+  std::map<std::string, std::vector<size_t>> by_module;  // module -> frame indices
+  std::vector<uint64_t> offsets;
+  for (uint64_t pc : stacks_[id]) {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fname == nullptr) continue;
+    const std::string module = info.dli_fname;
+    if (IsRuntimeFrame(module)) continue;
+    ResolvedFrame f;
+    f.pc = pc;
+    f.function = info.dli_sname ? Demangle(info.dli_sname) : std::string();
+    f.file = module;  // replaced by the source file when addr2line knows it
+    // Return addresses point after the call; step back into it for the line.
+    const uint64_t base = reinterpret_cast<uint64_t>(info.dli_fbase);
+    offsets.push_back(pc - 1 - base);
+    by_module[module].push_back(frames.size());
+    frames.push_back(std::move(f));
+  }
+  for (auto& [module, indices] : by_module) {
+    std::vector<uint64_t> module_offsets;
+    for (size_t i : indices) module_offsets.push_back(offsets[i]);
+    const auto lines = SourceLines(module, module_offsets);
+    for (size_t k = 0; k < indices.size(); ++k) {
+      ResolvedFrame& f = frames[indices[k]];
+      if (f.function.empty()) f.function = lines[k].function;
+      if (lines[k].file.empty()) continue;
+      f.file = lines[k].file;
+      f.line = lines[k].line;
+    }
+  }
+  // Drop the process start-up frames below main.
+  while (!frames.empty() && (frames.back().function == "_start" || frames.back().function.empty()))
+    frames.pop_back();
+  symbolized_[id] = frames;
+  return frames;
+}
+
+}  // namespace streamcheck::tracer

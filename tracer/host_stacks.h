@@ -1,0 +1,35 @@
+// Host call stacks: captured as raw return addresses on every traced call
+// (cheap), interned so each distinct stack is stored once, and symbolized
+// (function, file:line) only when a finding needs one.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/finding.h"
+#include "runtime/ids.h"
+
+namespace streamcheck::tracer {
+
+class HostStacks {
+ public:
+  // Interns the calling thread's stack. Returns 0 when capture failed; sets
+  // *is_new for a stack not seen before (the caller then defines it).
+  StackId Capture(bool* is_new);
+  const std::vector<uint64_t>& ProgramCounters(StackId id) const { return stacks_[id]; }
+  // Function, file and line for each frame of the program (frames inside the
+  // CUDA libraries and the tracer are dropped). Cached per stack.
+  std::vector<ResolvedFrame> Symbolize(StackId id);
+
+ private:
+  std::vector<std::vector<uint64_t>> stacks_{{}};  // id 0: none
+  std::unordered_map<uint64_t, std::vector<StackId>> by_hash_;
+  std::unordered_map<StackId, std::vector<ResolvedFrame>> symbolized_;
+};
+
+// True for frames of libraries a user does not want to see in a report.
+bool IsRuntimeFrame(const std::string& module_path);
+
+}  // namespace streamcheck::tracer

@@ -1,0 +1,82 @@
+// The entry point CUDA calls when CUDA_INJECTION64_PATH names this library,
+// and the process lifecycle around it: exit, fork and fatal signals.
+#include <pthread.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+
+#include "tracer/cupti_callbacks.h"
+#include "tracer/tracer.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+Tracer* g_tracer = nullptr;
+
+void FinishAtExit() {
+  if (!g_tracer) return;
+  std::lock_guard<std::mutex> lock(g_tracer->mutex());
+  g_tracer->Finish();
+}
+
+// fork(): hold the tracer's lock across it so the child's copy is consistent,
+// then give the child its own outputs.
+void BeforeFork() {
+  if (g_tracer) g_tracer->mutex().lock();
+}
+void AfterForkInParent() {
+  if (g_tracer) g_tracer->mutex().unlock();
+}
+void AfterForkInChild() {
+  if (!g_tracer) return;
+  g_tracer->RestartAfterFork();
+  g_tracer->mutex().unlock();
+}
+
+constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
+struct sigaction g_previous[NSIG];
+
+// A crashing program keeps its findings (each is already committed to the
+// database); here we only write out what the trace writer buffered, then let
+// the signal do what it would have done.
+void OnFatalSignal(int sig) {
+  if (g_tracer) g_tracer->FlushTraceForCrash();
+  sigaction(sig, &g_previous[sig], nullptr);
+  raise(sig);
+}
+
+void InstallSignalHandlers() {
+  for (int sig : kFatalSignals) {
+    struct sigaction current {};
+    sigaction(sig, nullptr, &current);
+    // Never replace a handler the program installed.
+    if (current.sa_handler != SIG_DFL) continue;
+    struct sigaction ours {};
+    ours.sa_handler = OnFatalSignal;
+    sigemptyset(&ours.sa_mask);
+    ours.sa_flags = SA_RESETHAND;
+    sigaction(sig, &ours, &g_previous[sig]);
+  }
+}
+
+}  // namespace
+
+Tracer* GlobalTracer() { return g_tracer; }
+
+}  // namespace streamcheck::tracer
+
+extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) {
+  using namespace streamcheck::tracer;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    g_tracer = new Tracer(TracerConfig::FromEnvironment());  // lives until exit
+    if (!SubscribeCallbacks()) return;
+    std::atexit(FinishAtExit);
+    pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
+    InstallSignalHandlers();
+  });
+  return 1;
+}

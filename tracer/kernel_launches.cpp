@@ -1,0 +1,243 @@
+#include "tracer/kernel_launches.h"
+
+#include <cupti_driver_cbid.h>
+#include <cupti_runtime_cbid.h>
+
+#include <cstring>
+#include <unordered_map>
+
+#include "tracer/kernel_signature.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+// Parameter layout and pointer modes of one kernel, from cuFuncGetParamInfo
+// and the demangled name. Looked up once per CUfunction.
+struct KernelLayout {
+  std::string name;
+  std::vector<std::pair<size_t, size_t>> params;  // offset, size
+  std::vector<AccessMode> modes;                  // per parameter, for plain pointers
+};
+
+std::unordered_map<CUfunction, KernelLayout>& Layouts() {
+  static auto* layouts = new std::unordered_map<CUfunction, KernelLayout>;  // lives past exit handlers
+  return *layouts;
+}
+
+const KernelLayout& LayoutOf(CUfunction f, const char* fallback_name) {
+  auto [it, inserted] = Layouts().try_emplace(f);
+  KernelLayout& k = it->second;
+  if (!inserted) return k;
+  const char* mangled = nullptr;
+  k.name = Demangle(cuFuncGetName(&mangled, f) == CUDA_SUCCESS && mangled ? mangled : fallback_name);
+  for (size_t i = 0; i < 4096; ++i) {
+    size_t offset = 0, size = 0;
+    if (cuFuncGetParamInfo(f, i, &offset, &size) != CUDA_SUCCESS) break;
+    k.params.emplace_back(offset, size);
+  }
+  const std::vector<std::string> types = ParameterTypes(k.name);
+  k.modes.assign(k.params.size(), AccessMode::kUnknown);
+  if (types.size() == k.params.size())
+    for (size_t i = 0; i < types.size(); ++i) k.modes[i] = ModeOfParameter(types[i]);
+  return k;
+}
+
+AccessMode Merge(AccessMode a, AccessMode b) {
+  if (a == b) return a;
+  if (a == AccessMode::kUnknown || b == AccessMode::kUnknown) return AccessMode::kUnknown;
+  return AccessMode::kReadWrite;
+}
+
+// Reads every 8-byte word of every parameter (plain pointers and pointers
+// inside by-value structs) and keeps those that point into live allocations.
+void DecodeArguments(Tracer& t, const KernelLayout& k, void** args, std::vector<MemoryAccess>* out) {
+  out->clear();
+  if (k.params.empty() && args != nullptr && args[0] != nullptr)
+    t.CountUnmodeled("kernel arguments (cuFuncGetParamInfo gave no layout)");
+  if (args == nullptr) return;
+  std::vector<std::pair<Address, AccessMode>> candidates;
+  for (size_t i = 0; i < k.params.size(); ++i) {
+    const size_t size = k.params[i].second;
+    const char* value = static_cast<const char*>(args[i]);
+    if (value == nullptr) continue;
+    for (size_t off = 0; off + 8 <= size; off += 8) {
+      uint64_t word;
+      std::memcpy(&word, value + off, 8);
+      if (word == 0 || !t.allocations().Contains(word)) continue;
+      // A pointer inside a struct has no signature of its own: mode unknown.
+      candidates.push_back({word, size == 8 ? k.modes[i] : AccessMode::kUnknown});
+    }
+  }
+  for (const MemoryAccess& a : t.allocations().LaunchExtents(candidates)) {
+    bool merged = false;
+    for (MemoryAccess& existing : *out) {
+      if (existing.addr == a.addr && existing.size == a.size) {
+        existing.mode = Merge(existing.mode, a.mode);
+        merged = true;
+      }
+    }
+    if (!merged) out->push_back(a);
+  }
+}
+
+// A launch between the runtime call's entry and exit on this thread: the
+// runtime call gives the argument array (one pointer per parameter, as the
+// program passed them), the nested driver call the CUfunction.
+struct PendingLaunch {
+  bool active = false;
+  void** args = nullptr;
+  CUfunction function = nullptr;
+  const char* symbol = nullptr;
+};
+thread_local PendingLaunch t_pending;
+thread_local int t_runtime_depth = 0;
+
+Handle DriverStream(CUstream s, bool per_thread_variant) {
+  const Handle h = reinterpret_cast<Handle>(s);
+  if (h == 0 && per_thread_variant) return kCudaStreamPerThread;
+  return h;  // CU_STREAM_LEGACY (0x1) and CU_STREAM_PER_THREAD (0x2) match the runtime's values
+}
+
+// Name and accesses of the pending launch; counts when its function was not seen.
+void ResolvePending(Tracer& t, const char* symbol_fallback, std::string* name, std::vector<MemoryAccess>* accesses) {
+  if (t_pending.function == nullptr) {
+    t.CountUnmodeled("kernel arguments (no driver-level launch seen)");
+    *name = symbol_fallback ? Demangle(symbol_fallback) : "";
+    accesses->clear();
+    return;
+  }
+  const KernelLayout& k = LayoutOf(t_pending.function, t_pending.symbol ? t_pending.symbol : "");
+  *name = k.name;
+  DecodeArguments(t, k, t_pending.args, accesses);
+}
+
+void EmitKernel(Tracer& t, const char* api, Handle stream, const std::string& name,
+                const std::vector<MemoryAccess>& accesses) {
+  TraceRecord r;
+  r.op = OpCode::kKernelLaunch;
+  r.api = t.Intern(api);
+  r.name = t.Intern(name);
+  r.stream = stream;
+  r.accesses = accesses;
+  t.Emit(r);
+}
+
+}  // namespace
+
+bool InsideRuntimeCall() { return t_runtime_depth > 0; }
+void EnterRuntimeCall() { ++t_runtime_depth; }
+void LeaveRuntimeCall() {
+  if (t_runtime_depth > 0) --t_runtime_depth;
+}
+
+bool HandleRuntimeLaunch(const CallbackContext& c, CUpti_CallbackId cbid, bool entry) {
+  Handle stream = 0;
+  void** args = nullptr;
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
+      const auto& p = c.params<cudaLaunchKernel_v7000_params>();
+      stream = c.Stream(p.stream), args = p.args;
+      break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000: {
+      const auto& p = c.params<cudaLaunchCooperativeKernel_v9000_params>();
+      stream = c.Stream(p.stream), args = p.args;
+      break;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
+      const auto& p = c.params<cudaLaunchKernelExC_v11060_params>();
+      stream = c.Stream(p.config ? p.config->stream : nullptr), args = p.args;
+      break;
+    }
+    default:
+      return false;
+  }
+  if (entry) {
+    OpenPendingKernel(args);
+    return true;
+  }
+  if (c.result() == cudaSuccess) {
+    std::string name;
+    std::vector<MemoryAccess> accesses;
+    ResolvePending(c.tracer, c.data->symbolName, &name, &accesses);
+    EmitKernel(c.tracer, c.data->functionName, stream, name, accesses);
+  }
+  t_pending = PendingLaunch{};
+  return true;
+}
+
+bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_CallbackId cbid) {
+  CUfunction f = nullptr;
+  void** args = nullptr;
+  CUstream stream = nullptr;
+  bool per_thread = false;
+  bool graph_node = false;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+      per_thread = true;
+      [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: {
+      const auto& p = *static_cast<const cuLaunchKernel_params*>(data->functionParams);
+      f = p.f, args = p.kernelParams, stream = p.hStream;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
+      per_thread = true;
+      [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel: {
+      const auto& p = *static_cast<const cuLaunchCooperativeKernel_params*>(data->functionParams);
+      f = p.f, args = p.kernelParams, stream = p.hStream;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz:
+      per_thread = true;
+      [[fallthrough]];
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
+      const auto& p = *static_cast<const cuLaunchKernelEx_params*>(data->functionParams);
+      f = p.f, args = p.kernelParams, stream = p.config ? p.config->hStream : nullptr;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode:
+    case CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2: {
+      // v1 and v2 node parameters share the leading fields read here.
+      const auto& p = *static_cast<const cuGraphAddKernelNode_v2_params*>(data->functionParams);
+      if (p.nodeParams) f = p.nodeParams->func, args = p.nodeParams->kernelParams;
+      graph_node = true;
+      break;
+    }
+    default:
+      return false;
+  }
+  if (t_pending.active) {  // nested in a traced runtime call: it supplies the function
+    if (data->callbackSite == CUPTI_API_ENTER && f != nullptr) {
+      t_pending.function = f;
+      t_pending.symbol = data->symbolName;
+    }
+    return true;
+  }
+  if (graph_node || data->callbackSite != CUPTI_API_EXIT || InsideRuntimeCall()) return true;
+  if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS || f == nullptr) return true;
+  const KernelLayout& k = LayoutOf(f, data->symbolName ? data->symbolName : "");
+  std::vector<MemoryAccess> accesses;
+  DecodeArguments(t, k, args, &accesses);
+  EmitKernel(t, data->functionName, DriverStream(stream, per_thread), k.name, accesses);
+  return true;
+}
+
+void OpenPendingKernel(void** args) {
+  t_pending = PendingLaunch{};
+  t_pending.active = true;
+  t_pending.args = args;
+}
+
+void TakePendingKernel(const CallbackContext& c, TraceRecord* node) {
+  std::string name;
+  ResolvePending(c.tracer, c.data->symbolName, &name, &node->accesses);
+  node->name = c.tracer.Intern(name);
+  t_pending = PendingLaunch{};
+}
+
+}  // namespace streamcheck::tracer

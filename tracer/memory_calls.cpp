@@ -1,0 +1,258 @@
+// Allocation, free, copies and memsets. The tracer also keeps the live
+// allocations (AllocationBounds) to bound kernel pointer arguments.
+#include <cupti_runtime_cbid.h>
+
+#include "tracer/callback_context.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+CopyKind ToCopyKind(cudaMemcpyKind k) { return static_cast<CopyKind>(k); }
+
+// Copy and memset bounds are boundaries inside allocations (access_extent.h).
+void NoteRange(Tracer& t, Address begin, uint64_t bytes) {
+  t.allocations().NoteBoundary(begin);
+  t.allocations().NoteBoundary(begin + bytes);
+}
+
+void EmitMalloc(const CallbackContext& c, void* ptr, uint64_t size, MemoryKind kind) {
+  TraceRecord r = c.Record(OpCode::kMalloc);
+  r.dst = ToHandle(ptr);
+  r.size = size;
+  r.memory_kind = kind;
+  c.tracer.allocations().Add(r.dst, size, kind);
+  c.tracer.Emit(r);
+}
+
+void EmitFree(const CallbackContext& c, const void* ptr, OpCode op, Handle stream) {
+  TraceRecord r = c.Record(op);
+  r.dst = ToHandle(ptr);
+  r.stream = stream;
+  c.tracer.allocations().Remove(r.dst);
+  c.tracer.Emit(r);
+}
+
+void EmitCopy(const CallbackContext& c, const void* dst, const void* src, uint64_t width, uint64_t height,
+              uint64_t dpitch, uint64_t spitch, cudaMemcpyKind kind, Handle stream, bool async) {
+  TraceRecord r = c.Record(OpCode::kMemcpy);
+  r.dst = ToHandle(dst);
+  r.src = ToHandle(src);
+  r.size = width;
+  r.height = height > 1 ? height : 0;
+  r.dst_pitch = height > 1 ? dpitch : 0;
+  r.src_pitch = height > 1 ? spitch : 0;
+  r.copy_kind = ToCopyKind(kind);
+  r.stream = stream;
+  r.is_async = async;
+  NoteRange(c.tracer, r.dst, height > 1 ? (height - 1) * dpitch + width : width);
+  NoteRange(c.tracer, r.src, height > 1 ? (height - 1) * spitch + width : width);
+  c.tracer.Emit(r);
+}
+
+void EmitMemset(const CallbackContext& c, const void* dst, uint64_t width, uint64_t height, uint64_t pitch,
+                Handle stream, bool async) {
+  TraceRecord r = c.Record(OpCode::kMemset);
+  r.dst = ToHandle(dst);
+  r.size = width;
+  r.height = height > 1 ? height : 0;
+  r.dst_pitch = height > 1 ? pitch : 0;
+  r.stream = stream;
+  r.is_async = async;
+  NoteRange(c.tracer, r.dst, height > 1 ? (height - 1) * pitch + width : width);
+  c.tracer.Emit(r);
+}
+
+void Emit3D(const CallbackContext& c, const cudaMemcpy3DParms* p, Handle stream, bool async) {
+  if (p == nullptr || p->srcArray || p->dstArray) {
+    c.tracer.CountUnmodeled("cudaMemcpy3D with CUDA arrays");
+    return;
+  }
+  const uint64_t rows = uint64_t(p->extent.height) * (p->extent.depth ? p->extent.depth : 1);
+  EmitCopy(c, static_cast<char*>(p->dstPtr.ptr) + p->dstPos.x, static_cast<char*>(p->srcPtr.ptr) + p->srcPos.x,
+           p->extent.width, rows, p->dstPtr.pitch, p->srcPtr.pitch, p->kind, stream, async);
+}
+
+// Symbols: the tracer cannot ask for a symbol's device address from inside a
+// runtime call, so the host-side symbol address (plus offset) stands for it:
+// unique per symbol, never aliasing other memory.
+cudaMemcpyKind SymbolCopyKind(cudaMemcpyKind k, cudaMemcpyKind default_kind) {
+  return k == cudaMemcpyDefault ? default_kind : k;
+}
+
+}  // namespace
+
+bool DecodeMemoryCall(const CallbackContext& c, CUpti_CallbackId cbid) {
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020: {
+      const auto& p = c.params<cudaMalloc_v3020_params>();
+      EmitMalloc(c, *p.devPtr, p.size, MemoryKind::kDevice);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020: {
+      const auto& p = c.params<cudaMallocPitch_v3020_params>();
+      EmitMalloc(c, *p.devPtr, *p.pitch * p.height, MemoryKind::kDevice);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000: {
+      const auto& p = c.params<cudaMallocManaged_v6000_params>();
+      EmitMalloc(c, *p.devPtr, p.size, MemoryKind::kManaged);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020: {
+      const auto& p = c.params<cudaMallocHost_v3020_params>();
+      EmitMalloc(c, *p.ptr, p.size, MemoryKind::kPinnedHost);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020: {
+      const auto& p = c.params<cudaHostAlloc_v3020_params>();
+      EmitMalloc(c, *p.pHost, p.size, MemoryKind::kPinnedHost);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
+      EmitFree(c, c.params<cudaFree_v3020_params>().devPtr, OpCode::kFree, 0);
+      return true;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020:
+      EmitFree(c, c.params<cudaFreeHost_v3020_params>().ptr, OpCode::kFree, 0);
+      return true;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020: {
+      const auto& p = c.params<cudaMallocAsync_v11020_params>();
+      TraceRecord r = c.Record(OpCode::kMallocAsync);
+      r.dst = ToHandle(*p.devPtr);
+      r.size = p.size;
+      r.stream = c.Stream(p.hStream);
+      c.tracer.allocations().Add(r.dst, r.size, MemoryKind::kAsyncPool);
+      c.tracer.Emit(r);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020: {
+      const auto& p = c.params<cudaMallocFromPoolAsync_v11020_params>();
+      TraceRecord r = c.Record(OpCode::kMallocAsync);
+      r.dst = ToHandle(*p.ptr);
+      r.size = p.size;
+      r.stream = c.Stream(p.stream);
+      c.tracer.allocations().Add(r.dst, r.size, MemoryKind::kAsyncPool);
+      c.tracer.Emit(r);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_ptsz_v11020: {
+      const auto& p = c.params<cudaFreeAsync_v11020_params>();
+      EmitFree(c, p.devPtr, OpCode::kFreeAsync, c.Stream(p.hStream));
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostRegister_v4000: {
+      const auto& p = c.params<cudaHostRegister_v4000_params>();
+      TraceRecord r = c.Record(OpCode::kHostRegister);
+      r.dst = ToHandle(p.ptr);
+      r.size = p.size;
+      c.tracer.allocations().Add(r.dst, r.size, MemoryKind::kRegisteredHost);
+      c.tracer.Emit(r);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000:
+      EmitFree(c, c.params<cudaHostUnregister_v4000_params>().ptr, OpCode::kHostUnregister, 0);
+      return true;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpy_v3020_params>();
+      EmitCopy(c, p.dst, p.src, p.count, 1, 0, 0, p.kind, c.Stream(nullptr), false);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemcpyAsync_v3020_params>();
+      EmitCopy(c, p.dst, p.src, p.count, 1, 0, 0, p.kind, c.Stream(p.stream), true);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpy2D_v3020_params>();
+      EmitCopy(c, p.dst, p.src, p.width, p.height, p.dpitch, p.spitch, p.kind, c.Stream(nullptr), false);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemcpy2DAsync_v3020_params>();
+      EmitCopy(c, p.dst, p.src, p.width, p.height, p.dpitch, p.spitch, p.kind, c.Stream(p.stream), true);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000:
+      Emit3D(c, c.params<cudaMemcpy3D_v3020_params>().p, c.Stream(nullptr), false);
+      return true;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemcpy3DAsync_v3020_params>();
+      Emit3D(c, p.p, c.Stream(p.stream), true);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000: {
+      const auto& p = c.params<cudaMemcpyPeer_v4000_params>();
+      EmitCopy(c, p.dst, p.src, p.count, 1, 0, 0, cudaMemcpyDeviceToDevice, c.Stream(nullptr), false);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000: {
+      const auto& p = c.params<cudaMemcpyPeerAsync_v4000_params>();
+      EmitCopy(c, p.dst, p.src, p.count, 1, 0, 0, cudaMemcpyDeviceToDevice, c.Stream(p.stream), true);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpyToSymbol_v3020_params>();
+      EmitCopy(c, static_cast<const char*>(p.symbol) + p.offset, p.src, p.count, 1, 0, 0,
+               SymbolCopyKind(p.kind, cudaMemcpyHostToDevice), c.Stream(nullptr), false);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemcpyToSymbolAsync_v3020_params>();
+      EmitCopy(c, static_cast<const char*>(p.symbol) + p.offset, p.src, p.count, 1, 0, 0,
+               SymbolCopyKind(p.kind, cudaMemcpyHostToDevice), c.Stream(p.stream), true);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpyFromSymbol_v3020_params>();
+      EmitCopy(c, p.dst, static_cast<const char*>(p.symbol) + p.offset, p.count, 1, 0, 0,
+               SymbolCopyKind(p.kind, cudaMemcpyDeviceToHost), c.Stream(nullptr), false);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemcpyFromSymbolAsync_v3020_params>();
+      EmitCopy(c, p.dst, static_cast<const char*>(p.symbol) + p.offset, p.count, 1, 0, 0,
+               SymbolCopyKind(p.kind, cudaMemcpyDeviceToHost), c.Stream(p.stream), true);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000: {
+      const auto& p = c.params<cudaMemset_v3020_params>();
+      EmitMemset(c, p.devPtr, p.count, 1, 0, c.Stream(nullptr), false);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemsetAsync_v3020_params>();
+      EmitMemset(c, p.devPtr, p.count, 1, 0, c.Stream(p.stream), true);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000: {
+      const auto& p = c.params<cudaMemset2D_v3020_params>();
+      EmitMemset(c, p.devPtr, p.width, p.height, p.pitch, c.Stream(nullptr), false);
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemset2DAsync_v3020_params>();
+      EmitMemset(c, p.devPtr, p.width, p.height, p.pitch, c.Stream(p.stream), true);
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+}  // namespace streamcheck::tracer

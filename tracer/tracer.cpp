@@ -1,0 +1,203 @@
+#include "tracer/tracer.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "store/suppressions.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string CommandLine() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (char& c : raw)
+    if (c == '\0') c = ' ';
+  while (!raw.empty() && raw.back() == ' ') raw.pop_back();
+  return raw;
+}
+
+void Warn(const std::string& message) { std::fprintf(stderr, "streamcheck: %s\n", message.c_str()); }
+
+std::atomic<ThreadId> g_next_thread{1};
+thread_local ThreadId t_thread = 0;
+
+}  // namespace
+
+TracerConfig TracerConfig::FromEnvironment() {
+  TracerConfig c;
+  c.db_path = Env("STREAMCHECK_DB");
+  const std::string run = Env("STREAMCHECK_RUN_ID");
+  c.run_id = run.empty() ? -1 : std::strtoll(run.c_str(), nullptr, 10);
+  c.trace_path = Env("STREAMCHECK_TRACE");
+  // Processes started by the traced program (launchers, multiprocessing)
+  // inherit the variables: each writes its own trace beside the root's.
+  if (!c.trace_path.empty() && Env("STREAMCHECK_ROOT_PID") != std::to_string(getpid()))
+    c.trace_path += "." + std::to_string(getpid());
+  c.suppressions = Env("STREAMCHECK_SUPPRESSIONS");
+  c.capture_stacks = Env("STREAMCHECK_STACKS") != "0";
+  return c;
+}
+
+Tracer::Tracer(TracerConfig config) : config_(std::move(config)), start_(std::chrono::steady_clock::now()) {
+  OpenOutputs();
+}
+
+Tracer::~Tracer() = default;
+
+void Tracer::OpenOutputs() {
+  std::function<bool(const Finding&)> suppressed;
+  if (!config_.suppressions.empty()) {
+    std::string error;
+    auto list = SuppressionList::Load(config_.suppressions, &error);
+    if (list) suppressed = [l = std::make_shared<SuppressionList>(std::move(*list))](const Finding& f) { return l->Suppressed(f); };
+    else Warn("ignoring suppressions: " + error);
+  }
+  if (!config_.db_path.empty()) {
+    std::string error;
+    store_ = store::Store::Open(config_.db_path, &error);
+    if (!store_) {
+      Warn("cannot open findings database " + config_.db_path + ": " + error + " (findings go to stderr only)");
+    } else {
+      if (config_.run_id < 0) {
+        store::RunInfo info;
+        info.mode = "run";
+        info.command = CommandLine();
+        config_.run_id = store_->BeginRun(info);
+      }
+      process_id_ = store_->AddProcess(config_.run_id, {getpid(), CommandLine(), "", -1});
+      store_sink_ = store_->MakeFindingSink(config_.run_id, process_id_);
+    }
+  }
+  filter_ = std::make_unique<SuppressingSink>(store_sink_.get(), suppressed);
+  engine_ = std::make_unique<Engine>(filter_.get());
+  engine_->set_stack_resolver(this);
+  if (!config_.trace_path.empty()) {
+    std::string error;
+    trace_ = CreateBinaryTraceWriter(config_.trace_path, &error);
+    if (!trace_) Warn("cannot write trace: " + error);
+  }
+  TraceRecord info;
+  info.op = OpCode::kProcessInfo;
+  info.text = "pid=" + std::to_string(getpid()) + " command=" + CommandLine();
+  Define(info);
+  // Every string and stack defined so far must reach a fresh engine/trace too.
+  for (const auto& [text, id] : strings_) {
+    TraceRecord def;
+    def.op = OpCode::kDefineString;
+    def.id = id;
+    def.text = text;
+    Define(def);
+  }
+}
+
+void Tracer::Define(TraceRecord& definition) {
+  engine_->Process(definition);
+  if (trace_) trace_->Append(definition);
+}
+
+StringId Tracer::Intern(std::string_view text) {
+  if (text.empty()) return 0;
+  auto it = strings_.find(std::string(text));
+  if (it != strings_.end()) return it->second;
+  const StringId id = static_cast<StringId>(strings_.size() + 1);
+  strings_.emplace(std::string(text), id);
+  TraceRecord def;
+  def.op = OpCode::kDefineString;
+  def.id = id;
+  def.text = std::string(text);
+  Define(def);
+  return id;
+}
+
+ThreadId Tracer::CurrentThread() {
+  if (t_thread == 0) t_thread = g_next_thread.fetch_add(1);
+  return t_thread;
+}
+
+void Tracer::Emit(TraceRecord& r) {
+  r.thread = CurrentThread();
+  r.timestamp_ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count());
+  if (config_.capture_stacks && r.stack == 0) {
+    bool is_new = false;
+    r.stack = stacks_.Capture(&is_new);
+    if (is_new) {
+      // The trace keeps raw program counters; a replay elsewhere shows them
+      // as addresses. Live findings are symbolized through Resolve().
+      TraceRecord def;
+      def.op = OpCode::kDefineStack;
+      def.id = r.stack;
+      for (uint64_t pc : stacks_.ProgramCounters(r.stack)) def.frames.push_back({0, 0, 0, pc});
+      Define(def);
+    }
+  }
+  engine_->Process(r);
+  if (trace_) {
+    trace_->Append(r);
+    trace_->FlushIfOlderThan(200);
+  }
+}
+
+void Tracer::CountUnmodeled(std::string_view api) {
+  TraceRecord r;
+  r.op = OpCode::kUnmodeledApi;
+  r.api = Intern(api);
+  Emit(r);
+}
+
+void Tracer::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  engine_->Finish();
+  const EngineStats& s = engine_->stats();
+  if (store_) {
+    store_->AddCounters(config_.run_id, process_id_, "stats",
+                        {{"records", s.records},
+                         {"stream_operations", s.stream_operations},
+                         {"host_operations", s.host_operations},
+                         {"accesses_checked", s.accesses_checked},
+                         {"findings", filter_->forwarded()},
+                         {"suppressed", filter_->suppressed()},
+                         {"finding_occurrences", s.finding_occurrences}});
+    store_->AddCounters(config_.run_id, process_id_, "unmodeled_api", s.unmodeled_apis);
+    store_->AddCounters(config_.run_id, process_id_, "anomaly", s.anomalies);
+  }
+  if (trace_) trace_->Close();
+  if (!store_ && filter_->forwarded() > 0)
+    Warn(std::to_string(filter_->forwarded()) + " findings were not stored (no database)");
+}
+
+void Tracer::RestartAfterFork() {
+  // The parent's SQLite connection and trace file must not be touched here:
+  // release them without closing.
+  (void)store_sink_.release();
+  (void)store_.release();
+  (void)trace_.release();
+  engine_.reset();
+  filter_.reset();
+  finished_ = false;
+  if (!config_.trace_path.empty()) {
+    const size_t dot = config_.trace_path.rfind('.');
+    config_.trace_path = config_.trace_path.substr(0, dot == std::string::npos ? config_.trace_path.size() : dot) +
+                         "." + std::to_string(getpid());
+  }
+  OpenOutputs();
+}
+
+void Tracer::FlushTraceForCrash() {
+  if (trace_) trace_->Flush();
+}
+
+}  // namespace streamcheck::tracer

@@ -1,0 +1,80 @@
+// The tracer's state inside the traced process: interned strings and stacks,
+// the live engine, the findings store and the optional trace file. The CUPTI
+// callbacks (cupti_callbacks.cpp) build TraceRecords and hand them to Emit();
+// everything here runs under one mutex, because CUDA calls arrive from any
+// host thread and the engine needs them in one order.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "runtime/engine.h"
+#include "runtime/finding_filter.h"
+#include "runtime/trace/trace_io.h"
+#include "store/store.h"
+#include "tracer/access_extent.h"
+#include "tracer/host_stacks.h"
+
+namespace streamcheck::tracer {
+
+// Where the outputs go; read from the environment `streamcheck run` sets.
+struct TracerConfig {
+  std::string db_path;          // STREAMCHECK_DB
+  int64_t run_id = -1;          // STREAMCHECK_RUN_ID
+  std::string trace_path;       // STREAMCHECK_TRACE (this process: pid-suffixed unless the root)
+  std::string suppressions;     // STREAMCHECK_SUPPRESSIONS
+  bool capture_stacks = true;   // STREAMCHECK_STACKS=0 turns them off
+  static TracerConfig FromEnvironment();
+};
+
+class Tracer : public StackResolver {
+ public:
+  explicit Tracer(TracerConfig config);
+  ~Tracer() override;
+
+  std::mutex& mutex() { return mutex_; }
+  // All below: call with mutex() held.
+  StringId Intern(std::string_view text);
+  ThreadId CurrentThread();
+  // Fills thread, stack and timestamp, then feeds the engine and the trace.
+  void Emit(TraceRecord& record);
+  void CountUnmodeled(std::string_view api);
+  AllocationBounds& allocations() { return allocations_; }
+  // Flushes the trace, the final counts and the run summary. Idempotent.
+  void Finish();
+  // In a forked child: the parent's database connection and trace file are
+  // not ours; open our own and start a fresh engine.
+  void RestartAfterFork();
+  // Async-signal context: writes what the trace writer buffered.
+  void FlushTraceForCrash();
+
+  std::vector<ResolvedFrame> Resolve(StackId stack) override { return stacks_.Symbolize(stack); }
+
+ private:
+  void OpenOutputs();
+  void Define(TraceRecord& definition);
+
+  TracerConfig config_;
+  std::mutex mutex_;
+  std::unordered_map<std::string, StringId> strings_;
+  HostStacks stacks_;
+  AllocationBounds allocations_;
+  std::unique_ptr<store::Store> store_;
+  std::unique_ptr<FindingSink> store_sink_;
+  std::unique_ptr<SuppressingSink> filter_;
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<TraceSink> trace_;
+  int64_t process_id_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  bool finished_ = false;
+};
+
+// The process-wide tracer, created by InitializeInjection; null before.
+Tracer* GlobalTracer();
+
+}  // namespace streamcheck::tracer
