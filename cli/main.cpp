@@ -8,32 +8,14 @@
 
 #include <cstdio>
 
-#include "cli/cmd_rules.h"
-#include "cli/exit_code.h"
-#if __has_include("cli/cmd_replay.h")
-#include "cli/cmd_replay.h"
-#define STREAMCHECK_HAVE_REPLAY 1
-#endif
-#if __has_include("cli/cmd_report.h")
-#include "cli/cmd_report.h"
-#define STREAMCHECK_HAVE_REPORT 1
-#endif
-#if __has_include("cli/cmd_merge.h")
-#include "cli/cmd_merge.h"
-#define STREAMCHECK_HAVE_MERGE 1
-#endif
-#if __has_include("cli/cmd_trace.h")
-#include "cli/cmd_trace.h"
-#define STREAMCHECK_HAVE_TRACE 1
-#endif
-#if __has_include("cli/cmd_lint.h")
 #include "cli/cmd_lint.h"
-#define STREAMCHECK_HAVE_LINT 1
-#endif
-#if __has_include("cli/cmd_run.h")
+#include "cli/cmd_merge.h"
+#include "cli/cmd_replay.h"
+#include "cli/cmd_report.h"
+#include "cli/cmd_rules.h"
 #include "cli/cmd_run.h"
-#define STREAMCHECK_HAVE_RUN 1
-#endif
+#include "cli/cmd_trace.h"
+#include "cli/exit_code.h"
 
 int main(int argc, char** argv) {
   CLI::App app{
@@ -45,24 +27,12 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("streamcheck ") + STREAMCHECK_VERSION);
   streamcheck::cli::AddRulesCommand(app);
-#ifdef STREAMCHECK_HAVE_RUN
   streamcheck::cli::AddRunCommand(app);
-#endif
-#ifdef STREAMCHECK_HAVE_REPLAY
   streamcheck::cli::AddReplayCommand(app);
-#endif
-#ifdef STREAMCHECK_HAVE_LINT
   streamcheck::cli::AddLintCommand(app);
-#endif
-#ifdef STREAMCHECK_HAVE_REPORT
   streamcheck::cli::AddReportCommand(app);
-#endif
-#ifdef STREAMCHECK_HAVE_MERGE
   streamcheck::cli::AddMergeCommand(app);
-#endif
-#ifdef STREAMCHECK_HAVE_TRACE
   streamcheck::cli::AddTraceCommand(app);
-#endif
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -14,6 +14,7 @@ namespace {
 // Parameter layout and pointer modes of one kernel, from cuFuncGetParamInfo
 // and the demangled name. Looked up once per CUfunction.
 struct KernelLayout {
+  CUresult layout_error = CUDA_SUCCESS;  // why cuFuncGetParamInfo gave nothing, if it did
   std::string name;
   std::vector<std::pair<size_t, size_t>> params;  // offset, size
   std::vector<AccessMode> modes;                  // per parameter, for plain pointers
@@ -32,7 +33,11 @@ const KernelLayout& LayoutOf(CUfunction f, const char* fallback_name) {
   k.name = Demangle(cuFuncGetName(&mangled, f) == CUDA_SUCCESS && mangled ? mangled : fallback_name);
   for (size_t i = 0; i < 4096; ++i) {
     size_t offset = 0, size = 0;
-    if (cuFuncGetParamInfo(f, i, &offset, &size) != CUDA_SUCCESS) break;
+    const CUresult rc = cuFuncGetParamInfo(f, i, &offset, &size);
+    if (rc != CUDA_SUCCESS) {
+      if (i == 0) k.layout_error = rc;
+      break;
+    }
     k.params.emplace_back(offset, size);
   }
   const std::vector<std::string> types = ParameterTypes(k.name);
@@ -52,8 +57,11 @@ AccessMode Merge(AccessMode a, AccessMode b) {
 // inside by-value structs) and keeps those that point into live allocations.
 void DecodeArguments(Tracer& t, const KernelLayout& k, void** args, std::vector<MemoryAccess>* out) {
   out->clear();
-  if (k.params.empty() && args != nullptr && args[0] != nullptr)
-    t.CountUnmodeled("kernel arguments (cuFuncGetParamInfo gave no layout)");
+  if (k.params.empty() && k.layout_error != CUDA_SUCCESS) {
+    const char* why = nullptr;
+    cuGetErrorName(k.layout_error, &why);
+    t.CountUnmodeled(std::string("kernel arguments (cuFuncGetParamInfo: ") + (why ? why : "?") + ")");
+  }
   if (args == nullptr) return;
   std::vector<std::pair<Address, AccessMode>> candidates;
   for (size_t i = 0; i < k.params.size(); ++i) {
