@@ -19,7 +19,8 @@ fi
 
 echo
 echo "== streamcheck replay: traces recorded on a GPU (dynamic half)"
-"$sc" replay --db "$db" "$root"/testdata/examples/*.sctrace* || true
+shopt -s nullglob
+"$sc" replay --db "$db" "$root"/testdata/examples/*.trace.txt "$root"/testdata/traces/*.sctrace || true
 
 echo
 echo "== streamcheck report $db"
