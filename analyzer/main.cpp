@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "analyzer/compile_flags.h"
 #include "analyzer/lint_driver.h"
 #include "analyzer/lint_output.h"
+#include "store/suppressions.h"
 
 namespace {
 
@@ -27,6 +29,7 @@ constexpr const char* kUsage =
     "  -- FLAGS            without -p: lint FILES with these compiler flags\n"
     "  -j N                translation units in parallel (default: number of cores)\n"
     "  --db FILE           write findings to the streamcheck database FILE\n"
+    "  --suppressions FILE drop findings matched by FILE (docs/SUPPRESSIONS.md)\n"
     "  --format text|sarif output format on stdout (default: text)\n"
     "  --cuda-path DIR     CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, /usr/local/cuda)\n"
     "  --extra-arg FLAG    add FLAG to every compile command (repeatable)\n"
@@ -51,6 +54,7 @@ int main(int argc, char** argv) {
   int jobs = static_cast<int>(std::thread::hardware_concurrency());
   bool have_flags = false;
   bool print_commands = false;
+  std::string suppressions_path;
   CudaSetup setup;
   setup.resource_dir = STREAMCHECK_CLANG_RESOURCE_DIR;
   for (int i = 1; i < argc; ++i) {
@@ -85,6 +89,8 @@ int main(int argc, char** argv) {
       } else if (is("--format")) {
         output.format = value("--format");
         if (output.format != "text" && output.format != "sarif") return Usage("--format takes text or sarif");
+      } else if (is("--suppressions")) {
+        suppressions_path = value("--suppressions");
       } else if (is("--cuda-path")) {
         setup.cuda_path = value("--cuda-path");
       } else if (is("--extra-arg")) {
@@ -103,6 +109,15 @@ int main(int argc, char** argv) {
     }
   }
   if (jobs < 1) return Usage("-j takes a positive number");
+  std::optional<streamcheck::SuppressionList> suppressions;
+  if (!suppressions_path.empty()) {
+    std::string error;
+    suppressions = streamcheck::SuppressionList::Load(suppressions_path, &error);
+    if (!suppressions) {
+      std::fprintf(stderr, "streamcheck lint: %s\n", error.c_str());
+      return 2;
+    }
+  }
   for (int i = 0; i < argc; ++i) output.command += (i == 0 ? "" : " ") + std::string(argv[i]);
 
   std::vector<LintJob> lint_jobs;
@@ -146,7 +161,16 @@ int main(int argc, char** argv) {
     }
   }
 
-  const std::vector<LintResult> results = RunLint(lint_jobs, jobs);
+  std::vector<LintResult> results = RunLint(lint_jobs, jobs);
+  size_t suppressed = 0;
+  if (suppressions) {
+    for (LintResult& r : results) {
+      suppressed += std::erase_if(r.diagnostics,
+                                  [&](const LintDiagnostic& d) { return suppressions->Suppressed(d.finding); });
+    }
+  }
+  if (suppressed) std::fprintf(stderr, "streamcheck lint: %zu finding(s) suppressed by %s\n", suppressed,
+                               suppressions_path.c_str());
   bool compile_error = false;
   size_t findings = 0;
   for (const LintResult& r : results) {

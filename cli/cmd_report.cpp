@@ -31,10 +31,9 @@ void AddReportCommand(CLI::App& app) {
   cmd->add_option("--suppressions", r.suppressions_path,
                   "leave out findings a suppressions file matches (docs/SUPPRESSIONS.md)");
   cmd->add_option("-o,--output", options->output, "write the report to FILE instead of stdout");
-  // A flag with an optional value: `--error-exitcode` exits 1 on findings,
-  // `--error-exitcode=N` exits N (as `replay --error-exitcode N` does).
-  cmd->add_flag("--error-exitcode{1}", r.findings_exit_code,
-                "exit with 1 (or =N) when any finding is reported");
+  // The same form as run and replay: `--error-exitcode N`.
+  cmd->add_option("--error-exitcode", r.findings_exit_code,
+                  "exit with N (e.g. 1) when any finding is reported (default 0: findings do not fail)");
   cmd->callback([options] {
     store::ReportRequest request = options->request;
     if (options->run == "last") {
