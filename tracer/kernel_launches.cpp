@@ -3,6 +3,8 @@
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <unordered_map>
 
@@ -25,20 +27,33 @@ std::unordered_map<CUfunction, KernelLayout>& Layouts() {
   return *layouts;
 }
 
+// The handle a launch passes may be a CUfunction or, from the CUDA runtime
+// (which loads kernels through the library API), a CUkernel cast to one; the
+// driver accepts both, so the layout is asked of both.
+template <typename Handle, typename GetParamInfo>
+CUresult ReadParams(Handle h, GetParamInfo get, std::vector<std::pair<size_t, size_t>>* params) {
+  for (size_t i = 0; i < 4096; ++i) {
+    size_t offset = 0, size = 0;
+    const CUresult rc = get(h, i, &offset, &size);
+    if (rc != CUDA_SUCCESS) return i == 0 ? rc : CUDA_SUCCESS;  // past the last parameter
+    params->emplace_back(offset, size);
+  }
+  return CUDA_SUCCESS;
+}
+
 const KernelLayout& LayoutOf(CUfunction f, const char* fallback_name) {
   auto [it, inserted] = Layouts().try_emplace(f);
   KernelLayout& k = it->second;
   if (!inserted) return k;
   const char* mangled = nullptr;
-  k.name = Demangle(cuFuncGetName(&mangled, f) == CUDA_SUCCESS && mangled ? mangled : fallback_name);
-  for (size_t i = 0; i < 4096; ++i) {
-    size_t offset = 0, size = 0;
-    const CUresult rc = cuFuncGetParamInfo(f, i, &offset, &size);
-    if (rc != CUDA_SUCCESS) {
-      if (i == 0) k.layout_error = rc;
-      break;
-    }
-    k.params.emplace_back(offset, size);
+  if (cuFuncGetName(&mangled, f) != CUDA_SUCCESS || mangled == nullptr)
+    if (cuKernelGetName(&mangled, reinterpret_cast<CUkernel>(f)) != CUDA_SUCCESS) mangled = nullptr;
+  k.name = Demangle(mangled ? mangled : fallback_name);
+  k.layout_error = ReadParams(f, cuFuncGetParamInfo, &k.params);
+  if (k.layout_error != CUDA_SUCCESS) {
+    k.params.clear();
+    if (ReadParams(reinterpret_cast<CUkernel>(f), cuKernelGetParamInfo, &k.params) == CUDA_SUCCESS)
+      k.layout_error = CUDA_SUCCESS;
   }
   const std::vector<std::string> types = ParameterTypes(k.name);
   k.modes.assign(k.params.size(), AccessMode::kUnknown);
@@ -53,20 +68,47 @@ AccessMode Merge(AccessMode a, AccessMode b) {
   return AccessMode::kReadWrite;
 }
 
+// Where each parameter's bytes are: the kernelParams form (one pointer per
+// parameter) or the `extra` form (one buffer, parameters at their offsets),
+// which libraries may pass to cuLaunchKernel instead.
+struct ArgumentSource {
+  void** params = nullptr;
+  const char* buffer = nullptr;
+  size_t buffer_size = 0;
+
+  static ArgumentSource From(void** kernel_params, void** extra = nullptr) {
+    ArgumentSource a;
+    a.params = kernel_params;
+    if (kernel_params != nullptr || extra == nullptr) return a;
+    for (size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END; i += 2) {
+      if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) a.buffer = static_cast<const char*>(extra[i + 1]);
+      else if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) a.buffer_size = *static_cast<const size_t*>(extra[i + 1]);
+    }
+    return a;
+  }
+  bool empty() const { return params == nullptr && buffer == nullptr; }
+  // The bytes of parameter i, or null when they are not available.
+  const char* Value(const KernelLayout& k, size_t i) const {
+    if (params != nullptr) return static_cast<const char*>(params[i]);
+    const auto [offset, size] = k.params[i];
+    return buffer != nullptr && offset + size <= buffer_size ? buffer + offset : nullptr;
+  }
+};
+
 // Reads every 8-byte word of every parameter (plain pointers and pointers
 // inside by-value structs) and keeps those that point into live allocations.
-void DecodeArguments(Tracer& t, const KernelLayout& k, void** args, std::vector<MemoryAccess>* out) {
+void DecodeArguments(Tracer& t, const KernelLayout& k, const ArgumentSource& args, std::vector<MemoryAccess>* out) {
   out->clear();
   if (k.params.empty() && k.layout_error != CUDA_SUCCESS) {
     const char* why = nullptr;
     cuGetErrorName(k.layout_error, &why);
     t.CountUnmodeled(std::string("kernel arguments (cuFuncGetParamInfo: ") + (why ? why : "?") + ")");
   }
-  if (args == nullptr) return;
+  if (args.empty()) return;
   std::vector<std::pair<Address, AccessMode>> candidates;
   for (size_t i = 0; i < k.params.size(); ++i) {
     const size_t size = k.params[i].second;
-    const char* value = static_cast<const char*>(args[i]);
+    const char* value = args.Value(k, i);
     if (value == nullptr) continue;
     for (size_t off = 0; off + 8 <= size; off += 8) {
       uint64_t word;
@@ -86,6 +128,21 @@ void DecodeArguments(Tracer& t, const KernelLayout& k, void** args, std::vector<
     }
     if (!merged) out->push_back(a);
   }
+}
+
+// STREAMCHECK_DEBUG=launch prints how each launch was decoded (to check a
+// new CUDA version or library without reading traces).
+void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& args, size_t accesses) {
+  static const bool on = [] {
+    const char* v = std::getenv("STREAMCHECK_DEBUG");
+    return v != nullptr && std::strstr(v, "launch") != nullptr;
+  }();
+  if (!on) return;
+  const char* error = nullptr;
+  if (k.layout_error != CUDA_SUCCESS) cuGetErrorName(k.layout_error, &error);
+  std::fprintf(stderr, "streamcheck[launch] %s %s: %zu params%s%s, args %s, %zu accesses\n", api, k.name.c_str(),
+               k.params.size(), error ? " layout error " : "", error ? error : "",
+               args.params ? "kernelParams" : args.buffer ? "extra buffer" : "none", accesses);
 }
 
 // A launch between the runtime call's entry and exit on this thread: the
@@ -116,7 +173,8 @@ void ResolvePending(Tracer& t, const char* symbol_fallback, std::string* name, s
   }
   const KernelLayout& k = LayoutOf(t_pending.function, t_pending.symbol ? t_pending.symbol : "");
   *name = k.name;
-  DecodeArguments(t, k, t_pending.args, accesses);
+  DecodeArguments(t, k, ArgumentSource::From(t_pending.args), accesses);
+  DebugLaunch("runtime launch", k, ArgumentSource::From(t_pending.args), accesses->size());
 }
 
 void EmitKernel(Tracer& t, const char* api, Handle stream, const std::string& name,
@@ -180,6 +238,7 @@ bool HandleRuntimeLaunch(const CallbackContext& c, CUpti_CallbackId cbid, bool e
 bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_CallbackId cbid) {
   CUfunction f = nullptr;
   void** args = nullptr;
+  void** extra = nullptr;
   CUstream stream = nullptr;
   bool per_thread = false;
   bool graph_node = false;
@@ -189,7 +248,7 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
       [[fallthrough]];
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: {
       const auto& p = *static_cast<const cuLaunchKernel_params*>(data->functionParams);
-      f = p.f, args = p.kernelParams, stream = p.hStream;
+      f = p.f, args = p.kernelParams, extra = p.extra, stream = p.hStream;
       break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz:
@@ -205,7 +264,7 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
       [[fallthrough]];
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
       const auto& p = *static_cast<const cuLaunchKernelEx_params*>(data->functionParams);
-      f = p.f, args = p.kernelParams, stream = p.config ? p.config->hStream : nullptr;
+      f = p.f, args = p.kernelParams, extra = p.extra, stream = p.config ? p.config->hStream : nullptr;
       break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode:
@@ -229,8 +288,10 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
   if (graph_node || data->callbackSite != CUPTI_API_EXIT || InsideRuntimeCall()) return true;
   if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS || f == nullptr) return true;
   const KernelLayout& k = LayoutOf(f, data->symbolName ? data->symbolName : "");
+  const ArgumentSource source = ArgumentSource::From(args, extra);
   std::vector<MemoryAccess> accesses;
-  DecodeArguments(t, k, args, &accesses);
+  DecodeArguments(t, k, source, &accesses);
+  DebugLaunch(data->functionName, k, source, accesses.size());
   EmitKernel(t, data->functionName, DriverStream(stream, per_thread), k.name, accesses);
   return true;
 }
