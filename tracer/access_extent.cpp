@@ -22,7 +22,9 @@ std::pair<const Address, AllocationBounds::Allocation>* AllocationBounds::Find(A
 }
 
 void AllocationBounds::NoteBoundary(Address addr) {
-  auto* a = Find(addr);
+  // The end of an allocation counts too (a copy that fills its last chunk
+  // bounds a kernel pointer to that chunk), so look up the byte before it.
+  auto* a = addr != 0 ? Find(addr - 1) : nullptr;
   if (a && addr != a->first) a->second.boundaries.insert(addr);
 }
 

@@ -33,7 +33,8 @@ class AllocationBounds {
  public:
   void Add(Address base, uint64_t size, MemoryKind kind);
   void Remove(Address base);
-  // Records a boundary seen inside an allocation (pointer argument, copy bounds).
+  // Records a boundary seen inside or at the end of an allocation (pointer
+  // argument, copy or memset bounds).
   void NoteBoundary(Address addr);
   // The bytes a kernel may touch through pointer value `p`; size 0 when `p`
   // is not inside a known allocation. *bounded tells whether a known boundary

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "tracer/kernel_arguments.h"
 #include "tracer/kernel_signature.h"
 
 namespace streamcheck::tracer {
@@ -18,8 +19,7 @@ namespace {
 struct KernelLayout {
   CUresult layout_error = CUDA_SUCCESS;  // why cuFuncGetParamInfo gave nothing, if it did
   std::string name;
-  std::vector<std::pair<size_t, size_t>> params;  // offset, size
-  std::vector<AccessMode> modes;                  // per parameter, for plain pointers
+  std::vector<ParamSlot> params;
 };
 
 std::unordered_map<CUfunction, KernelLayout>& Layouts() {
@@ -31,12 +31,12 @@ std::unordered_map<CUfunction, KernelLayout>& Layouts() {
 // (which loads kernels through the library API), a CUkernel cast to one; the
 // driver accepts both, so the layout is asked of both.
 template <typename Handle, typename GetParamInfo>
-CUresult ReadParams(Handle h, GetParamInfo get, std::vector<std::pair<size_t, size_t>>* params) {
+CUresult ReadParams(Handle h, GetParamInfo get, std::vector<ParamSlot>* params) {
   for (size_t i = 0; i < 4096; ++i) {
     size_t offset = 0, size = 0;
     const CUresult rc = get(h, i, &offset, &size);
     if (rc != CUDA_SUCCESS) return i == 0 ? rc : CUDA_SUCCESS;  // past the last parameter
-    params->emplace_back(offset, size);
+    params->push_back({offset, size, AccessMode::kUnknown});
   }
   return CUDA_SUCCESS;
 }
@@ -56,16 +56,9 @@ const KernelLayout& LayoutOf(CUfunction f, const char* fallback_name) {
       k.layout_error = CUDA_SUCCESS;
   }
   const std::vector<std::string> types = ParameterTypes(k.name);
-  k.modes.assign(k.params.size(), AccessMode::kUnknown);
   if (types.size() == k.params.size())
-    for (size_t i = 0; i < types.size(); ++i) k.modes[i] = ModeOfParameter(types[i]);
+    for (size_t i = 0; i < types.size(); ++i) k.params[i].mode = ModeOfParameter(types[i]);
   return k;
-}
-
-AccessMode Merge(AccessMode a, AccessMode b) {
-  if (a == b) return a;
-  if (a == AccessMode::kUnknown || b == AccessMode::kUnknown) return AccessMode::kUnknown;
-  return AccessMode::kReadWrite;
 }
 
 // Where each parameter's bytes are: the kernelParams form (one pointer per
@@ -90,44 +83,22 @@ struct ArgumentSource {
   // The bytes of parameter i, or null when they are not available.
   const char* Value(const KernelLayout& k, size_t i) const {
     if (params != nullptr) return static_cast<const char*>(params[i]);
-    const auto [offset, size] = k.params[i];
+    const auto [offset, size, mode] = k.params[i];
     return buffer != nullptr && offset + size <= buffer_size ? buffer + offset : nullptr;
   }
 };
 
-// Reads every 8-byte word of every parameter (plain pointers and pointers
-// inside by-value structs) and keeps those that point into live allocations.
 void DecodeArguments(Tracer& t, const KernelLayout& k, const ArgumentSource& args, std::vector<MemoryAccess>* out) {
-  out->clear();
   if (k.params.empty() && k.layout_error != CUDA_SUCCESS) {
     const char* why = nullptr;
     cuGetErrorName(k.layout_error, &why);
     t.CountUnmodeled(std::string("kernel arguments (cuFuncGetParamInfo: ") + (why ? why : "?") + ")");
   }
-  if (args.empty()) return;
-  std::vector<std::pair<Address, AccessMode>> candidates;
-  for (size_t i = 0; i < k.params.size(); ++i) {
-    const size_t size = k.params[i].second;
-    const char* value = args.Value(k, i);
-    if (value == nullptr) continue;
-    for (size_t off = 0; off + 8 <= size; off += 8) {
-      uint64_t word;
-      std::memcpy(&word, value + off, 8);
-      if (word == 0 || !t.allocations().Contains(word)) continue;
-      // A pointer inside a struct has no signature of its own: mode unknown.
-      candidates.push_back({word, size == 8 ? k.modes[i] : AccessMode::kUnknown});
-    }
+  if (args.empty()) {
+    out->clear();
+    return;
   }
-  for (const MemoryAccess& a : t.allocations().LaunchExtents(candidates)) {
-    bool merged = false;
-    for (MemoryAccess& existing : *out) {
-      if (existing.addr == a.addr && existing.size == a.size) {
-        existing.mode = Merge(existing.mode, a.mode);
-        merged = true;
-      }
-    }
-    if (!merged) out->push_back(a);
-  }
+  MatchPointerArguments(k.params, [&](size_t i) { return args.Value(k, i); }, t.allocations(), out);
 }
 
 // STREAMCHECK_DEBUG=launch prints how each launch was decoded (to check a
@@ -178,13 +149,13 @@ void ResolvePending(Tracer& t, const char* symbol_fallback, std::string* name, s
 }
 
 void EmitKernel(Tracer& t, const char* api, Handle stream, const std::string& name,
-                const std::vector<MemoryAccess>& accesses) {
+                std::vector<MemoryAccess>&& accesses) {
   TraceRecord r;
   r.op = OpCode::kKernelLaunch;
   r.api = t.Intern(api);
   r.name = t.Intern(name);
   r.stream = stream;
-  r.accesses = accesses;
+  r.accesses = std::move(accesses);
   t.Emit(r);
 }
 
@@ -229,7 +200,7 @@ bool HandleRuntimeLaunch(const CallbackContext& c, CUpti_CallbackId cbid, bool e
     std::string name;
     std::vector<MemoryAccess> accesses;
     ResolvePending(c.tracer, c.data->symbolName, &name, &accesses);
-    EmitKernel(c.tracer, c.data->functionName, stream, name, accesses);
+    EmitKernel(c.tracer, c.data->functionName, stream, name, std::move(accesses));
   }
   t_pending = PendingLaunch{};
   return true;
@@ -292,7 +263,7 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
   std::vector<MemoryAccess> accesses;
   DecodeArguments(t, k, source, &accesses);
   DebugLaunch(data->functionName, k, source, accesses.size());
-  EmitKernel(t, data->functionName, DriverStream(stream, per_thread), k.name, accesses);
+  EmitKernel(t, data->functionName, DriverStream(stream, per_thread), k.name, std::move(accesses));
   return true;
 }
 

@@ -109,7 +109,7 @@ void Tracer::Define(TraceRecord& definition) {
 
 StringId Tracer::Intern(std::string_view text) {
   if (text.empty()) return 0;
-  auto it = strings_.find(std::string(text));
+  auto it = strings_.find(text);
   if (it != strings_.end()) return it->second;
   const StringId id = static_cast<StringId>(strings_.size() + 1);
   strings_.emplace(std::string(text), id);

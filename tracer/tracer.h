@@ -61,7 +61,12 @@ class Tracer : public StackResolver {
 
   TracerConfig config_;
   std::mutex mutex_;
-  std::unordered_map<std::string, StringId> strings_;
+  // Transparent lookup: interning a string_view allocates only for new strings.
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> strings_;
   HostStacks stacks_;
   AllocationBounds allocations_;
   std::unique_ptr<store::Store> store_;

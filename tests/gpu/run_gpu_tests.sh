@@ -20,7 +20,7 @@ while read -r program variant rest; do
   if [[ -z "${built[$program]:-}" ]]; then
     flags=(-O2 -g -arch=sm_90 -std=c++17)
     [[ "$program" == *per_thread* ]] && flags+=(--default-stream per-thread)
-    if ! "$nvcc" "${flags[@]}" -o "$exe" "$here/scenarios/$program.cu" 2>"$out/$program.build.log"; then
+    if ! "$nvcc" "${flags[@]}" -o "$exe" "$here/scenarios/$program.cu" >"$out/$program.build.log" 2>&1; then
       echo "FAIL $program: build failed"; cat "$out/$program.build.log"; failures=$((failures+1)); continue
     fi
     built[$program]=1
@@ -29,7 +29,9 @@ while read -r program variant rest; do
   "$sc" run --db "$db" --trace "$out/$program.$variant.sctrace" -- "$exe" "$variant" \
     >"$out/$program.$variant.log" 2>&1
   rc=$?
-  if [[ $rc -ne 0 ]]; then echo "FAIL $program $variant: exit $rc"; tail -5 "$out/$program.$variant.log"; failures=$((failures+1)); continue; fi
+  want_rc=0
+  if [[ "$rest" == exit=* ]]; then read -r token rest <<<"$rest"; want_rc=${token#exit=}; fi
+  if [[ $rc -ne $want_rc ]]; then echo "FAIL $program $variant: exit $rc, expected $want_rc"; tail -5 "$out/$program.$variant.log"; failures=$((failures+1)); continue; fi
   found=$("$sc" report "$db" --format json 2>/dev/null | python3 -c 'import json,sys; print(" ".join(sorted({f["rule"] for f in json.load(sys.stdin)["findings"]})))')
   if [[ "$rest" == "clean" ]]; then
     if [[ -n "$found" ]]; then echo "FAIL $program $variant: expected clean, found: $found"; failures=$((failures+1)); continue; fi

@@ -1,0 +1,93 @@
+#include "tracer/kernel_arguments.h"
+
+#include <gtest/gtest.h>
+
+namespace streamcheck::tracer {
+namespace {
+
+constexpr Address kA = 0x7f0000000000, kB = 0x7f0000100000;
+constexpr uint64_t kSize = 4096;
+
+// Parameter bytes laid out as a kernel's parameter buffer.
+struct Buffer {
+  std::vector<char> bytes = std::vector<char>(256, 0);
+  void Put(size_t offset, uint64_t word) { std::memcpy(bytes.data() + offset, &word, sizeof word); }
+};
+
+std::vector<MemoryAccess> Match(const std::vector<ParamSlot>& params, const Buffer& b, AllocationBounds& bounds) {
+  std::vector<MemoryAccess> out;
+  MatchPointerArguments(params, [&](size_t i) { return b.bytes.data() + params[i].offset; }, bounds, &out);
+  return out;
+}
+
+AllocationBounds TwoBuffers() {
+  AllocationBounds bounds;
+  bounds.Add(kA, kSize, MemoryKind::kDevice);
+  bounds.Add(kB, kSize, MemoryKind::kDevice);
+  return bounds;
+}
+
+TEST(MatchPointerArguments, PlainPointersTakeTheSignaturesMode) {
+  AllocationBounds bounds = TwoBuffers();
+  Buffer b;
+  b.Put(0, kA);
+  b.Put(8, kB);
+  b.Put(16, 42);  // an int-sized count, not a pointer
+  const auto found = Match({{0, 8, AccessMode::kRead}, {8, 8, AccessMode::kUnknown}, {16, 4, AccessMode::kUnknown}},
+                           b, bounds);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0], (MemoryAccess{kA, kSize, AccessMode::kRead}));
+  EXPECT_EQ(found[1], (MemoryAccess{kB, kSize, AccessMode::kUnknown}));
+}
+
+TEST(MatchPointerArguments, PointersInsideStructsAreFoundWithUnknownMode) {
+  AllocationBounds bounds = TwoBuffers();
+  Buffer b;
+  // struct { int n; int pad; const float* in; float* out; } passed by value.
+  b.Put(0, 7);
+  b.Put(8, kA);
+  b.Put(16, kB);
+  const auto found = Match({{0, 24, AccessMode::kUnknown}}, b, bounds);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].addr, kA);
+  EXPECT_EQ(found[1].addr, kB);
+  EXPECT_EQ(found[0].mode, AccessMode::kUnknown);
+}
+
+TEST(MatchPointerArguments, WordsOutsideLiveAllocationsAreIgnored) {
+  AllocationBounds bounds = TwoBuffers();
+  Buffer b;
+  b.Put(0, kA + kSize);  // one past the end
+  b.Put(8, 0);
+  b.Put(16, 0x1234);
+  EXPECT_TRUE(Match({{0, 8}, {8, 8}, {16, 8}}, b, bounds).empty());
+  bounds.Remove(kA);
+  b.Put(0, kA);
+  EXPECT_TRUE(Match({{0, 8}}, b, bounds).empty());
+}
+
+TEST(MatchPointerArguments, OneRangeThroughTwoParametersIsOneAccess) {
+  AllocationBounds bounds = TwoBuffers();
+  Buffer b;
+  b.Put(0, kA);
+  b.Put(8, kA);  // in-place kernel: f(const float* in, float* out) with in == out
+  const auto found = Match({{0, 8, AccessMode::kRead}, {8, 8, AccessMode::kUnknown}}, b, bounds);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].mode, AccessMode::kUnknown);
+}
+
+TEST(MatchPointerArguments, UnavailableParameterBytesAreSkipped) {
+  AllocationBounds bounds = TwoBuffers();
+  std::vector<MemoryAccess> out{{1, 1, AccessMode::kRead}};  // stale content is cleared
+  MatchPointerArguments(std::vector<ParamSlot>{{0, 8}}, [](size_t) -> const char* { return nullptr; }, bounds, &out);
+  EXPECT_TRUE(out.empty());
+}
+
+TEST(MergeModes, ReadAndWriteMakeReadWriteUnknownWins) {
+  EXPECT_EQ(MergeModes(AccessMode::kRead, AccessMode::kWrite), AccessMode::kReadWrite);
+  EXPECT_EQ(MergeModes(AccessMode::kRead, AccessMode::kRead), AccessMode::kRead);
+  EXPECT_EQ(MergeModes(AccessMode::kRead, AccessMode::kUnknown), AccessMode::kUnknown);
+}
+
+}  // namespace
+}  // namespace streamcheck::tracer
