@@ -18,6 +18,7 @@
 #include "runtime/finding_filter.h"
 #include "runtime/trace/replay.h"
 #include "runtime/trace/trace_io.h"
+#include "runtime/trace/trace_symbols.h"
 #include "store/store.h"
 #include "store/suppressions.h"
 #include "store/text_report.h"
@@ -123,6 +124,10 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
     ReplaySink collected(store_sink.get());
     SuppressingSink sink(&collected, [&](const Finding& f) { return suppressions && suppressions->Suppressed(f); });
     Engine engine(&sink);
+    // Stacks defined anywhere in the trace (the tracer symbolizes them at exit).
+    TraceSymbols symbols;
+    if (auto first_pass = OpenTrace(path, &error)) symbols.Collect(*first_pass);
+    engine.set_stack_resolver(&symbols);
     const auto start = std::chrono::steady_clock::now();
     const TraceSource::Status status = ReplayInto(*source, engine);
     engine.Finish();

@@ -174,6 +174,29 @@ TEST(Replay, DamagedBinaryTraceKeepsEarlierFindingsAndNamesTheOffset) {
   }
 }
 
+// The tracer defines a stack by program counters when first seen and again,
+// symbolized, at exit: findings made in between must get the symbolized frames.
+TEST(Replay, LateStackDefinitionsSymbolizeEarlierFindings) {
+  const std::string trace = TempPath("late_stacks.trace.txt");
+  std::ofstream(trace) << "define_stack id=7 frame=0:0:0:0x401234\n"
+                          "stream_create thread=1 stream=0x10 flags=0x1\n"
+                          "stream_create thread=1 stream=0x20 flags=0x1\n"
+                          "malloc thread=1 dst=0x1000 size=64\n"
+                          "kernel_launch thread=1 stream=0x10 name=\"w\" stack=7 access=0x1000+64:write\n"
+                          "kernel_launch thread=1 stream=0x20 name=\"r\" stack=7 access=0x1000+64:read\n"
+                          "define_stack id=7 frame=\"launch_all\":\"late.cu\":42:0x401234\n";
+  const std::string db = TempPath("late_stacks.db");
+  fs::remove(db);
+  Result r = Streamcheck("replay --db " + db + " " + trace);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const std::vector<Finding> found = StoredFindings(db);
+  ASSERT_EQ(found.size(), 1u) << r.output;
+  ASSERT_FALSE(found[0].accesses[0].stack.empty());
+  EXPECT_EQ(found[0].accesses[0].stack[0].function, "launch_all");
+  EXPECT_EQ(found[0].accesses[0].stack[0].file, "late.cu");
+  EXPECT_EQ(found[0].accesses[0].stack[0].line, 42u);
+}
+
 TEST(Rules, ListsEveryRuleAndPrintsItsPage) {
   Result list = Streamcheck("rules");
   EXPECT_EQ(list.exit_code, 0);
