@@ -22,10 +22,17 @@ std::pair<const Address, AllocationBounds::Allocation>* AllocationBounds::Find(A
 }
 
 void AllocationBounds::NoteBoundary(Address addr) {
-  // The end of an allocation counts too (a copy that fills its last chunk
-  // bounds a kernel pointer to that chunk), so look up the byte before it.
-  auto* a = addr != 0 ? Find(addr - 1) : nullptr;
+  auto* a = Find(addr);
   if (a && addr != a->first) a->second.boundaries.insert(addr);
+}
+
+void AllocationBounds::NoteRangeEnd(Address end) {
+  // The range ends inside the allocation holding its last byte; its end may
+  // be that allocation's end (a copy filling the last chunk), which bounds a
+  // pointer to the last chunk. It is never taken as the start of the next
+  // allocation, which may sit right there.
+  auto* a = end != 0 ? Find(end - 1) : nullptr;
+  if (a) a->second.boundaries.insert(end);
 }
 
 MemoryAccess AllocationBounds::ExtentOf(Address p, AccessMode mode, bool* bounded) const {

@@ -33,9 +33,11 @@ class AllocationBounds {
  public:
   void Add(Address base, uint64_t size, MemoryKind kind);
   void Remove(Address base);
-  // Records a boundary seen inside or at the end of an allocation (pointer
-  // argument, copy or memset bounds).
+  // Records where something starts inside an allocation (pointer argument,
+  // start of a copy or memset).
   void NoteBoundary(Address addr);
+  // Records where a copy or memset ends: inside its allocation or at its end.
+  void NoteRangeEnd(Address end);
   // The bytes a kernel may touch through pointer value `p`; size 0 when `p`
   // is not inside a known allocation. *bounded tells whether a known boundary
   // (rather than the allocation's end or the first-byte default) ends it.

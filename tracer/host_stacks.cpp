@@ -91,44 +91,55 @@ StackId HostStacks::Capture(bool* is_new) {
   return id;
 }
 
-std::vector<ResolvedFrame> HostStacks::Symbolize(StackId id) {
-  if (id == 0 || id >= stacks_.size()) return {};
-  if (auto it = symbolized_.find(id); it != symbolized_.end()) return it->second;
-  std::vector<ResolvedFrame> frames;
-  std::map<std::string, std::vector<size_t>> by_module;  // module -> frame indices
-  std::vector<uint64_t> offsets;
-  for (uint64_t pc : stacks_[id]) {
+void HostStacks::ResolvePcs(const std::vector<uint64_t>& pcs) {
+  // One addr2line per module for every program counter not resolved yet.
+  std::map<std::string, std::vector<std::pair<uint64_t, uint64_t>>> by_module;  // module -> (pc, offset)
+  for (uint64_t pc : pcs) {
+    if (frames_by_pc_.count(pc)) continue;
     Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fname == nullptr) continue;
-    const std::string module = info.dli_fname;
-    if (IsRuntimeFrame(module)) continue;
+    if (dladdr(reinterpret_cast<void*>(pc), &info) == 0 || info.dli_fname == nullptr ||
+        IsRuntimeFrame(info.dli_fname)) {
+      frames_by_pc_[pc] = std::nullopt;
+      continue;
+    }
     ResolvedFrame f;
     f.pc = pc;
     f.function = info.dli_sname ? Demangle(info.dli_sname) : std::string();
-    f.file = module;  // replaced by the source file when addr2line knows it
+    f.file = info.dli_fname;  // replaced by the source file when addr2line knows it
+    frames_by_pc_[pc] = f;
     // Return addresses point after the call; step back into it for the line.
-    const uint64_t base = reinterpret_cast<uint64_t>(info.dli_fbase);
-    offsets.push_back(pc - 1 - base);
-    by_module[module].push_back(frames.size());
-    frames.push_back(std::move(f));
+    by_module[info.dli_fname].push_back({pc, pc - 1 - reinterpret_cast<uint64_t>(info.dli_fbase)});
   }
-  for (auto& [module, indices] : by_module) {
-    std::vector<uint64_t> module_offsets;
-    for (size_t i : indices) module_offsets.push_back(offsets[i]);
-    const auto lines = SourceLines(module, module_offsets);
-    for (size_t k = 0; k < indices.size(); ++k) {
-      ResolvedFrame& f = frames[indices[k]];
+  for (const auto& [module, entries] : by_module) {
+    std::vector<uint64_t> offsets;
+    for (const auto& e : entries) offsets.push_back(e.second);
+    const auto lines = SourceLines(module, offsets);
+    for (size_t k = 0; k < entries.size(); ++k) {
+      ResolvedFrame& f = *frames_by_pc_[entries[k].first];
       if (f.function.empty()) f.function = lines[k].function;
       if (lines[k].file.empty()) continue;
       f.file = lines[k].file;
       f.line = lines[k].line;
     }
   }
+}
+
+std::vector<ResolvedFrame> HostStacks::Symbolize(StackId id) {
+  if (id == 0 || id >= stacks_.size()) return {};
+  ResolvePcs(stacks_[id]);
+  std::vector<ResolvedFrame> frames;
+  for (uint64_t pc : stacks_[id])
+    if (const auto& f = frames_by_pc_[pc]) frames.push_back(*f);
   // Drop the process start-up frames below main.
   while (!frames.empty() && (frames.back().function == "_start" || frames.back().function.empty()))
     frames.pop_back();
-  symbolized_[id] = frames;
   return frames;
+}
+
+void HostStacks::ResolveAll() {
+  std::vector<uint64_t> all;
+  for (const auto& stack : stacks_) all.insert(all.end(), stack.begin(), stack.end());
+  ResolvePcs(all);
 }
 
 }  // namespace streamcheck::tracer

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -22,11 +23,17 @@ class HostStacks {
   // Function, file and line for each frame of the program (frames inside the
   // CUDA libraries and the tracer are dropped). Cached per stack.
   std::vector<ResolvedFrame> Symbolize(StackId id);
+  // Resolves every stack captured so far in one batch (at exit, for the trace).
+  void ResolveAll();
+  size_t size() const { return stacks_.size() - 1; }
 
  private:
   std::vector<std::vector<uint64_t>> stacks_{{}};  // id 0: none
   std::unordered_map<uint64_t, std::vector<StackId>> by_hash_;
-  std::unordered_map<StackId, std::vector<ResolvedFrame>> symbolized_;
+  void ResolvePcs(const std::vector<uint64_t>& pcs);
+  // Per program counter: its frame, or nullopt for frames of the CUDA
+  // libraries and the tracer, which reports leave out.
+  std::unordered_map<uint64_t, std::optional<ResolvedFrame>> frames_by_pc_;
 };
 
 // True for frames of libraries a user does not want to see in a report.

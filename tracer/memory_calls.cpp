@@ -12,7 +12,7 @@ CopyKind ToCopyKind(cudaMemcpyKind k) { return static_cast<CopyKind>(k); }
 // Copy and memset bounds are boundaries inside allocations (access_extent.h).
 void NoteRange(Tracer& t, Address begin, uint64_t bytes) {
   t.allocations().NoteBoundary(begin);
-  t.allocations().NoteBoundary(begin + bytes);
+  t.allocations().NoteRangeEnd(begin + bytes);
 }
 
 void EmitMalloc(const CallbackContext& c, void* ptr, uint64_t size, MemoryKind kind) {

@@ -174,9 +174,27 @@ void Tracer::Finish() {
     store_->AddCounters(config_.run_id, process_id_, "unmodeled_api", s.unmodeled_apis);
     store_->AddCounters(config_.run_id, process_id_, "anomaly", s.anomalies);
   }
-  if (trace_) trace_->Close();
+  if (trace_) {
+    WriteSymbolizedStacks();
+    trace_->Close();
+  }
   if (!store_ && filter_->forwarded() > 0)
     Warn(std::to_string(filter_->forwarded()) + " findings were not stored (no database)");
+}
+
+// The trace defined each stack by program counters only; a replay on another
+// machine cannot symbolize those, so the stacks go into the trace again with
+// function, file and line (replay reads the last definition of each).
+void Tracer::WriteSymbolizedStacks() {
+  stacks_.ResolveAll();
+  for (StackId id = 1; id <= stacks_.size(); ++id) {
+    TraceRecord def;
+    def.op = OpCode::kDefineStack;
+    def.id = id;
+    for (const ResolvedFrame& f : stacks_.Symbolize(id))
+      def.frames.push_back({Intern(f.function), Intern(f.file), f.line, f.pc});
+    trace_->Append(def);
+  }
 }
 
 void Tracer::RestartAfterFork() {

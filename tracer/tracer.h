@@ -57,6 +57,7 @@ class Tracer : public StackResolver {
 
  private:
   void OpenOutputs();
+  void WriteSymbolizedStacks();
   void Define(TraceRecord& definition);
 
   TracerConfig config_;

@@ -35,7 +35,7 @@ TEST(AllocationBounds, PointersOutsideAllocationsHaveNoExtent) {
 TEST(AllocationBounds, CopyBoundsCutTheExtent) {
   AllocationBounds b;
   b.Add(kBase, kSize, MemoryKind::kDevice);
-  b.NoteBoundary(kBase + 1024);  // e.g. a copy into [base, base+1024)
+  b.NoteRangeEnd(kBase + 1024);  // e.g. a copy into [base, base+1024)
   EXPECT_EQ(b.ExtentOf(kBase, AccessMode::kRead).size, 1024u);
   bool bounded = false;
   EXPECT_EQ(b.ExtentOf(kBase + 1024, AccessMode::kRead, &bounded).size, 1u);
@@ -47,12 +47,28 @@ TEST(AllocationBounds, CopyBoundsCutTheExtent) {
 TEST(AllocationBounds, PerStreamChunksStayDisjoint) {
   AllocationBounds b;
   b.Add(kBase, kSize, MemoryKind::kDevice);
-  for (int i = 0; i <= 4; ++i) b.NoteBoundary(kBase + i * 1024);
+  for (int i = 0; i < 4; ++i) {  // copies into each chunk
+    b.NoteBoundary(kBase + i * 1024);
+    b.NoteRangeEnd(kBase + (i + 1) * 1024);
+  }
   for (int i = 0; i < 4; ++i) {
     const auto ext = b.LaunchExtents({{kBase + i * 1024, AccessMode::kRead}});
     ASSERT_EQ(ext.size(), 1u);
     EXPECT_EQ(ext[0], At(kBase + i * 1024, 1024, AccessMode::kRead));
   }
+}
+
+// Allocations often sit back to back: the start of the next one is no
+// boundary of this one.
+TEST(AllocationBounds, NextAllocationsStartDoesNotBoundThisOne) {
+  AllocationBounds b;
+  b.Add(kBase, kSize, MemoryKind::kDevice);
+  b.Add(kBase + kSize, kSize, MemoryKind::kPinnedHost);
+  b.NoteBoundary(kBase + kSize);  // a copy from the start of the second
+  b.NoteRangeEnd(kBase + kSize + 100);
+  bool bounded = true;
+  EXPECT_EQ(b.ExtentOf(kBase, AccessMode::kRead, &bounded).size, kSize);
+  EXPECT_FALSE(bounded);
 }
 
 TEST(AllocationBounds, UnboundedArgumentTakesItsSiblingsExtent) {
@@ -62,7 +78,7 @@ TEST(AllocationBounds, UnboundedArgumentTakesItsSiblingsExtent) {
   b.Add(a, kSize, MemoryKind::kDevice);
   b.Add(c, kSize, MemoryKind::kDevice);
   b.NoteBoundary(a + 512);
-  b.NoteBoundary(a + 768);  // a copy filled [a+512, a+768)
+  b.NoteRangeEnd(a + 768);  // a copy filled [a+512, a+768)
   const auto ext = b.LaunchExtents({{a + 512, AccessMode::kRead}, {c + 512, AccessMode::kUnknown}});
   ASSERT_EQ(ext.size(), 2u);
   EXPECT_EQ(ext[0], At(a + 512, 256, AccessMode::kRead));
