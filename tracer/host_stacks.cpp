@@ -4,6 +4,8 @@
 #include <execinfo.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <map>
 
 #include "tracer/kernel_signature.h"
@@ -11,7 +13,31 @@
 namespace streamcheck::tracer {
 namespace {
 
-constexpr int kMaxFrames = 24;
+// Deep enough to get past CUPTI's and the driver's own frames (~15) to the program's.
+constexpr int kMaxFrames = 48;
+
+// glibc's backtrace() re-reads the unwind tables (DWARF CFI) of every frame on
+// every call: several microseconds for the ~20 frames between a CUDA call and
+// main(). libunwind's unw_backtrace caches each return address's frame layout
+// and is several times faster once warm, so it is used when the system has
+// it (loaded privately, never interposing on the program's own unwinder).
+// STREAMCHECK_UNWINDER=glibc forces the fallback.
+using BacktraceFn = int (*)(void**, int);
+
+BacktraceFn ChooseBacktrace() {
+  const char* forced = std::getenv("STREAMCHECK_UNWINDER");
+  if (forced == nullptr || std::strcmp(forced, "glibc") != 0) {
+    if (void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL)) {
+      if (auto fn = reinterpret_cast<BacktraceFn>(dlsym(lib, "unw_backtrace"))) return fn;
+    }
+  }
+  return &backtrace;
+}
+
+BacktraceFn Backtrace() {
+  static const BacktraceFn fn = ChooseBacktrace();
+  return fn;
+}
 
 uint64_t HashPcs(void* const* pcs, int n) {
   uint64_t h = 0xcbf29ce484222325ull;
@@ -69,9 +95,11 @@ bool IsRuntimeFrame(const std::string& path) {
   return false;
 }
 
+HostStacks::HostStacks() { (void)Backtrace(); }
+
 StackId HostStacks::Capture(bool* is_new) {
   void* pcs[kMaxFrames];
-  const int n = backtrace(pcs, kMaxFrames);
+  const int n = Backtrace()(pcs, kMaxFrames);
   *is_new = false;
   if (n <= 0) return 0;
   const uint64_t h = HashPcs(pcs, n);
@@ -105,8 +133,7 @@ void HostStacks::ResolvePcs(const std::vector<uint64_t>& pcs) {
     ResolvedFrame f;
     f.pc = pc;
     f.function = info.dli_sname ? Demangle(info.dli_sname) : std::string();
-    f.file = info.dli_fname;  // replaced by the source file when addr2line knows it
-    frames_by_pc_[pc] = f;
+    frames_by_pc_[pc] = f;  // file and line from addr2line; left empty when it has none
     // Return addresses point after the call; step back into it for the line.
     by_module[info.dli_fname].push_back({pc, pc - 1 - reinterpret_cast<uint64_t>(info.dli_fbase)});
   }
@@ -124,12 +151,30 @@ void HostStacks::ResolvePcs(const std::vector<uint64_t>& pcs) {
   }
 }
 
+namespace {
+
+// The CUDA runtime linked statically into the program (cudaLaunchKernel,
+// cudaMalloc, ... without line information) is not the user's code.
+bool IsStaticRuntimeFrame(const ResolvedFrame& f) {
+  return f.file.empty() && (f.function.rfind("cuda", 0) == 0 || f.function.rfind("__cuda", 0) == 0);
+}
+
+}  // namespace
+
 std::vector<ResolvedFrame> HostStacks::Symbolize(StackId id) {
   if (id == 0 || id >= stacks_.size()) return {};
   ResolvePcs(stacks_[id]);
   std::vector<ResolvedFrame> frames;
   for (uint64_t pc : stacks_[id])
-    if (const auto& f = frames_by_pc_[pc]) frames.push_back(*f);
+    if (const auto& f = frames_by_pc_[pc]; f && !IsStaticRuntimeFrame(*f)) frames.push_back(*f);
+  // nvcc's launch stub `__device_stub__K` and the host wrapper `K` that calls
+  // it stand between the launch and the line that wrote `K<<<...>>>`.
+  for (size_t i = 0; i < frames.size(); ++i) {
+    if (frames[i].function.rfind("__device_stub__", 0) == 0) {
+      frames.erase(frames.begin(), frames.begin() + std::min(frames.size(), i + 2));
+      break;
+    }
+  }
   // Drop the process start-up frames below main.
   while (!frames.empty() && (frames.back().function == "_start" || frames.back().function.empty()))
     frames.pop_back();

@@ -16,6 +16,7 @@ namespace streamcheck::tracer {
 
 class HostStacks {
  public:
+  HostStacks();  // picks the unwinder now, not inside the first CUDA call
   // Interns the calling thread's stack. Returns 0 when capture failed; sets
   // *is_new for a stack not seen before (the caller then defines it).
   StackId Capture(bool* is_new);

@@ -6,10 +6,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}
 mkdir -p "$out"
 ${NVCC:-nvcc} -O2 -arch=sm_90 -o "$out/launch_rate" "$here/launch_rate.cu" || exit 1
+traced() { "$sc" run -q --db "$out/bench.db" "$@" 2>>"$out/bench.stderr"; }
 for round in 1 2; do
-  echo "native:   $("$out/launch_rate" "$n")"
-  echo "traced:   $("$sc" run -q --db "$out/bench.db" -- "$out/launch_rate" "$n" 2>>"$out/bench.stderr")"
-  echo "nostacks: $("$sc" run -q --no-stacks --db "$out/bench.db" -- "$out/launch_rate" "$n" 2>>"$out/bench.stderr")"
+  echo "native:              $("$out/launch_rate" "$n")"
+  echo "traced:              $(traced -- "$out/launch_rate" "$n")"
+  echo "traced, no stacks:   $(traced --no-stacks -- "$out/launch_rate" "$n")"
+  echo "traced, glibc stacks:$(STREAMCHECK_UNWINDER=glibc traced -- "$out/launch_rate" "$n")"
+  echo "CUPTI callbacks only:$(STREAMCHECK_DEBUG=callbacks-only traced -- "$out/launch_rate" "$n")"
 done
 py=${PYTHON:-python3}
 if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
