@@ -30,6 +30,10 @@ std::string CommandLine() {
 
 void Warn(const std::string& message) { std::fprintf(stderr, "streamcheck: %s\n", message.c_str()); }
 
+bool IsHostSynchronization(OpCode op) {
+  return op == OpCode::kDeviceSynchronize || op == OpCode::kStreamSynchronize || op == OpCode::kEventSynchronize;
+}
+
 std::atomic<ThreadId> g_next_thread{1};
 thread_local ThreadId t_thread = 0;
 
@@ -146,7 +150,11 @@ void Tracer::Emit(TraceRecord& r) {
   engine_->Process(r);
   if (trace_) {
     trace_->Append(r);
-    trace_->FlushIfOlderThan(200);
+    // A program that ends with _exit() runs no exit handler: writing the
+    // trace out at host synchronizations (already slow calls) keeps it
+    // complete up to the last one.
+    if (IsHostSynchronization(r.op)) trace_->Flush();
+    else trace_->FlushIfOlderThan(200);
   }
 }
 
@@ -206,11 +214,10 @@ void Tracer::RestartAfterFork() {
   engine_.reset();
   filter_.reset();
   finished_ = false;
-  if (!config_.trace_path.empty()) {
-    const size_t dot = config_.trace_path.rfind('.');
-    config_.trace_path = config_.trace_path.substr(0, dot == std::string::npos ? config_.trace_path.size() : dot) +
-                         "." + std::to_string(getpid());
-  }
+  // STREAMCHECK_TRACE names the root process's trace; every other process
+  // writes beside it, suffixed with its pid.
+  const std::string root_trace = Env("STREAMCHECK_TRACE");
+  if (!root_trace.empty()) config_.trace_path = root_trace + "." + std::to_string(getpid());
   OpenOutputs();
 }
 

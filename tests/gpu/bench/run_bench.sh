@@ -18,7 +18,8 @@ py=${PYTHON:-python3}
 if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   for round in 1 2; do
     echo "torch native:    $("$py" "$here/torch_loop.py" "$iters")"
-    echo "torch traced:    $("$sc" run -q --db "$out/bench.db" -- "$py" "$here/torch_loop.py" "$iters" 2>>"$out/bench.stderr")"
+    echo "torch traced:    $(traced -- "$py" "$here/torch_loop.py" "$iters")"
+    echo "torch no stacks: $(traced --no-stacks -- "$py" "$here/torch_loop.py" "$iters")"
     echo "torch sanitizer: $(TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))" 2>>"$out/bench.stderr")"
   done
 fi
