@@ -17,7 +17,15 @@ declare -A built
 while read -r program variant rest; do
   [[ -z "$program" || "$program" == \#* ]] && continue
   exe="$out/$program"
-  if [[ -z "${built[$program]:-}" ]]; then
+  if [[ -f "$here/scenarios/$program.py" ]]; then
+    # Python scenarios run as they are, where PyTorch with CUDA is installed.
+    if ! "${PYTHON:-python3}" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+      echo "skip $program $variant: no PyTorch with CUDA"; continue
+    fi
+    exe="$out/$program.sh"
+    printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$(command -v "${PYTHON:-python3}")" "$here/scenarios/$program.py" >"$exe"
+    chmod +x "$exe"
+  elif [[ -z "${built[$program]:-}" ]]; then
     flags=(-O2 -g -arch=sm_90 -std=c++17)
     [[ "$program" == *per_thread* ]] && flags+=(--default-stream per-thread)
     if ! "$nvcc" "${flags[@]}" -o "$exe" "$here/scenarios/$program.cu" >"$out/$program.build.log" 2>&1; then
