@@ -1,25 +1,51 @@
 #!/usr/bin/env bash
-# Overhead benchmark: native vs traced in the same run (issue item 7).
-# Usage: run_bench.sh STREAMCHECK_BINARY OUT_DIR [LAUNCHES] [TORCH_ITERS]
+# Overhead benchmark: native vs traced, interleaved in the same run (issue
+# item 7). Prints every measurement, then the median of each variant and its
+# ratio to native.
+# Usage: run_bench.sh STREAMCHECK_BINARY OUT_DIR [LAUNCHES] [TORCH_ITERS] [ROUNDS]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}
+sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}
 mkdir -p "$out"
+results="$out/results.txt"; : >"$results"
 ${NVCC:-nvcc} -O2 -arch=sm_90 -o "$out/launch_rate" "$here/launch_rate.cu" || exit 1
 traced() { "$sc" run -q --db "$out/bench.db" "$@" 2>>"$out/bench.stderr"; }
-for round in 1 2; do
-  echo "native:              $("$out/launch_rate" "$n")"
-  echo "traced:              $(traced -- "$out/launch_rate" "$n")"
-  echo "traced, no stacks:   $(traced --no-stacks -- "$out/launch_rate" "$n")"
-  echo "traced, glibc stacks:$(STREAMCHECK_UNWINDER=glibc traced -- "$out/launch_rate" "$n")"
-  echo "CUPTI callbacks only:$(STREAMCHECK_DEBUG=callbacks-only traced -- "$out/launch_rate" "$n")"
+# measure LABEL COMMAND...: runs it, keeps the number after the last '='.
+measure() {
+  local label=$1; shift
+  local line; line=$("$@")
+  echo "$label: $line"
+  echo "$label ${line##*=}" >>"$results"
+}
+for ((r = 0; r < rounds; r++)); do
+  measure "launch native" "$out/launch_rate" "$n"
+  measure "launch traced" traced -- "$out/launch_rate" "$n"
+  measure "launch traced, no stacks" traced --no-stacks -- "$out/launch_rate" "$n"
+  measure "launch traced, glibc stacks" env STREAMCHECK_UNWINDER=glibc "$sc" run -q --db "$out/bench.db" -- "$out/launch_rate" "$n"
+  measure "launch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "$sc" run -q --db "$out/bench.db" -- "$out/launch_rate" "$n"
 done
 py=${PYTHON:-python3}
 if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
-  for round in 1 2; do
-    echo "torch native:    $("$py" "$here/torch_loop.py" "$iters")"
-    echo "torch traced:    $(traced -- "$py" "$here/torch_loop.py" "$iters")"
-    echo "torch no stacks: $(traced --no-stacks -- "$py" "$here/torch_loop.py" "$iters")"
-    echo "torch sanitizer: $(TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))" 2>>"$out/bench.stderr")"
+  for ((r = 0; r < rounds; r++)); do
+    measure "torch native" "$py" "$here/torch_loop.py" "$iters"
+    measure "torch traced" traced -- "$py" "$here/torch_loop.py" "$iters"
+    measure "torch traced, no stacks" traced --no-stacks -- "$py" "$here/torch_loop.py" "$iters"
+    if ((r < 2)); then
+      measure "torch TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))"
+    fi
   done
 fi
+python3 - "$results" <<'PY'
+import collections, statistics, sys
+runs = collections.OrderedDict()
+for line in open(sys.argv[1]):
+    label, value = line.rsplit(" ", 1)
+    runs.setdefault(label, []).append(float(value))
+base = {}
+print("\nmedians (launch: us per launch; torch: ms per iteration)")
+for label, values in runs.items():
+    kind = label.split()[0]
+    m = statistics.median(values)
+    base.setdefault(kind, m)
+    print(f"  {label:34s} {m:8.3f}  x{m / base[kind]:.2f}  (+{m - base[kind]:.3f})  n={len(values)}")
+PY
