@@ -3,7 +3,9 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 
+#include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <cstring>
 #include <map>
@@ -58,12 +60,13 @@ std::string ReadLine(FILE* p) {
   return s;
 }
 
-// Function and file:line for `offsets` in `module`, through addr2line
+// For each of `offsets` in `module`, its inline chain (innermost function
+// first, then the functions it was inlined into), through addr2line
 // (binutils), which reads the DWARF line tables and static symbols that
 // dladdr cannot see.
-std::vector<SourceLine> SourceLines(const std::string& module, const std::vector<uint64_t>& offsets) {
-  std::vector<SourceLine> out(offsets.size());
-  std::string cmd = "addr2line -f -C -e '" + module + "'";
+std::vector<std::vector<SourceLine>> SourceLines(const std::string& module, const std::vector<uint64_t>& offsets) {
+  std::vector<std::vector<SourceLine>> out(offsets.size());
+  std::string cmd = "addr2line -a -f -C -i -e '" + module + "'";
   for (uint64_t off : offsets) {
     char buf[32];
     std::snprintf(buf, sizeof buf, " 0x%llx", static_cast<unsigned long long>(off));
@@ -72,14 +75,23 @@ std::vector<SourceLine> SourceLines(const std::string& module, const std::vector
   cmd += " 2>/dev/null";
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return out;
-  for (size_t i = 0; i < offsets.size(); ++i) {
-    const std::string function = ReadLine(p), location = ReadLine(p);
-    if (location.empty() && function.empty()) break;
-    if (function != "??") out[i].function = function;
+  // Output: an "0x..." line per address, then function/location line pairs.
+  long index = -1;
+  for (std::string line = ReadLine(p); !line.empty() || !std::feof(p); line = ReadLine(p)) {
+    if (line.rfind("0x", 0) == 0) {
+      ++index;
+      continue;
+    }
+    if (index < 0 || index >= static_cast<long>(out.size())) break;
+    SourceLine entry;
+    if (line != "??") entry.function = line;
+    const std::string location = ReadLine(p);
     const size_t colon = location.rfind(':');
-    if (colon == std::string::npos || location.compare(0, 2, "??") == 0) continue;
-    out[i].file = location.substr(0, colon);
-    out[i].line = static_cast<uint32_t>(std::strtoul(location.c_str() + colon + 1, nullptr, 10));
+    if (colon != std::string::npos && location.compare(0, 2, "??") != 0) {
+      entry.file = location.substr(0, colon);
+      entry.line = static_cast<uint32_t>(std::strtoul(location.c_str() + colon + 1, nullptr, 10));
+    }
+    out[index].push_back(std::move(entry));
   }
   pclose(p);
   return out;
@@ -133,25 +145,47 @@ void HostStacks::ResolvePcs(const std::vector<uint64_t>& pcs) {
     ResolvedFrame f;
     f.pc = pc;
     f.function = info.dli_sname ? Demangle(info.dli_sname) : std::string();
-    frames_by_pc_[pc] = f;  // file and line from addr2line; left empty when it has none
+    frames_by_pc_[pc] = std::vector<ResolvedFrame>{f};  // file and line from addr2line; empty when it has none
     // Return addresses point after the call; step back into it for the line.
     by_module[info.dli_fname].push_back({pc, pc - 1 - reinterpret_cast<uint64_t>(info.dli_fbase)});
   }
   for (const auto& [module, entries] : by_module) {
     std::vector<uint64_t> offsets;
     for (const auto& e : entries) offsets.push_back(e.second);
-    const auto lines = SourceLines(module, offsets);
+    const auto chains = SourceLines(module, offsets);
     for (size_t k = 0; k < entries.size(); ++k) {
-      ResolvedFrame& f = *frames_by_pc_[entries[k].first];
-      if (f.function.empty()) f.function = lines[k].function;
-      if (lines[k].file.empty()) continue;
-      f.file = lines[k].file;
-      f.line = lines[k].line;
+      std::vector<ResolvedFrame>& frames = *frames_by_pc_[entries[k].first];
+      const ResolvedFrame exported = frames[0];
+      if (chains[k].empty()) continue;
+      frames.clear();
+      for (const SourceLine& s : chains[k])
+        frames.push_back({s.function.empty() ? exported.function : s.function, s.file, s.line, 0, exported.pc});
     }
   }
 }
 
 namespace {
+
+// "Z14spin_then_fillPfxi" -> "spin_then_fill" (the stub's mangled suffix).
+std::string KernelIdentifier(const std::string& mangled) {
+  size_t i = mangled.rfind('Z', 0) == 0 ? 1 : 0;
+  size_t length = 0;
+  while (i < mangled.size() && std::isdigit(static_cast<unsigned char>(mangled[i]))) length = length * 10 + (mangled[i++] - '0');
+  return length > 0 && i + length <= mangled.size() ? mangled.substr(i, length) : std::string();
+}
+
+// Inline frames from the CUDA toolkit's own headers (cudaMalloc<T>, ...).
+bool IsToolkitHeaderFrame(const ResolvedFrame& f) {
+  return f.file.find("/targets/x86_64-linux/include/") != std::string::npos ||
+         f.file.rfind("/usr/local/cuda", 0) == 0;
+}
+
+// "ns::spin_then_fill<float>(float*, int)" -> "spin_then_fill".
+std::string BareName(const std::string& function) {
+  std::string name = function.substr(0, function.find_first_of("(<"));
+  const size_t colons = name.rfind("::");
+  return colons == std::string::npos ? name : name.substr(colons + 2);
+}
 
 // The CUDA runtime linked statically into the program (cudaLaunchKernel,
 // cudaMalloc, ... without line information) is not the user's code.
@@ -166,19 +200,32 @@ std::vector<ResolvedFrame> HostStacks::Symbolize(StackId id) {
   ResolvePcs(stacks_[id]);
   std::vector<ResolvedFrame> frames;
   for (uint64_t pc : stacks_[id])
-    if (const auto& f = frames_by_pc_[pc]; f && !IsStaticRuntimeFrame(*f)) frames.push_back(*f);
-  // nvcc's launch stub `__device_stub__K` and the host wrapper `K` that calls
-  // it stand between the launch and the line that wrote `K<<<...>>>`.
+    if (const auto& chain = frames_by_pc_[pc])
+      for (const ResolvedFrame& f : *chain)
+        if (!IsStaticRuntimeFrame(f) && !IsToolkitHeaderFrame(f)) frames.push_back(f);
+  // nvcc's launch stub `__device_stub__Z<n>K...` and the host wrapper `K` that
+  // calls it stand between the launch and the line that wrote `K<<<...>>>`.
   for (size_t i = 0; i < frames.size(); ++i) {
-    if (frames[i].function.rfind("__device_stub__", 0) == 0) {
-      frames.erase(frames.begin(), frames.begin() + std::min(frames.size(), i + 2));
-      break;
-    }
+    const std::string& stub = frames[i].function;
+    if (stub.rfind("__device_stub__", 0) != 0) continue;
+    frames.erase(frames.begin(), frames.begin() + i + 1);
+    const std::string kernel = KernelIdentifier(stub.substr(std::strlen("__device_stub__")));
+    if (!frames.empty() && !kernel.empty() && frames[0].function.find(kernel) != std::string::npos)
+      frames.erase(frames.begin());
+    break;
   }
+  // The host wrapper of the launched kernel, when inlined into the caller,
+  // shows up as the innermost frame at the kernel's definition: skip it.
+  if (auto k = kernels_.find(id); k != kernels_.end())
+    while (!frames.empty() && BareName(frames[0].function) == k->second) frames.erase(frames.begin());
   // Drop the process start-up frames below main.
   while (!frames.empty() && (frames.back().function == "_start" || frames.back().function.empty()))
     frames.pop_back();
   return frames;
+}
+
+void HostStacks::NoteKernel(StackId id, const std::string& kernel) {
+  if (id != 0 && !kernel.empty()) kernels_.emplace(id, BareName(kernel));
 }
 
 void HostStacks::ResolveAll() {

@@ -24,6 +24,8 @@ class HostStacks {
   // Function, file and line for each frame of the program (frames inside the
   // CUDA libraries and the tracer are dropped). Cached per stack.
   std::vector<ResolvedFrame> Symbolize(StackId id);
+  // The kernel a stack launched: its host wrapper frames are left out of reports.
+  void NoteKernel(StackId id, const std::string& kernel);
   // Resolves every stack captured so far in one batch (at exit, for the trace).
   void ResolveAll();
   size_t size() const { return stacks_.size() - 1; }
@@ -32,9 +34,10 @@ class HostStacks {
   std::vector<std::vector<uint64_t>> stacks_{{}};  // id 0: none
   std::unordered_map<uint64_t, std::vector<StackId>> by_hash_;
   void ResolvePcs(const std::vector<uint64_t>& pcs);
-  // Per program counter: its frame, or nullopt for frames of the CUDA
-  // libraries and the tracer, which reports leave out.
-  std::unordered_map<uint64_t, std::optional<ResolvedFrame>> frames_by_pc_;
+  std::unordered_map<StackId, std::string> kernels_;  // stack -> bare name of the kernel it launched
+  // Per program counter: its frames (the inline chain, innermost first), or
+  // nullopt for frames of the CUDA libraries and the tracer, which reports leave out.
+  std::unordered_map<uint64_t, std::optional<std::vector<ResolvedFrame>>> frames_by_pc_;
 };
 
 // True for frames of libraries a user does not want to see in a report.

@@ -68,6 +68,7 @@ class Tracer : public StackResolver {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> strings_;
+  std::vector<std::string> string_texts_{1};  // by id
   HostStacks stacks_;
   AllocationBounds allocations_;
   std::unique_ptr<store::Store> store_;

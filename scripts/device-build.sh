@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Builds what a GPU machine needs (the `streamcheck` binary and the injected
+# tracer, no lint, no tests) into ${DEVICE_BUILD_DIR:-.device-build}, with
+# debug information stripped so the folder travels small. The GPU machine has
+# no SQLite headers and no Clang, so this runs here and the folder is carried.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${DEVICE_BUILD_DIR:-$root/.device-build}
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DSTREAMCHECK_BUILD_LINT=OFF -DSTREAMCHECK_BUILD_TESTS=OFF -DSTREAMCHECK_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target streamcheck streamcheck_tracer
+strip --strip-debug "$build/cli/streamcheck" "$build/tracer/libstreamcheck_tracer.so"
+du -sh "$build/cli/streamcheck" "$build/tracer/"*.so*
