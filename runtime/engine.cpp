@@ -50,6 +50,8 @@ void Engine::Impl::Process(const TraceRecord& r) {
     case OpCode::kFree: Free(r); break;
     case OpCode::kMallocAsync: MallocAsync(r); break;
     case OpCode::kFreeAsync: FreeAsync(r); break;
+    case OpCode::kPoolBlockAllocate: PoolBlockAllocate(r); break;
+    case OpCode::kPoolBlockFree: PoolBlockFree(r); break;
     case OpCode::kHostRegister: HostRegister(r); break;
     case OpCode::kHostUnregister: EnterHostCall(r); allocations_.Remove(r.dst, nullptr); break;
     case OpCode::kKernelLaunch: KernelLaunch(r); break;

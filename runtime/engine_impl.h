@@ -31,6 +31,7 @@ struct AccessDescription {
   uint64_t trace_index = 0;
   uint64_t timestamp_ns = 0;
   Clock clock = 0;  // the access's epoch on `lane` (0 when not known)
+  bool reuse = false;  // a pool block handed out again (kind kFree: its earlier tenants end here)
 };
 
 class Engine::Impl {
@@ -63,6 +64,12 @@ class Engine::Impl {
   void Free(const TraceRecord& r);
   void MallocAsync(const TraceRecord& r);
   void FreeAsync(const TraceRecord& r);
+  void PoolBlockAllocate(const TraceRecord& r);
+  void PoolBlockFree(const TraceRecord& r);
+  // The innermost known allocation holding `addr`: a pool block, else its segment.
+  const Allocation* AllocationAt(Address addr) const;
+  // The allocation of `table` starting at `base`, or null (counted as an anomaly).
+  const Allocation* LiveAllocationAt(const AllocationTable& table, Address base);
   void HostRegister(const TraceRecord& r);
   void DeviceReset(const TraceRecord& r);
   void KernelLaunch(const TraceRecord& r);
@@ -75,7 +82,7 @@ class Engine::Impl {
   void ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t site,
                      const std::vector<MemoryAccess>& accesses, uint64_t trace_index,
                      uint64_t timestamp_ns);
-  void FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock, uint32_t site,
+  void FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock, uint32_t site, bool reuse,
                  uint64_t timestamp_ns);
   // Accesses a copy or memset makes, from its record (2D extents included).
   static std::vector<MemoryAccess> TransferAccesses(const TraceRecord& r);
@@ -111,6 +118,7 @@ class Engine::Impl {
   ShadowMemory shadow_;
   OpLog op_log_;
   AllocationTable allocations_;
+  AllocationTable pool_blocks_;  // caching-allocator blocks, inside allocations_
   SiteTable sites_;
   SymbolTable symbols_;
   GraphModel graphs_;

@@ -149,14 +149,14 @@ void Engine::Impl::HostRegister(const TraceRecord& r) {
 }
 
 void Engine::Impl::FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock,
-                             uint32_t site, uint64_t timestamp_ns) {
+                             uint32_t site, bool reuse, uint64_t timestamp_ns) {
   auto is_host = [this](Lane l) { return lanes_.IsHost(l); };
   ShadowAccess free{lane, clock.Get(lane), site, ShadowKind::kFree};
   op_log_.Note(free.epoch(), index_, timestamp_ns);
   conflicts_.clear();
   shadow_.Free(base, size, free, clock, is_host, &conflicts_);
   if (!conflicts_.empty())
-    ReportConflicts({lane, site, ShadowKind::kFree, base, size, index_, timestamp_ns});
+    ReportConflicts({lane, site, ShadowKind::kFree, base, size, index_, timestamp_ns, 0, reuse});
 }
 
 // cudaFree, cudaFreeHost: synchronize the device first (documented behavior),
@@ -165,13 +165,11 @@ void Engine::Impl::Free(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
   if (r.dst == 0) return;  // cudaFree(nullptr) is a no-op
   HostWaitsForDevice(t, DeviceOf(r, t));
-  Allocation a;
-  if (!allocations_.Remove(r.dst, &a)) {
-    Anomaly("free of an address with no live allocation");
-    return;
-  }
+  const Allocation* a = LiveAllocationAt(allocations_, r.dst);
+  if (a == nullptr) return;
   sync_.TickThread(t);
-  FreeRange(a.base, a.size, t.lane, t.clock, SiteOf(r), r.timestamp_ns);
+  FreeRange(a->base, a->size, t.lane, t.clock, SiteOf(r), /*reuse=*/false, r.timestamp_ns);
+  allocations_.Remove(r.dst, nullptr);  // after the report, which names the allocation
 }
 
 // cudaMallocAsync, cudaMallocFromPoolAsync: the memory is usable in stream
@@ -198,14 +196,58 @@ void Engine::Impl::FreeAsync(const TraceRecord& r) {
     Anomaly("cudaFreeAsync during stream capture (memory nodes are not modeled)");
     return;
   }
-  Allocation a;
-  if (!allocations_.Remove(r.dst, &a)) {
-    Anomaly("free of an address with no live allocation");
+  const Allocation* a = LiveAllocationAt(allocations_, r.dst);
+  if (a == nullptr) return;
+  sync_.PrepareStreamOperation(s, t);
+  sync_.TickStream(s);
+  FreeRange(a->base, a->size, s.lane, s.clock, SiteOf(r), /*reuse=*/false, r.timestamp_ns);
+  allocations_.Remove(r.dst, nullptr);
+}
+
+// A caching allocator's block handed to `stream` (PyTorch: a tensor's
+// storage). The allocator gives a freed block out again only in the order of
+// the stream it was freed on, so that is where its earlier tenants' uses must
+// all be ordered before: a use on another stream that is not (a tensor used
+// on a side stream without Tensor.record_stream) may still be running when the
+// new tenant writes. With record_stream the allocator frees only after its
+// events on the other streams completed (a successful cudaEventQuery the
+// tracer saw), which orders those uses first. The check is made at reuse, not
+// at free: freeing is harmless until the memory has a new tenant, and a
+// program whose next allocation on that stream waits for the other stream
+// anyway is correct.
+// During capture the block goes to the graph's private pool, which nothing
+// outside the graph reuses: fresh memory, no stream operation.
+void Engine::Impl::PoolBlockAllocate(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  const uint32_t site = SiteOf(r);
+  pool_blocks_.Add({r.dst, r.size, allocations_.KindOf(r.dst), s.device, site, s.lane});
+  if (s.capture_graph != 0) {
+    shadow_.Reset(r.dst, r.size, ShadowAccess{});
     return;
   }
   sync_.PrepareStreamOperation(s, t);
-  sync_.TickStream(s);
-  FreeRange(a.base, a.size, s.lane, s.clock, SiteOf(r), r.timestamp_ns);
+  const Epoch e = sync_.TickStream(s);
+  FreeRange(r.dst, r.size, s.lane, s.clock, site, /*reuse=*/true, r.timestamp_ns);
+  shadow_.Reset(r.dst, r.size, ShadowAccess{e.lane, e.clock, site, ShadowKind::kAllocate});
+}
+
+// The block goes back to the allocator; PoolBlockAllocate checks its reuse.
+void Engine::Impl::PoolBlockFree(const TraceRecord& r) {
+  EnterHostCall(r);
+  if (LiveAllocationAt(pool_blocks_, r.dst) != nullptr) pool_blocks_.Remove(r.dst, nullptr);
+}
+
+const Allocation* Engine::Impl::LiveAllocationAt(const AllocationTable& table, Address base) {
+  const Allocation* a = table.Find(base);
+  if (a != nullptr && a->base == base) return a;
+  Anomaly("free of an address with no live allocation");
+  return nullptr;
+}
+
+const Allocation* Engine::Impl::AllocationAt(Address addr) const {
+  const Allocation* block = pool_blocks_.Find(addr);
+  return block ? block : allocations_.Find(addr);
 }
 
 // cudaDeviceReset: waits for the device, then destroys its allocations.
@@ -213,6 +255,7 @@ void Engine::Impl::DeviceReset(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
   const DeviceId device = DeviceOf(r, t);
   HostWaitsForDevice(t, device);
+  pool_blocks_.RemoveDevice(device, [](const Allocation&) {});
   allocations_.RemoveDevice(device, [this](const Allocation& a) {
     shadow_.Reset(a.base, a.size, ShadowAccess{});
   });

@@ -118,7 +118,7 @@ void Engine::Impl::ReportSingle(rules::RuleId rule, FindingKind kind, const Acce
     f.accesses.push_back(Describe(access, "operation"));
     f.buffer.address = access.address;
     f.buffer.size = access.size;
-    if (const Allocation* a = allocations_.Find(access.address)) {
+    if (const Allocation* a = AllocationAt(access.address)) {
       f.buffer.known_allocation = true;
       f.buffer.memory_kind = a->kind;
     }
@@ -138,15 +138,16 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, Confide
   const FindingAccess& a = f.accesses[0];
   const FindingAccess& b = f.accesses[1];
 
-  const Allocation* alloc = allocations_.Find(later.address);
-  if (alloc == nullptr) alloc = allocations_.Find(earlier.address);
+  const Allocation* alloc = AllocationAt(later.address);
+  if (alloc == nullptr) alloc = AllocationAt(earlier.address);
   if (alloc) {
     f.buffer.address = alloc->base;
     f.buffer.size = alloc->size;
     f.buffer.memory_kind = alloc->kind;
     f.buffer.known_allocation = true;
     const Site& s = sites_.Get(alloc->site);
-    f.buffer.allocated_by = std::string(symbols_.String(s.api));
+    // A framework's allocation names the op that made it (aten::empty), not the allocator.
+    f.buffer.allocated_by = std::string(symbols_.String(s.framework_op != 0 ? s.framework_op : s.api));
     f.buffer.allocation_stack = resolver_ ? resolver_->Resolve(s.stack) : symbols_.ResolveStack(s.stack);
   } else {
     f.buffer.address = earlier.address;
@@ -160,8 +161,15 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, Confide
       f.reason = "the memory was freed before this use and not allocated again";
       break;
     case FindingKind::kFreeWhileInUse:
-      f.message = b.op + " frees memory that " + a.op + " on " + a.stream + " may still be using (" + range + ")";
-      f.reason = ExplainMissingOrder(earlier, later);
+      if (later.reuse) {
+        f.message = b.op + " on " + b.stream + " reuses memory that " + a.op + " on " + a.stream +
+                    " may still be using (" + range + ")";
+        f.reason = "the caching allocator freed the block on " + b.stream + " and handed it out again there; " +
+                   ExplainMissingOrder(earlier, later);
+      } else {
+        f.message = b.op + " frees memory that " + a.op + " on " + a.stream + " may still be using (" + range + ")";
+        f.reason = ExplainMissingOrder(earlier, later);
+      }
       break;
     case FindingKind::kUseBeforeAlloc:
       f.message = b.op + " on " + b.stream + " uses memory " + range + " before its stream-ordered allocation (" +

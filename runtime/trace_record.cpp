@@ -32,6 +32,8 @@ constexpr std::array<std::string_view, static_cast<size_t>(OpCode::kMaxOpCode)> 
   set(OpCode::kFree, "free");
   set(OpCode::kMallocAsync, "malloc_async");
   set(OpCode::kFreeAsync, "free_async");
+  set(OpCode::kPoolBlockAllocate, "pool_block_allocate");
+  set(OpCode::kPoolBlockFree, "pool_block_free");
   set(OpCode::kHostRegister, "host_register");
   set(OpCode::kHostUnregister, "host_unregister");
   set(OpCode::kKernelLaunch, "kernel_launch");

@@ -45,6 +45,10 @@ enum class OpCode : uint8_t {
   kFreeAsync = 43,      // dst, stream
   kHostRegister = 44,   // dst, size
   kHostUnregister = 45, // dst
+  // A framework's caching allocator (PyTorch's) handing out / taking back a
+  // block of memory it already holds (inside a kMalloc'd segment).
+  kPoolBlockAllocate = 46,  // dst, size, stream
+  kPoolBlockFree = 47,      // dst, stream
   // Work.
   kKernelLaunch = 50,  // stream, name, accesses
   kMemcpy = 51,        // stream, dst, src, size, copy_kind, is_async, [height, dst_pitch, src_pitch]

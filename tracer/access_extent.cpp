@@ -5,16 +5,29 @@
 namespace streamcheck::tracer {
 
 void AllocationBounds::Add(Address base, uint64_t size, MemoryKind kind) {
-  by_base_[base] = Allocation{size, kind, {}};
+  by_base_[base] = Allocation{size, kind, {}, false};
 }
 
 void AllocationBounds::Remove(Address base) { by_base_.erase(base); }
 
-const std::pair<const Address, AllocationBounds::Allocation>* AllocationBounds::Find(Address p) const {
-  auto it = by_base_.upper_bound(p);
-  if (it == by_base_.begin()) return nullptr;
+void AllocationBounds::AddPoolBlock(Address base, uint64_t size) {
+  blocks_[base] = Allocation{size, MemoryKind::kDevice, {}, false};
+  if (auto* segment = const_cast<Table::value_type*>(FindIn(by_base_, base))) segment->second.pooled = true;
+}
+
+void AllocationBounds::RemovePoolBlock(Address base) { blocks_.erase(base); }
+
+const AllocationBounds::Table::value_type* AllocationBounds::FindIn(const Table& table, Address p) {
+  auto it = table.upper_bound(p);
+  if (it == table.begin()) return nullptr;
   --it;
   return p < it->first + it->second.size ? &*it : nullptr;
+}
+
+const AllocationBounds::Table::value_type* AllocationBounds::Find(Address p) const {
+  if (const auto* block = blocks_.empty() ? nullptr : FindIn(blocks_, p)) return block;
+  const auto* allocation = FindIn(by_base_, p);
+  return allocation != nullptr && !allocation->second.pooled ? allocation : nullptr;
 }
 
 std::pair<const Address, AllocationBounds::Allocation>* AllocationBounds::Find(Address p) {

@@ -33,6 +33,13 @@ class AllocationBounds {
  public:
   void Add(Address base, uint64_t size, MemoryKind kind);
   void Remove(Address base);
+  // A caching allocator's block inside an allocation (a PyTorch tensor's
+  // storage): pointers into it are bounded by the block, not its segment.
+  // Once a segment holds blocks, a word pointing into it outside every live
+  // block is no tensor's pointer (a stale or unused argument) and is ignored.
+  void AddPoolBlock(Address base, uint64_t size);
+  void RemovePoolBlock(Address base);
+  bool HasPoolBlock(Address base) const { return blocks_.count(base) != 0; }
   // Records where something starts inside an allocation (pointer argument,
   // start of a copy or memset).
   void NoteBoundary(Address addr);
@@ -51,10 +58,15 @@ class AllocationBounds {
     uint64_t size;
     MemoryKind kind;
     std::set<Address> boundaries;  // interior addresses known to start or end something
+    bool pooled = false;           // a caching allocator's segment: only its live blocks count
   };
-  const std::pair<const Address, Allocation>* Find(Address p) const;
-  std::pair<const Address, Allocation>* Find(Address p);
-  std::map<Address, Allocation> by_base_;
+  using Table = std::map<Address, Allocation>;
+  static const Table::value_type* FindIn(const Table& table, Address p);
+  // The pool block holding p, else the allocation holding p.
+  const Table::value_type* Find(Address p) const;
+  Table::value_type* Find(Address p);
+  Table by_base_;
+  Table blocks_;
 };
 
 }  // namespace streamcheck::tracer

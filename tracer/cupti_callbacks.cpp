@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "tracer/callback_context.h"
+#include "tracer/debug_flags.h"
 #include "tracer/kernel_launches.h"
 
 namespace streamcheck::tracer {
@@ -111,23 +112,16 @@ void OnDriverCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* da
   if (data->callbackSite == CUPTI_API_EXIT && !InsideRuntimeCall()) t.CountUnmodeled(data->functionName);
 }
 
-// STREAMCHECK_DEBUG=callbacks-only makes every callback return at once: the
-// overhead benchmark's measure of what CUPTI itself costs.
-bool CallbacksOnly() {
-  static const bool on = [] {
-    const char* v = std::getenv("STREAMCHECK_DEBUG");
-    return v != nullptr && std::strstr(v, "callbacks-only") != nullptr;
-  }();
-  return on;
-}
-
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* payload) {
+  static const bool callbacks_only = DebugFlag("callbacks-only");
   Tracer* t = GlobalTracer();
-  if (t == nullptr || CallbacksOnly()) return;
+  if (t == nullptr || callbacks_only) return;
   const auto* data = static_cast<const CUpti_CallbackData*>(payload);
+  const uint64_t start = t->profile().Now();
   std::lock_guard<std::mutex> lock(t->mutex());
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) OnRuntimeCall(*t, cbid, data);
   else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) OnDriverCall(*t, cbid, data);
+  t->profile().AddCallback(start);
 }
 
 bool Enable(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, const CUpti_CallbackId* ids, size_t n) {

@@ -195,8 +195,16 @@ bool IsStaticRuntimeFrame(const ResolvedFrame& f) {
 
 }  // namespace
 
+StackId HostStacks::AddSymbolized(std::vector<ResolvedFrame> frames) {
+  stacks_.emplace_back();
+  const StackId id = static_cast<StackId>(stacks_.size() - 1);
+  symbolized_.emplace(id, std::move(frames));
+  return id;
+}
+
 std::vector<ResolvedFrame> HostStacks::Symbolize(StackId id) {
   if (id == 0 || id >= stacks_.size()) return {};
+  if (auto s = symbolized_.find(id); s != symbolized_.end()) return s->second;
   ResolvePcs(stacks_[id]);
   std::vector<ResolvedFrame> frames;
   for (uint64_t pc : stacks_[id])

@@ -24,6 +24,9 @@ class HostStacks {
   // Function, file and line for each frame of the program (frames inside the
   // CUDA libraries and the tracer are dropped). Cached per stack.
   std::vector<ResolvedFrame> Symbolize(StackId id);
+  // A stack that arrives symbolized (a framework's Python stack): no program
+  // counters, the frames as given.
+  StackId AddSymbolized(std::vector<ResolvedFrame> frames);
   // The kernel a stack launched: its host wrapper frames are left out of reports.
   void NoteKernel(StackId id, const std::string& kernel);
   // Resolves every stack captured so far in one batch (at exit, for the trace).
@@ -34,7 +37,8 @@ class HostStacks {
   std::vector<std::vector<uint64_t>> stacks_{{}};  // id 0: none
   std::unordered_map<uint64_t, std::vector<StackId>> by_hash_;
   void ResolvePcs(const std::vector<uint64_t>& pcs);
-  std::unordered_map<StackId, std::string> kernels_;  // stack -> bare name of the kernel it launched
+  std::unordered_map<StackId, std::string> kernels_;
+  std::unordered_map<StackId, std::vector<ResolvedFrame>> symbolized_;  // stack -> bare name of the kernel it launched
   // Per program counter: its frames (the inline chain, innermost first), or
   // nullopt for frames of the CUDA libraries and the tracer, which reports leave out.
   std::unordered_map<uint64_t, std::optional<std::vector<ResolvedFrame>>> frames_by_pc_;

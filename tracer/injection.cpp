@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "tracer/cupti_callbacks.h"
+#include "tracer/framework_plugin.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::tracer {
@@ -74,6 +75,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   std::call_once(once, [] {
     g_tracer = new Tracer(TracerConfig::FromEnvironment());  // lives until exit
     if (!SubscribeCallbacks()) return;
+    LoadFrameworkPlugins();
     std::atexit(FinishAtExit);
     pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
     InstallSignalHandlers();

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "tracer/debug_flags.h"
+#include "tracer/framework_ops.h"
 #include "tracer/kernel_arguments.h"
 #include "tracer/kernel_signature.h"
 
@@ -101,13 +103,9 @@ void DecodeArguments(Tracer& t, const KernelLayout& k, const ArgumentSource& arg
   MatchPointerArguments(k.params, [&](size_t i) { return args.Value(k, i); }, t.allocations(), out);
 }
 
-// STREAMCHECK_DEBUG=launch prints how each launch was decoded (to check a
-// new CUDA version or library without reading traces).
+// STREAMCHECK_DEBUG=launch (debug_flags.h).
 void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& args, size_t accesses) {
-  static const bool on = [] {
-    const char* v = std::getenv("STREAMCHECK_DEBUG");
-    return v != nullptr && std::strstr(v, "launch") != nullptr;
-  }();
+  static const bool on = DebugFlag("launch");
   if (!on) return;
   const char* error = nullptr;
   if (k.layout_error != CUDA_SUCCESS) cuGetErrorName(k.layout_error, &error);
@@ -156,6 +154,7 @@ void EmitKernel(Tracer& t, const char* api, Handle stream, const std::string& na
   r.name = t.Intern(name);
   r.stream = stream;
   r.accesses = std::move(accesses);
+  ThisThreadFrameworkOps().Refine(&r.accesses);
   t.Emit(r);
 }
 
@@ -276,6 +275,7 @@ void OpenPendingKernel(void** args) {
 void TakePendingKernel(const CallbackContext& c, TraceRecord* node) {
   std::string name;
   ResolvePending(c.tracer, c.data->symbolName, &name, &node->accesses);
+  ThisThreadFrameworkOps().Refine(&node->accesses);
   node->name = c.tracer.Intern(name);
   t_pending = PendingLaunch{};
 }

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "store/suppressions.h"
+#include "tracer/framework_ops.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -136,6 +137,12 @@ void Tracer::Emit(TraceRecord& r) {
   r.thread = CurrentThread();
   r.timestamp_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count());
+  // Inside a framework op: its name, and its (Python) stack, which says more
+  // to the user than the native frames of the framework would.
+  if (const FrameworkOpStack& ops = ThisThreadFrameworkOps(); !ops.empty()) {
+    r.framework_op = ops.name();
+    if (r.stack == 0) r.stack = ops.stack();
+  }
   if (config_.capture_stacks && r.stack == 0) {
     bool is_new = false;
     r.stack = stacks_.Capture(&is_new);
@@ -150,7 +157,9 @@ void Tracer::Emit(TraceRecord& r) {
       Define(def);
     }
   }
+  const uint64_t engine_start = profile_.Now();
   engine_->Process(r);
+  profile_.AddEngine(engine_start);
   if (trace_) {
     trace_->Append(r);
     // A program that ends with _exit() runs no exit handler: writing the
@@ -165,6 +174,43 @@ void Tracer::CountUnmodeled(std::string_view api) {
   TraceRecord r;
   r.op = OpCode::kUnmodeledApi;
   r.api = Intern(api);
+  Emit(r);
+}
+
+StackId Tracer::AddFrameworkStack(const StreamcheckFrame* frames, size_t count) {
+  std::vector<ResolvedFrame> resolved;
+  TraceRecord def;
+  def.op = OpCode::kDefineStack;
+  for (size_t i = 0; i < count; ++i) {
+    const StreamcheckFrame& f = frames[i];
+    resolved.push_back({f.function ? f.function : "", f.file ? f.file : "", f.line, 0, 0});
+    def.frames.push_back({Intern(resolved.back().function), Intern(resolved.back().file), f.line, 0});
+  }
+  def.id = stacks_.AddSymbolized(std::move(resolved));
+  Define(def);
+  return def.id;
+}
+
+void Tracer::PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t size, Handle stream, int device,
+                       StackId stack) {
+  TraceRecord r;
+  r.stack = ThisThreadFrameworkOps().empty() ? stack : 0;  // inside an op, Emit() takes the op's
+  r.dst = address;
+  r.stream = stream;
+  r.device = device;
+  if (event == STREAMCHECK_BLOCK_ALLOCATED) {
+    r.op = OpCode::kPoolBlockAllocate;
+    r.api = Intern("caching allocator: allocate");
+    r.size = size;
+    allocations_.AddPoolBlock(address, size);
+    ThisThreadFrameworkOps().AddFreshBlock(address, size);
+  } else {
+    // Blocks handed out before the plugin attached are not ours to free.
+    if (!allocations_.HasPoolBlock(address)) return;
+    r.op = OpCode::kPoolBlockFree;
+    r.api = Intern("caching allocator: free");
+    allocations_.RemovePoolBlock(address);
+  }
   Emit(r);
 }
 
@@ -189,6 +235,7 @@ void Tracer::Finish() {
     WriteSymbolizedStacks();
     trace_->Close();
   }
+  profile_.Print();
   if (!store_ && filter_->forwarded() > 0)
     Warn(std::to_string(filter_->forwarded()) + " findings were not stored (no database)");
 }

@@ -18,7 +18,9 @@
 #include "runtime/trace/trace_io.h"
 #include "store/store.h"
 #include "tracer/access_extent.h"
+#include "tracer/framework_hooks.h"
 #include "tracer/host_stacks.h"
+#include "tracer/tracer_profile.h"
 
 namespace streamcheck::tracer {
 
@@ -44,7 +46,13 @@ class Tracer : public StackResolver {
   // Fills thread, stack and timestamp, then feeds the engine and the trace.
   void Emit(TraceRecord& record);
   void CountUnmodeled(std::string_view api);
+  // A framework plugin's stack (Python frames), defined once per call.
+  StackId AddFrameworkStack(const StreamcheckFrame* frames, size_t count);
+  // A caching-allocator block changed hands (framework_hooks.h).
+  void PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t size, Handle stream, int device,
+                 StackId stack);
   AllocationBounds& allocations() { return allocations_; }
+  TracerProfile& profile() { return profile_; }
   // Flushes the trace, the final counts and the run summary. Idempotent.
   void Finish();
   // In a forked child: the parent's database connection and trace file are
@@ -71,6 +79,7 @@ class Tracer : public StackResolver {
   std::vector<std::string> string_texts_{1};  // by id
   HostStacks stacks_;
   AllocationBounds allocations_;
+  TracerProfile profile_;
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<FindingSink> store_sink_;
   std::unique_ptr<SuppressingSink> filter_;

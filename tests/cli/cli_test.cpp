@@ -56,9 +56,11 @@ std::vector<Finding> StoredFindings(const std::string& db_path) {
   return out;
 }
 
-// One expected finding: rule, kind, and substrings of both operations.
+// One expected finding: rule, kind, substrings of both operations (kernel,
+// API or framework op), and optionally `stack=FILE`: both accesses' stacks
+// have a frame in FILE (the user's Python file for PyTorch programs).
 struct Expected {
-  std::string rule, kind, earlier, later;
+  std::string rule, kind, earlier, later, stack_file;
 };
 
 std::vector<Expected> LoadExpectations(const fs::path& path) {
@@ -70,15 +72,29 @@ std::vector<Expected> LoadExpectations(const fs::path& path) {
     std::istringstream fields(line);
     Expected e;
     fields >> e.rule >> e.kind >> e.earlier >> e.later;
+    for (std::string option; fields >> option;)
+      if (option.rfind("stack=", 0) == 0) e.stack_file = option.substr(6);
     out.push_back(e);
   }
   return out;
 }
 
+bool Names(const FindingAccess& a, const std::string& what) {
+  return a.op.find(what) != std::string::npos || a.api.find(what) != std::string::npos ||
+         a.framework_op.find(what) != std::string::npos;
+}
+
+bool HasFrameIn(const FindingAccess& a, const std::string& file) {
+  for (const ResolvedFrame& f : a.stack)
+    if (f.file.find(file) != std::string::npos) return true;
+  return false;
+}
+
 bool Matches(const Finding& f, const Expected& e) {
   if (f.rule != e.rule || FindingKindName(f.kind) != e.kind || f.accesses.size() < 2) return false;
-  return f.accesses[0].op.find(e.earlier) != std::string::npos &&
-         f.accesses[1].op.find(e.later) != std::string::npos;
+  if (!e.stack_file.empty() && !(HasFrameIn(f.accesses[0], e.stack_file) && HasFrameIn(f.accesses[1], e.stack_file)))
+    return false;
+  return Names(f.accesses[0], e.earlier) && Names(f.accesses[1], e.later);
 }
 
 // Every trace under testdata/ with a .expect file beside it.

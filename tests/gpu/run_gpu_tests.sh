@@ -1,54 +1,102 @@
 #!/usr/bin/env bash
-# Builds every tests/gpu/scenarios program with nvcc, runs each variant under
-# `streamcheck run`, and checks the findings against expectations.txt.
-# Usage: run_gpu_tests.sh STREAMCHECK_BINARY OUT_DIR
+# Builds every tests/gpu/scenarios program with nvcc, runs each variant (and
+# each PyTorch scenario of tests/gpu/pytorch/) under `streamcheck run`, and
+# checks the findings against the expectations files.
+# Usage: run_gpu_tests.sh STREAMCHECK_BINARY OUT_DIR [EXPECTATIONS_FILE...]
+#   (default: expectations.txt and pytorch/expectations.txt). JOBS runs at once (default 8).
 # Exit: 0 all as expected, 1 a mismatch, 77 no GPU (skipped).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sc=${1:?streamcheck binary}
 out=${2:?output directory}
-mkdir -p "$out"
+shift 2
+files=("$@")
+((${#files[@]})) || files=("$here/expectations.txt" "$here/pytorch/expectations.txt")
+mkdir -p "$out/results"
+rm -f "$out/results/"*
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   echo "no GPU: skipping GPU scenarios"; exit 77
 fi
-nvcc=${NVCC:-nvcc}
-failures=0
-declare -A built
-while read -r program variant rest; do
-  [[ -z "$program" || "$program" == \#* ]] && continue
-  exe="$out/$program"
-  if [[ -f "$here/scenarios/$program.py" ]]; then
-    # Python scenarios run as they are, where PyTorch with CUDA is installed.
-    if ! "${PYTHON:-python3}" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
-      echo "skip $program $variant: no PyTorch with CUDA"; continue
-    fi
-    exe="$out/$program.sh"
-    printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$(command -v "${PYTHON:-python3}")" "$here/scenarios/$program.py" >"$exe"
-    chmod +x "$exe"
-  elif [[ -z "${built[$program]:-}" ]]; then
-    flags=(-O2 -g -arch=sm_90 -std=c++17)
-    [[ "$program" == *per_thread* ]] && flags+=(--default-stream per-thread)
-    if ! "$nvcc" "${flags[@]}" -o "$exe" "$here/scenarios/$program.cu" >"$out/$program.build.log" 2>&1; then
-      echo "FAIL $program: build failed"; cat "$out/$program.build.log"; failures=$((failures+1)); continue
-    fi
-    built[$program]=1
-  fi
-  db="$out/$program.$variant.db"; rm -f "$db"*
-  "$sc" run --db "$db" --trace "$out/$program.$variant.sctrace" -- "$exe" "$variant" \
-    >"$out/$program.$variant.log" 2>&1
-  rc=$?
-  want_rc=0
-  if [[ "$rest" == exit=* ]]; then read -r token rest <<<"$rest"; want_rc=${token#exit=}; fi
-  if [[ $rc -ne $want_rc ]]; then echo "FAIL $program $variant: exit $rc, expected $want_rc"; tail -5 "$out/$program.$variant.log"; failures=$((failures+1)); continue; fi
-  found=$("$sc" report "$db" --format json 2>/dev/null | python3 -c 'import json,sys; print(" ".join(sorted({f["rule"] for f in json.load(sys.stdin)["findings"]})))')
-  if [[ "$rest" == "clean" ]]; then
-    if [[ -n "$found" ]]; then echo "FAIL $program $variant: expected clean, found: $found"; failures=$((failures+1)); continue; fi
+py=${PYTHON:-python3}
+have_torch=0
+"$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null && have_torch=1
+
+# Checks one run's findings (report JSON on stdin) against its expectation words.
+check_findings() {
+  "$py" -c '
+import json, sys
+words = sys.argv[1].split()
+findings = json.load(sys.stdin)["findings"]
+found = sorted({f["rule"] for f in findings})
+if words == ["clean"]:
+    sys.exit("expected clean, found: " + " ".join(found) if found else 0)
+rules = [w for w in words if "=" not in w]
+checks = dict(w.split("=", 1) for w in words if "=" in w)
+missing = [r for r in rules if r not in found]
+if missing:
+    sys.exit("missing " + " ".join(missing) + " (found: " + (" ".join(found) or "nothing") + ")")
+for f in (f for f in findings if f["rule"] in rules):
+    rule, accesses = f["rule"], f["accesses"]
+    names = [" ".join(str(a.get(k) or "") for k in ("op", "api", "framework_op")) for a in accesses]
+    for op in checks.get("ops", "").split(","):
+        if op and not any(op in n for n in names):
+            sys.exit("%s: no access names %s: %s" % (rule, op, names))
+    for a in accesses if "stack" in checks else []:
+        if not any(checks["stack"] in (fr.get("file") or "") for fr in a.get("stack") or []):
+            sys.exit("%s: %s has no frame in %s" % (rule, a.get("op"), checks["stack"]))
+print(" ".join(found))
+' "$1"
+}
+
+# run_one PROGRAM VARIANT EXPECTATION...: one traced run, one result line.
+run_one() {
+  local program=$1 variant=$2; shift 2
+  local rest="$*" name=${program//\//_} exe
+  if [[ "$program" == pytorch/* ]]; then
+    exe=("$py" "$here/pytorch/scenarios.py" "${program#pytorch/}")
   else
-    missing=""
-    for rule in $rest; do [[ " $found " == *" $rule "* ]] || missing+=" $rule"; done
-    if [[ -n "$missing" ]]; then echo "FAIL $program $variant: missing$missing (found: ${found:-nothing})"; failures=$((failures+1)); continue; fi
+    exe=("$out/$program")
   fi
-  echo "ok   $program $variant: ${found:-clean}"
-done < "$here/expectations.txt"
-echo "GPU scenarios: $failures failure(s)"
+  local db="$out/$name.$variant.db" want_rc=0 rc found
+  rm -f "$db"*
+  if [[ "$rest" == exit=* ]]; then read -r token rest <<<"$rest"; want_rc=${token#exit=}; fi
+  "$sc" run --db "$db" --trace "$out/$name.$variant.sctrace" -- "${exe[@]}" "$variant" >"$out/$name.$variant.log" 2>&1
+  rc=$?
+  if [[ $rc -ne $want_rc ]]; then
+    echo "FAIL $program $variant: exit $rc, expected $want_rc ($(tail -3 "$out/$name.$variant.log" | tr '\n' ' '))"
+    return
+  fi
+  if found=$("$sc" report "$db" --format json 2>&1 | check_findings "$rest" 2>&1); then
+    echo "ok   $program $variant: ${found:-clean}"
+  else
+    echo "FAIL $program $variant: $found"
+  fi
+}
+
+runs=()
+for file in "${files[@]}"; do
+  while read -r program variant rest; do
+    [[ -z "$program" || "$program" == \#* ]] && continue
+    if [[ "$program" == pytorch/* ]]; then
+      ((have_torch)) || { echo "skip $program $variant: no PyTorch with CUDA"; continue; }
+    elif [[ ! -x "$out/$program" ]]; then
+      flags=(-O2 -g -arch=sm_90 -std=c++17)
+      [[ "$program" == *per_thread* ]] && flags+=(--default-stream per-thread)
+      if ! "${NVCC:-nvcc}" "${flags[@]}" -o "$out/$program" "$here/scenarios/$program.cu" >"$out/$program.build.log" 2>&1; then
+        echo "FAIL $program: build failed" >"$out/results/$program.build"; cat "$out/$program.build.log"; continue
+      fi
+    fi
+    runs+=("$program $variant $rest")
+  done <"$file"
+done
+i=0
+for r in "${runs[@]}"; do
+  run_one $r >"$out/results/$i" &
+  i=$((i + 1))
+  while (($(jobs -rp | wc -l) >= ${JOBS:-8})); do wait -n; done
+done
+wait
+cat "$out/results/"* | sort -k2
+failures=$(cat "$out/results/"* | grep -c '^FAIL')
+echo "GPU scenarios: $failures failure(s) of $i run(s)"
 [[ $failures -eq 0 ]]

@@ -81,6 +81,84 @@ TEST(Lifetime, UseAfterFreeAsync) {
   EXPECT_EQ(CountRule(t.Run(), "use-after-free"), 1u);
 }
 
+// Caching-allocator blocks (PyTorch): a block inside a cudaMalloc'd segment,
+// handed to a stream and given back on it.
+constexpr Address kSegment = 0x100000, kBlock = kSegment + 512;
+
+TraceBuilder BlockReadOnTheOtherStream() {
+  auto t = Given();  // a tensor of s1 read on s2, then freed on s1
+  t.Malloc(kSegment, 4096).PoolBlockAllocate(kBlock, 512, kS1).FrameworkOp("aten::empty");
+  t.Kernel(kS1, "fill", {W(kBlock, 512)}).Record(kE, kS1).Wait(kS2, kE).Kernel(kS2, "reader", {R(kBlock, 512)});
+  return t;
+}
+
+TEST(Lifetime, PoolBlockReusedWhileAnotherStreamStillReadsIt) {
+  auto t = BlockReadOnTheOtherStream();  // no Tensor.record_stream(s2)
+  t.PoolBlockFree(kBlock, kS1).PoolBlockAllocate(kBlock, 512, kS1).FrameworkOp("aten::empty");
+  auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].rule, "free-while-in-use");
+  EXPECT_EQ(fs[0].accesses[0].op, "reader");
+  EXPECT_EQ(fs[0].accesses[1].framework_op, "aten::empty");
+  EXPECT_NE(fs[0].message.find("reuses memory"), std::string::npos) << fs[0].message;
+  EXPECT_EQ(fs[0].buffer.address, kBlock);  // the block, not its segment
+  EXPECT_EQ(fs[0].buffer.size, 512u);
+  EXPECT_EQ(fs[0].buffer.allocated_by, "aten::empty");
+}
+
+TEST(Lifetime, PoolBlockFreedButNotReusedIsHarmless) {
+  auto t = BlockReadOnTheOtherStream();
+  t.PoolBlockFree(kBlock, kS1);
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+}
+
+TEST(Lifetime, PoolBlockReusedAfterItsStreamWaitedForTheReader) {
+  auto t = BlockReadOnTheOtherStream();  // the next allocation on s1 comes after s1 waited for s2
+  t.PoolBlockFree(kBlock, kS1).Record(kE, kS2).Wait(kS1, kE).PoolBlockAllocate(kBlock, 512, kS1);
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+}
+
+TEST(Lifetime, PoolBlockFreedAfterTheAllocatorsEventOnTheOtherStreamCompleted) {
+  auto t = BlockReadOnTheOtherStream();  // Tensor.record_stream(s2): freed once its event on s2 completed
+  t.Record(kE, kS2).EventQuery(kE, 0).PoolBlockFree(kBlock, kS1).PoolBlockAllocate(kBlock, 512, kS1);
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+
+  auto pending = BlockReadOnTheOtherStream();  // the query said "not ready": still in use
+  pending.Record(kE, kS2).EventQuery(kE, 600).PoolBlockFree(kBlock, kS1).PoolBlockAllocate(kBlock, 512, kS1);
+  EXPECT_EQ(CountRule(pending.Run(), "free-while-in-use"), 1u);
+}
+
+TEST(Lifetime, PoolBlockReusedOnItsStreamStartsFresh) {
+  auto t = Given();
+  t.Malloc(kSegment, 4096).PoolBlockAllocate(kBlock, 512, kS1).Kernel(kS1, "a", {W(kBlock, 512)});
+  t.PoolBlockFree(kBlock, kS1).PoolBlockAllocate(kBlock, 512, kS1).Kernel(kS1, "b", {W(kBlock, 512)});
+  t.PoolBlockFree(kBlock, kS1).Free(kSegment);  // the segment outlives its blocks
+  EngineStats stats;
+  EXPECT_TRUE(t.Run(&stats).empty());
+  EXPECT_TRUE(stats.anomalies.empty());
+}
+
+TEST(Lifetime, PoolBlocksOfACaptureBelongToTheGraphsPrivatePool) {
+  constexpr Handle kGraph = 0x6000, kExec = 0x7000;
+  auto t = Given();  // torch.cuda.graph: temporaries allocated and freed while capturing
+  t.Malloc(kSegment, 4096).BeginCapture(kS1).PoolBlockAllocate(kBlock, 512, kS1);
+  t.Kernel(kS1, "temp_writer", {W(kBlock, 512)}).Kernel(kS1, "temp_reader", {R(kBlock, 512)});
+  t.PoolBlockAllocate(kBlock + 512, 512, kS1).Kernel(kS1, "output_writer", {W(kBlock + 512, 512)});
+  t.PoolBlockFree(kBlock, kS1).EndCapture(kS1, kGraph).Instantiate(kExec, kGraph);
+  t.Launch(kExec, kS1).Launch(kExec, kS1);
+  t.PoolBlockFree(kBlock + 512, kS2);  // the static output dies with a replay in flight: still the graph's
+  t.BeginCapture(kS1).PoolBlockAllocate(kBlock + 512, 512, kS1).EndCapture(kS1, kGraph);  // reused by a capture
+  EngineStats stats;
+  EXPECT_TRUE(t.Run(&stats).empty()) << Summary(t.Run());
+  EXPECT_TRUE(stats.anomalies.empty());
+}
+
+TEST(Lifetime, PoolBlockUsedOnAnotherStreamBeforeItsAllocationIsOrdered) {
+  auto t = Given();
+  t.Malloc(kSegment, 4096).PoolBlockAllocate(kBlock, 512, kS1).Kernel(kS2, "user", {W(kBlock, 512)});
+  EXPECT_EQ(CountRule(t.Run(), "use-before-allocation"), 1u);
+}
+
 TEST(Lifetime, HostFunctionsRunInStreamOrder) {
   auto t = Given();
   t.Malloc(kBuf, 64).Kernel(kS1, "producer", {W(kBuf, 64)}).HostFunc(kS1).Record(kE, kS1).Wait(kS2, kE);

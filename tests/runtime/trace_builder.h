@@ -69,6 +69,13 @@ class TraceBuilder {
   TraceBuilder& FreeAsync(Address a, Handle s) {
     auto& r = Add(OpCode::kFreeAsync, "cudaFreeAsync"); r.dst = a; r.stream = s; return *this;
   }
+  TraceBuilder& PoolBlockAllocate(Address a, uint64_t n, Handle s) {
+    auto& r = Add(OpCode::kPoolBlockAllocate, "caching allocator: allocate"); r.dst = a; r.size = n; r.stream = s;
+    return *this;
+  }
+  TraceBuilder& PoolBlockFree(Address a, Handle s) {
+    auto& r = Add(OpCode::kPoolBlockFree, "caching allocator: free"); r.dst = a; r.stream = s; return *this;
+  }
   TraceBuilder& HostRegister(Address a, uint64_t n) {
     auto& r = Add(OpCode::kHostRegister, "cudaHostRegister"); r.dst = a; r.size = n; return *this;
   }

@@ -2,10 +2,10 @@
 # Overhead benchmark: native vs traced, interleaved in the same run (issue
 # item 7). Prints every measurement, then the median of each variant and its
 # ratio to native.
-# Usage: run_bench.sh STREAMCHECK_BINARY OUT_DIR [LAUNCHES] [TORCH_ITERS] [ROUNDS]
+# Usage: run_bench.sh STREAMCHECK_BINARY OUT_DIR [LAUNCHES] [TORCH_ITERS] [ROUNDS] [TRANSFORMER_STEPS]
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}
+sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}; steps=${6:-50}
 mkdir -p "$out"
 results="$out/results.txt"; : >"$results"
 ${NVCC:-nvcc} -O2 -arch=sm_90 -o "$out/launch_rate" "$here/launch_rate.cu" || exit 1
@@ -21,7 +21,6 @@ for ((r = 0; r < rounds; r++)); do
   measure "launch native" "$out/launch_rate" "$n"
   measure "launch traced" traced -- "$out/launch_rate" "$n"
   measure "launch traced, no stacks" traced --no-stacks -- "$out/launch_rate" "$n"
-  measure "launch traced, glibc stacks" env STREAMCHECK_UNWINDER=glibc "$sc" run -q --db "$out/bench.db" -- "$out/launch_rate" "$n"
   measure "launch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "$sc" run -q --db "$out/bench.db" -- "$out/launch_rate" "$n"
 done
 py=${PYTHON:-python3}
@@ -29,12 +28,17 @@ if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   for ((r = 0; r < rounds; r++)); do
     measure "torch native" "$py" "$here/torch_loop.py" "$iters"
     measure "torch traced" traced -- "$py" "$here/torch_loop.py" "$iters"
-    measure "torch traced, no stacks" traced --no-stacks -- "$py" "$here/torch_loop.py" "$iters"
-    if ((r < 2)); then
-      measure "torch TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))"
-    fi
+    measure "torch traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "$sc" run -q --db "$out/bench.db" -- "$py" "$here/torch_loop.py" "$iters"
+    measure "torch TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))"
+    measure "transformer native" "$py" "$here/torch_transformer.py" "$steps"
+    measure "transformer traced" traced -- "$py" "$here/torch_transformer.py" "$steps"
+    measure "transformer TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_transformer.py" "$((steps / 5))"
   done
 fi
+# Where the tracer's time goes (STREAMCHECK_DEBUG=profile), once per workload.
+for cmd in "$out/launch_rate $n" "$py $here/torch_loop.py $iters" "$py $here/torch_transformer.py $steps"; do
+  STREAMCHECK_DEBUG=profile "$sc" run -q --db "$out/bench.db" -- $cmd 2>&1 | grep -E 'profile|_per_'
+done
 python3 - "$results" <<'PY'
 import collections, statistics, sys
 runs = collections.OrderedDict()
@@ -42,9 +46,9 @@ for line in open(sys.argv[1]):
     label, value = line.rsplit(" ", 1)
     runs.setdefault(label, []).append(float(value))
 base = {}
-print("\nmedians (launch: us per launch; torch: ms per iteration)")
+print("\nmedians (launch: us per launch; torch: ms per iteration; transformer: ms per step)")
 for label, values in runs.items():
-    kind = label.split()[0]
+    kind = label.split()[0]  # the first word names the workload: its native run is the base
     m = statistics.median(values)
     base.setdefault(kind, m)
     print(f"  {label:34s} {m:8.3f}  x{m / base[kind]:.2f}  (+{m - base[kind]:.3f})  n={len(values)}")

@@ -1,0 +1,99 @@
+// The host-side work the tracer adds to one kernel launch, without CUDA: the
+// argument matching of kernel_arguments.h over a (const float*, float*, int)
+// kernel and the engine's processing of the launch record, in the shape of
+// tests/gpu/bench/launch_rate.cu (4 non-blocking streams, an event fork/join
+// every 64 launches). The GPU benchmark measures the whole cost per launch;
+// this one splits off what is ours to make faster.
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <vector>
+
+#include "runtime/engine.h"
+#include "tracer/kernel_arguments.h"
+
+namespace streamcheck::bench {
+namespace {
+
+constexpr int kStreams = 4, kJoinEvery = 64;
+constexpr Address kX = 0x7f0000000000, kBufferBytes = 4096;
+Address BufferOf(int stream) { return kX + Address(stream + 1) * 0x100000; }
+Handle StreamHandle(int i) { return 0x5000 + Handle(i) * 0x10; }
+Handle EventHandle(int i) { return 0x9000 + Handle(i) * 0x10; }
+
+const std::vector<tracer::ParamSlot> kLayout = {
+    {0, 8, AccessMode::kRead}, {8, 8, AccessMode::kUnknown}, {16, 4, AccessMode::kUnknown}};
+
+struct LaunchRateModel {
+  Engine engine{nullptr};
+  tracer::AllocationBounds bounds;
+  TraceRecord launch, record, wait;
+  uint64_t k = 0;
+
+  LaunchRateModel() {
+    TraceRecord r;
+    for (int i = 0; i < kStreams; ++i) {
+      r.Clear(), r.op = OpCode::kStreamCreate, r.thread = 1, r.stream = StreamHandle(i), r.flags = 1;
+      engine.Process(r);
+      r.Clear(), r.op = OpCode::kEventCreate, r.thread = 1, r.event = EventHandle(i);
+      engine.Process(r);
+    }
+    for (int i = -1; i < kStreams; ++i) {
+      const Address base = i < 0 ? kX : BufferOf(i);
+      r.Clear(), r.op = OpCode::kMalloc, r.thread = 1, r.dst = base, r.size = kBufferBytes;
+      engine.Process(r);
+      bounds.Add(base, kBufferBytes, MemoryKind::kDevice);
+    }
+    launch.op = OpCode::kKernelLaunch, launch.thread = 1, launch.api = 1, launch.name = 2;
+    record.op = OpCode::kEventRecord, record.thread = 1;
+    wait.op = OpCode::kStreamWaitEvent, wait.thread = 1;
+  }
+
+  // One launch as the tracer handles it: arguments to accesses, then the engine.
+  void Launch(bool match_arguments) {
+    const int i = int(k % kStreams);
+    const Address x = kX, y = BufferOf(i);
+    const int n = 1024;
+    launch.stream = StreamHandle(i);
+    if (match_arguments) {
+      const void* values[] = {&x, &y, &n};
+      tracer::MatchPointerArguments(kLayout, [&](size_t p) { return static_cast<const char*>(values[p]); }, bounds,
+                                    &launch.accesses);
+    } else if (launch.accesses.empty()) {
+      launch.accesses = {{x, kBufferBytes, AccessMode::kRead}, {y, kBufferBytes, AccessMode::kUnknown}};
+    }
+    engine.Process(launch);
+    if (k % kJoinEvery == kJoinEvery - 1) {
+      for (int j = 1; j < kStreams; ++j) Sync(j, 0);
+      for (int j = 1; j < kStreams; ++j) Sync(0, j);
+    }
+    ++k;
+  }
+  void Sync(int from, int to) {
+    record.event = EventHandle(from), record.stream = StreamHandle(from);
+    engine.Process(record);
+    wait.event = EventHandle(from), wait.stream = StreamHandle(to);
+    engine.Process(wait);
+  }
+};
+
+void BM_LaunchEngineOnly(benchmark::State& state) {
+  LaunchRateModel m;
+  for (auto _ : state) m.Launch(false);
+  state.SetItemsProcessed(state.iterations());
+  if (m.engine.stats().findings != 0) state.SkipWithError("the race-free workload produced findings");
+}
+BENCHMARK(BM_LaunchEngineOnly);
+
+void BM_LaunchArgumentsAndEngine(benchmark::State& state) {
+  LaunchRateModel m;
+  for (auto _ : state) m.Launch(true);
+  state.SetItemsProcessed(state.iterations());
+  if (m.engine.stats().findings != 0) state.SkipWithError("the race-free workload produced findings");
+}
+BENCHMARK(BM_LaunchArgumentsAndEngine);
+
+}  // namespace
+}  // namespace streamcheck::bench
+
+BENCHMARK_MAIN();

@@ -1,0 +1,435 @@
+"""PyTorch scenarios for `streamcheck run`, each with a racy and a fixed variant.
+
+Usage: scenarios.py NAME racy|fixed   (expectations.txt beside this file says
+what each must report). The event-handler cases of PyTorch's own CUDA
+sanitizer suite are rebuilt here as real GPU programs (their synthetic stream
+and tensor ids become streams and tensors); the rest cover what that
+sanitizer cannot see: views, caching-allocator reuse, CUDA graphs, pinned
+non_blocking copies. Every script ends with torch.cuda.synchronize(), as a
+correct program does before its tensors are freed at exit.
+"""
+import sys
+
+import torch
+
+N = 1 << 20
+SCENARIOS = {}
+
+
+def scenario(fn):
+    SCENARIOS[fn.__name__] = fn
+    return fn
+
+
+def tensor(value=1.0):
+    return torch.full((N,), value, device="cuda")
+
+
+def streams(n):
+    return [torch.cuda.Stream() for _ in range(n)]
+
+
+def read(t, s):
+    with torch.cuda.stream(s):
+        return t.sum()
+
+
+def write(t, s, value=2.0):
+    with torch.cuda.stream(s):
+        t.fill_(value)
+
+
+def join(waiter, *others):
+    for o in others:
+        waiter.wait_stream(o)
+
+
+@scenario
+def normal_sum(racy):
+    # The PyTorch docs' example: normal_() on the default stream, sum() on a side stream.
+    s = torch.cuda.Stream()
+    A = torch.empty((2048, 2048), device="cuda").normal_()
+    if not racy:
+        s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        B = torch.sum(A)
+    torch.cuda.current_stream().wait_stream(s)
+    return B
+
+
+@scenario
+def read_read(racy):
+    # Two streams reading one tensor never race (both variants clean).
+    t = tensor()
+    s1, s2 = streams(2)
+    join(s1, torch.cuda.current_stream())
+    join(s2, torch.cuda.current_stream())
+    a, b = read(t, s1), read(t, s2)
+    join(torch.cuda.current_stream(), s1, s2)
+    return a, b
+
+
+@scenario
+def simple_error(racy):
+    t = tensor()
+    s1, s2 = streams(2)
+    join(s1, torch.cuda.current_stream())
+    join(s2, torch.cuda.current_stream())
+    r = read(t, s1)
+    if not racy:
+        e = torch.cuda.Event()
+        e.record(s1)
+        s2.wait_event(e)
+    write(t, s2)
+    join(torch.cuda.current_stream(), s1, s2)
+    return r
+
+
+@scenario
+def reads_check_last_write(racy):
+    t = torch.empty(N, device="cuda")
+    s1, s2, s3 = streams(3)
+    join(s1, torch.cuda.current_stream())
+    write(t, s1)
+    e = torch.cuda.Event()
+    e.record(s1)
+    s2.wait_event(e)
+    a = read(t, s2)
+    if not racy:
+        s3.wait_event(e)
+    b = read(t, s3)
+    join(torch.cuda.current_stream(), s1, s2, s3)
+    return a, b
+
+
+@scenario
+def branch_sync(racy):
+    t = torch.empty(N, device="cuda")
+    s1, s2, s3 = streams(3)
+    join(s1, torch.cuda.current_stream())
+    write(t, s1)
+    e = torch.cuda.Event()
+    e.record(s1)
+    s2.wait_event(e)
+    s3.wait_event(e)
+    a, b = read(t, s2), read(t, s3)
+    if not racy:
+        s2.wait_stream(s3)
+    write(t, s2, 3.0)
+    join(torch.cuda.current_stream(), s2, s3)
+    return a, b
+
+
+@scenario
+def chain_sync(racy):
+    # A record/wait chain through ten streams orders the first read before
+    # the last write; the racy variant breaks one link.
+    t = tensor()
+    ss = streams(11)
+    join(ss[0], torch.cuda.current_stream())
+    r = read(t, ss[0])
+    for i in range(10):
+        e = torch.cuda.Event()
+        e.record(ss[i])
+        if not (racy and i == 5):
+            ss[i + 1].wait_event(e)
+    write(t, ss[10])
+    join(torch.cuda.current_stream(), *ss)
+    return r
+
+
+@scenario
+def expired_record(racy):
+    # The event captures only the first read; a wait on it does not order the second.
+    t = tensor()
+    s1, s2 = streams(2)
+    join(s1, torch.cuda.current_stream())
+    join(s2, torch.cuda.current_stream())
+    a = read(t, s1)
+    e = torch.cuda.Event()
+    e.record(s1)
+    b = read(t, s1)
+    if not racy:
+        e.record(s1)
+    s2.wait_event(e)
+    write(t, s2)
+    join(torch.cuda.current_stream(), s1, s2)
+    return a, b
+
+
+@scenario
+def deleted_record(racy):
+    # Waiting on a new event that was never recorded orders nothing.
+    t = tensor()
+    s1, s2 = streams(2)
+    join(s1, torch.cuda.current_stream())
+    join(s2, torch.cuda.current_stream())
+    r = read(t, s1)
+    e = torch.cuda.Event()
+    e.record(s1)
+    if racy:
+        del e
+        e = torch.cuda.Event()
+    s2.wait_event(e)
+    write(t, s2)
+    join(torch.cuda.current_stream(), s1, s2)
+    return r
+
+
+@scenario
+def all_reads_checked(racy):
+    t = tensor()
+    ss = streams(11)
+    for s in ss:
+        join(s, torch.cuda.current_stream())
+    reads = [read(t, s) for s in ss[1:10]]
+    events = []
+    for s in ss[1:10]:
+        e = torch.cuda.Event()
+        e.record(s)
+        events.append(e)
+    reads.append(read(t, ss[10]))  # a tenth reader
+    if not racy:
+        e = torch.cuda.Event()
+        e.record(ss[10])
+        events.append(e)
+    for e in events:
+        ss[0].wait_event(e)
+    write(t, ss[0])
+    join(torch.cuda.current_stream(), *ss)
+    return reads
+
+
+@scenario
+def multiple_errors(racy):
+    ts = [torch.empty(N, device="cuda") for _ in range(10)]
+    s0, s1 = streams(2)
+    join(s0, torch.cuda.current_stream())
+    join(s1, torch.cuda.current_stream())
+    for t in ts:
+        write(t, s0)
+    if not racy:
+        s1.wait_stream(s0)
+    for t in ts:
+        write(t, s1, 3.0)
+    join(torch.cuda.current_stream(), s0, s1)
+
+
+@scenario
+def correct_state_merging(racy):
+    t1, t2 = torch.empty(N, device="cuda"), torch.empty(N, device="cuda")
+    s1, s2 = streams(2)
+    join(s1, torch.cuda.current_stream())
+    join(s2, torch.cuda.current_stream())
+    write(t1, s1)
+    write(t2, s2)
+    e1, e2 = torch.cuda.Event(), torch.cuda.Event()
+    e1.record(s1)
+    e2.record(s2)
+    s2.wait_event(e1)
+    if not racy:
+        s1.wait_event(e2)
+    write(t1, s1, 3.0)
+    write(t2, s1, 3.0)
+    join(torch.cuda.current_stream(), s1, s2)
+
+
+@scenario
+def record_override(racy):
+    # Re-recording an event replaces what it captured.
+    t1, t2 = tensor(), tensor()
+    s1, s2, s3 = streams(3)
+    for s in (s1, s2, s3):
+        join(s, torch.cuda.current_stream())
+    a, b = read(t1, s1), read(t2, s2)
+    e = torch.cuda.Event()
+    e.record(s1)
+    if racy:
+        e.record(s2)
+    s3.wait_event(e)
+    write(t1, s3)
+    join(torch.cuda.current_stream(), s1, s2, s3)
+    return a, b
+
+
+@scenario
+def multiple_wait(racy):
+    t = torch.empty(N, device="cuda")
+    s1, s2, s3 = streams(3)
+    join(s1, torch.cuda.current_stream())
+    write(t, s1)
+    e = torch.cuda.Event()
+    e.record(s1)
+    s2.wait_event(e)
+    if not racy:
+        s3.wait_event(e)
+    a, b = read(t, s2), read(t, s3)
+    join(torch.cuda.current_stream(), s1, s2, s3)
+    return a, b
+
+
+@scenario
+def device_synchronize(racy):
+    ts = [torch.empty(N, device="cuda") for _ in range(9)]
+    ss = streams(10)
+    for s in ss:
+        join(s, torch.cuda.current_stream())
+    for t, s in zip(ts, ss[1:]):
+        write(t, s)
+    if not racy:
+        torch.cuda.synchronize()
+    for t in ts:
+        write(t, ss[0], 3.0)
+    join(torch.cuda.current_stream(), *ss)
+
+
+@scenario
+def device_synchronization_expired(racy):
+    t = torch.empty(N, device="cuda")
+    s1, s2 = streams(2)
+    join(s1, torch.cuda.current_stream())
+    write(t, s1)
+    torch.cuda.synchronize()
+    if racy:
+        write(t, s1, 3.0)  # after the sync: not covered by it
+    write(t, s2, 4.0)
+    join(torch.cuda.current_stream(), s1, s2)
+
+
+@scenario
+def new_stream_is_synchronized(racy):
+    t = torch.empty(N, device="cuda")
+    (s1,) = streams(1)
+    join(s1, torch.cuda.current_stream())
+    write(t, s1)
+    if not racy:
+        torch.cuda.synchronize()
+    (s2,) = streams(1)
+    write(t, s2, 3.0)
+    join(torch.cuda.current_stream(), s1, s2)
+
+
+@scenario
+def stream_synchronize(racy):
+    t1, t2 = torch.empty(N, device="cuda"), torch.empty(N, device="cuda")
+    s0, s1, s2, s3 = streams(4)
+    for s in (s0, s1):
+        join(s, torch.cuda.current_stream())
+    write(t1, s0)
+    write(t2, s1)
+    s0.synchronize()
+    if not racy:
+        s1.synchronize()
+    a, b = read(t1, s2), read(t2, s3)
+    join(torch.cuda.current_stream(), s0, s1, s2, s3)
+    return a, b
+
+
+@scenario
+def event_synchronize(racy):
+    t1, t2 = torch.empty(N, device="cuda"), torch.empty(N, device="cuda")
+    s1, s2 = streams(2)
+    join(s1, torch.cuda.current_stream())
+    write(t1, s1)
+    e = torch.cuda.Event()
+    e.record(s1)
+    write(t2, s1)
+    if not racy:
+        e.record(s1)
+    e.synchronize()
+    write(t1, s2, 3.0)
+    write(t2, s2, 3.0)
+    join(torch.cuda.current_stream(), s1, s2)
+
+
+@scenario
+def views(racy):
+    # Halves of one tensor written on two streams are disjoint; the racy
+    # variant's slices overlap in 1/8 of the tensor.
+    t = torch.empty(N, device="cuda")
+    s1, s2 = streams(2)
+    join(s1, torch.cuda.current_stream())
+    join(s2, torch.cuda.current_stream())
+    cut = N // 2
+    write(t[: cut + (N // 8 if racy else 0)], s1)
+    write(t[cut:], s2, 3.0)
+    join(torch.cuda.current_stream(), s1, s2)
+
+
+@scenario
+def strided_views(racy):
+    # Rows of a matrix on one stream, another row block on the other: exact
+    # byte ranges of 2-D views (sizes, strides, storage offset).
+    m = torch.empty((1024, 256), device="cuda")
+    s1, s2 = streams(2)
+    join(s1, torch.cuda.current_stream())
+    join(s2, torch.cuda.current_stream())
+    write(m[0:512], s1)
+    write(m[(500 if racy else 512):1024], s2, 3.0)
+    join(torch.cuda.current_stream(), s1, s2)
+
+
+@scenario
+def record_stream(racy):
+    # A tensor of the default stream read on a side stream, then freed: without
+    # record_stream the allocator may hand its block to the next tensor while
+    # the side stream still reads it.
+    side = torch.cuda.Stream()
+    x = tensor()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        y = x * 2
+    if not racy:
+        x.record_stream(side)
+    del x
+    z = torch.empty(N, device="cuda").fill_(3.0)  # may reuse x's block
+    torch.cuda.current_stream().wait_stream(side)
+    return y, z
+
+
+@scenario
+def non_blocking_copy(racy):
+    # A pinned host tensor copied with non_blocking=True on the default
+    # stream, then used on a side stream.
+    host = torch.ones(N).pin_memory()
+    side = torch.cuda.Stream()
+    dev = host.to("cuda", non_blocking=True)
+    if not racy:
+        side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        r = dev.sum()
+    torch.cuda.current_stream().wait_stream(side)
+    return r
+
+
+@scenario
+def cuda_graph(racy):
+    # The documented pattern (warm up on a side stream, capture, copy new
+    # input into the static tensor, replay) is clean; reading the replay's
+    # output on another stream without waiting is not.
+    static_input = torch.randn(N, device="cuda")
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        for _ in range(3):
+            static_output = static_input * 2
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        static_output = static_input * 2
+    static_input.copy_(torch.randn(N, device="cuda"))
+    g.replay()
+    reader = torch.cuda.Stream()
+    if not racy:
+        reader.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(reader):
+        total = static_output.sum()
+    torch.cuda.current_stream().wait_stream(reader)
+    return total
+
+
+if __name__ == "__main__":
+    name, variant = sys.argv[1], sys.argv[2]
+    keep = SCENARIOS[name](variant == "racy")
+    torch.cuda.synchronize()
+    print(f"{name} {variant} done")

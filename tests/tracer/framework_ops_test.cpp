@@ -1,0 +1,105 @@
+#include "tracer/framework_ops.h"
+
+#include <gtest/gtest.h>
+
+#include "tracer/kernel_arguments.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+constexpr Address kSegment = 0x7f0000000000;
+constexpr uint64_t kSegmentSize = 1 << 20;
+constexpr StringId kSum = 7, kNormal = 8;
+
+MemoryAccess At(Address a, uint64_t size, AccessMode m) { return {a, size, m}; }
+
+// A pointer argument into a tensor takes the tensor's bytes and the schema's
+// mode, whatever the access-range policy guessed.
+TEST(FrameworkOps, PointerIntoATensorTakesItsBytesAndMode) {
+  FrameworkOpStack ops;
+  const StreamcheckTensorRegion input{kSegment + 512, kSegment + 512 + 4096, 0};
+  ops.Begin(kSum, 3, &input, 1);
+  std::vector<MemoryAccess> accesses = {At(kSegment + 512, 1, AccessMode::kUnknown)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(accesses[0], At(kSegment + 512, 4096, AccessMode::kRead));
+  EXPECT_EQ(ops.name(), kSum);
+  EXPECT_EQ(ops.stack(), 3u);
+}
+
+// Two views of one storage passed to different ops: each op sees its view's
+// bytes only, so disjoint halves never meet.
+TEST(FrameworkOps, ViewsAreExact) {
+  FrameworkOpStack ops;
+  const StreamcheckTensorRegion second_half{kSegment + 2048, kSegment + 4096, 1};
+  ops.Begin(kNormal, 0, &second_half, 1);
+  std::vector<MemoryAccess> accesses = {At(kSegment + 2048, kSegmentSize - 2048, AccessMode::kUnknown)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(accesses[0], At(kSegment + 2048, 2048, AccessMode::kWrite));
+}
+
+TEST(FrameworkOps, OutermostOpNamesTheWorkInnermostRegionsWin) {
+  FrameworkOpStack ops;
+  const StreamcheckTensorRegion whole{kSegment, kSegment + 4096, 0};
+  const StreamcheckTensorRegion slice{kSegment, kSegment + 1024, 1};
+  ops.Begin(kSum, 1, &whole, 1);
+  ops.Begin(kNormal, 2, &slice, 1);  // nested op (e.g. aten::mm inside aten::matmul)
+  std::vector<MemoryAccess> accesses = {At(kSegment, 1, AccessMode::kUnknown)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(accesses[0], At(kSegment, 1024, AccessMode::kWrite));
+  EXPECT_EQ(ops.name(), kSum);
+  ops.End();
+  accesses = {At(kSegment, 1, AccessMode::kUnknown)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(accesses[0], At(kSegment, 4096, AccessMode::kRead));
+  ops.End();
+  EXPECT_TRUE(ops.empty());
+  EXPECT_EQ(ops.name(), 0u);
+}
+
+TEST(FrameworkOps, MemoryAllocatedInsideAnOpIsWritten) {
+  FrameworkOpStack ops;
+  ops.Begin(kSum, 0, nullptr, 0);
+  ops.AddFreshBlock(kSegment + 8192, 512);  // sum's output
+  std::vector<MemoryAccess> accesses = {At(kSegment + 8192, 512, AccessMode::kUnknown)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(accesses[0].mode, AccessMode::kWrite);
+  ops.End();
+  ops.AddFreshBlock(kSegment, 512);  // outside any op: nothing to attach it to
+  EXPECT_TRUE(ops.empty());
+}
+
+TEST(FrameworkOps, PointersOutsideEveryRegionKeepThePolicysGuess) {
+  FrameworkOpStack ops;
+  const StreamcheckTensorRegion input{kSegment, kSegment + 512, 0};
+  ops.Begin(kSum, 0, &input, 1);
+  const MemoryAccess workspace = At(kSegment + 65536, 4096, AccessMode::kUnknown);
+  std::vector<MemoryAccess> accesses = {workspace};
+  ops.Refine(&accesses);
+  EXPECT_EQ(accesses[0], workspace);
+}
+
+TEST(AllocationBounds, PoolBlocksBoundPointersInsideTheirSegment) {
+  AllocationBounds b;
+  b.Add(kSegment, kSegmentSize, MemoryKind::kDevice);
+  b.AddPoolBlock(kSegment, 512);
+  b.AddPoolBlock(kSegment + 512, 1024);
+  EXPECT_EQ(b.ExtentOf(kSegment, AccessMode::kRead), At(kSegment, 512, AccessMode::kRead));
+  EXPECT_EQ(b.ExtentOf(kSegment + 512, AccessMode::kRead), At(kSegment + 512, 1024, AccessMode::kRead));
+  b.RemovePoolBlock(kSegment);
+  EXPECT_FALSE(b.HasPoolBlock(kSegment));
+  EXPECT_TRUE(b.HasPoolBlock(kSegment + 512));
+  // A stale pointer into the freed block is no tensor's: not an access.
+  EXPECT_FALSE(b.Contains(kSegment));
+  EXPECT_FALSE(b.Contains(kSegment + 4096));
+  b.AddPoolBlock(kSegment, 256);  // a new tenant
+  EXPECT_EQ(b.ExtentOf(kSegment, AccessMode::kWrite), At(kSegment, 256, AccessMode::kWrite));
+}
+
+TEST(AllocationBounds, SegmentsWithoutPoolBlocksKeepThePolicy) {
+  AllocationBounds b;
+  b.Add(kSegment, kSegmentSize, MemoryKind::kDevice);
+  EXPECT_TRUE(b.Contains(kSegment + 4096));
+}
+
+}  // namespace
+}  // namespace streamcheck::tracer

@@ -1,0 +1,19 @@
+// STREAMCHECK_DEBUG: comma-separated switches for looking inside the tracer
+// on a new CUDA version or library without reading traces.
+//   launch          print how each kernel launch was decoded
+//   callbacks-only  return from every callback at once (what CUPTI itself costs)
+//   profile         time spent inside callbacks and in the engine, printed at exit
+#pragma once
+
+#include <cstdlib>
+#include <cstring>
+
+namespace streamcheck::tracer {
+
+// Read once per flag; the environment does not change under a running program.
+inline bool DebugFlag(const char* name) {
+  const char* v = std::getenv("STREAMCHECK_DEBUG");
+  return v != nullptr && std::strstr(v, name) != nullptr;
+}
+
+}  // namespace streamcheck::tracer

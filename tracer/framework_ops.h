@@ -1,0 +1,43 @@
+// The framework ops (PyTorch's aten::*) open on one host thread, as a
+// framework plugin reports them (framework_hooks.h). Work issued inside takes
+// the outermost op's name and stack, and a kernel's pointer arguments take the
+// exact bytes of the op's tensors instead of what the access-range policy
+// (access_extent.h) guesses. No CUDA here: unit-tested without a GPU.
+#pragma once
+
+#include <vector>
+
+#include "runtime/ids.h"
+#include "runtime/trace_record.h"
+#include "tracer/framework_hooks.h"
+
+namespace streamcheck::tracer {
+
+class FrameworkOpStack {
+ public:
+  void Begin(StringId name, StackId stack, const StreamcheckTensorRegion* regions, size_t count);
+  void End();
+  bool empty() const { return open_ == 0; }
+  // The outermost op: what the user called (aten::matmul, not the aten::mm inside).
+  StringId name() const { return open_ == 0 ? 0 : ops_.front().name; }
+  StackId stack() const { return open_ == 0 ? 0 : ops_.front().stack; }
+  // Memory allocated while an op runs is its output or workspace: written.
+  void AddFreshBlock(Address base, uint64_t size);
+  // Each access whose pointer lies in a region of an open op (innermost op
+  // first, smallest region first) takes that region's bytes and mode.
+  void Refine(std::vector<MemoryAccess>* accesses) const;
+
+ private:
+  struct Op {
+    StringId name = 0;
+    StackId stack = 0;
+    std::vector<StreamcheckTensorRegion> regions;
+  };
+  std::vector<Op> ops_;
+  size_t open_ = 0;  // ops_[0, open_) are open; the rest keep their capacity for reuse
+};
+
+// The calling thread's open framework ops.
+FrameworkOpStack& ThisThreadFrameworkOps();
+
+}  // namespace streamcheck::tracer

@@ -1,0 +1,96 @@
+// Framework plugins: when a framework the tracer knows is in the process
+// (PyTorch: libtorch_cuda.so), its plugin (tracer/pytorch/, built only where
+// the framework's headers are) is loaded from beside the tracer and given the
+// hooks of framework_hooks.h. Without a plugin everything still works at the
+// CUDA level; the plugin adds op names, Python stacks, exact tensor bytes and
+// the caching allocator's block reuse.
+#include "tracer/framework_plugin.h"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "tracer/framework_ops.h"
+#include "tracer/tracer.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+uint32_t InternString(const char* text) {
+  Tracer* t = GlobalTracer();
+  if (t == nullptr || text == nullptr) return 0;
+  std::lock_guard<std::mutex> lock(t->mutex());
+  return t->Intern(text);
+}
+
+uint32_t InternStack(const StreamcheckFrame* frames, size_t count) {
+  Tracer* t = GlobalTracer();
+  if (t == nullptr || count == 0) return 0;
+  std::lock_guard<std::mutex> lock(t->mutex());
+  return t->AddFrameworkStack(frames, count);
+}
+
+// Op scopes are the calling thread's own state: no lock.
+void OpBegin(uint32_t name, uint32_t stack, const StreamcheckTensorRegion* regions, size_t count) {
+  ThisThreadFrameworkOps().Begin(name, stack, regions, count);
+}
+void OpEnd() { ThisThreadFrameworkOps().End(); }
+
+// Called under the framework allocator's lock; the tracer never calls into
+// the framework while it holds its own, so the two locks nest one way only.
+void BlockEvent(StreamcheckBlockEvent event, uint64_t address, uint64_t size, uint64_t stream, int device,
+                uint32_t stack) {
+  Tracer* t = GlobalTracer();
+  if (t == nullptr) return;
+  std::lock_guard<std::mutex> lock(t->mutex());
+  t->PoolBlock(event, address, size, stream, device, stack);
+}
+
+const StreamcheckFrameworkHooks kHooks = {STREAMCHECK_FRAMEWORK_HOOKS_VERSION, InternString, InternStack,
+                                          OpBegin, OpEnd, BlockEvent};
+
+// The directory this library was loaded from (plugins sit beside it).
+std::string OwnDirectory() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&OwnDirectory), &info) == 0 || info.dli_fname == nullptr) return ".";
+  const std::string path = info.dli_fname;
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+struct KnownFramework {
+  const char* marker_library;  // loaded in the process when the framework is
+  const char* plugin;          // file name beside the tracer
+  const char* name;
+};
+constexpr KnownFramework kFrameworks[] = {
+    {"libtorch_cuda.so", "libstreamcheck_torch.so", "PyTorch"},
+};
+
+}  // namespace
+
+void LoadFrameworkPlugins() {
+  const char* disabled = std::getenv("STREAMCHECK_FRAMEWORKS");
+  if (disabled != nullptr && std::string(disabled) == "0") return;
+  for (const KnownFramework& f : kFrameworks) {
+    if (dlopen(f.marker_library, RTLD_NOLOAD | RTLD_LAZY) == nullptr) continue;
+    const std::string path = OwnDirectory() + "/" + f.plugin;
+    void* plugin = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (plugin == nullptr) {
+      std::fprintf(stderr,
+                   "streamcheck: %s is in the process but its plugin did not load (%s); races are still found "
+                   "at the CUDA level, without op names, Python stacks or caching-allocator reuse\n",
+                   f.name, dlerror());
+      continue;
+    }
+    auto attach = reinterpret_cast<StreamcheckFrameworkAttach>(dlsym(plugin, "streamcheck_framework_attach"));
+    const char* why = "no streamcheck_framework_attach in the plugin";
+    if (attach == nullptr || attach(&kHooks, &why) != 0)
+      std::fprintf(stderr, "streamcheck: the %s plugin did not attach: %s\n", f.name, why);
+  }
+}
+
+}  // namespace streamcheck::tracer
