@@ -4,6 +4,8 @@
 // balanced tree) and streams by handle. Linear probing with backward-shift
 // deletion: no tombstones, short probe chains. Values move on Set (growth)
 // and Erase, so pointers from Find stay valid only until the next change.
+// Slots come from table memory (table_memory.h): a 64-byte slot is exactly
+// one cache line, and big tables sit on huge pages.
 #pragma once
 
 #include <cstddef>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "runtime/ids.h"
+#include "runtime/table_memory.h"
 
 namespace streamcheck {
 
@@ -89,14 +92,15 @@ class AddressMap {
   size_t Next(size_t i) const { return (i + 1) & (slots_.size() - 1); }
 
   void Grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_ = std::vector<Slot>(old.size() * 2);
+    Slots old = std::move(slots_);
+    slots_ = Slots(old.size() * 2);
     size_ = 0;
     for (Slot& s : old)
       if (s.key != kEmpty) Set(s.key, std::move(s.value));
   }
 
-  std::vector<Slot> slots_;
+  using Slots = std::vector<Slot, TableAllocator<Slot>>;
+  Slots slots_;
   size_t size_ = 0;
 };
 
