@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "runtime/ids.h"
+#include "runtime/prefetch.h"
 #include "runtime/table_memory.h"
 
 namespace streamcheck {
@@ -33,7 +34,7 @@ class AddressMap {
   const V* Find(Address key) const { return const_cast<AddressMap*>(this)->Find(key); }
 
   // Starts loading the cache line where `key`'s probe begins.
-  void Prefetch(Address key) const { __builtin_prefetch(slots_.data() + Home(key)); }
+  void Prefetch(Address key) const { PrefetchLine(slots_.data() + Home(key)); }
 
   // Inserts or replaces; returns the stored value.
   V& Set(Address key, V value) {
@@ -102,10 +103,7 @@ class AddressMap {
 
   using Slots = std::vector<Slot, TableAllocator<Slot>>;
   Slots slots_;
-  // slots_.size() - 1, kept rather than computed: besides saving the
-  // division, GCC 12 deletes a __builtin_prefetch whose address is masked
-  // with a vector's size() - 1, which silently disabled Prefetch().
-  size_t mask_;
+  size_t mask_;  // slots_.size() - 1, kept: saves a division per probe
   size_t size_ = 0;
 };
 
