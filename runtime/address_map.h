@@ -4,6 +4,8 @@
 // balanced tree) and streams by handle. Linear probing with backward-shift
 // deletion: no tombstones, short probe chains. Values move on Set (growth)
 // and Erase, so pointers from Find stay valid only until the next change.
+// Slots come from table memory (table_memory.h): a 64-byte slot is exactly
+// one cache line, and big tables sit on huge pages.
 #pragma once
 
 #include <cstddef>
@@ -12,13 +14,15 @@
 #include <vector>
 
 #include "runtime/ids.h"
+#include "runtime/prefetch.h"
+#include "runtime/table_memory.h"
 
 namespace streamcheck {
 
 template <typename V>
 class AddressMap {
  public:
-  AddressMap() : slots_(kInitialSlots) {}
+  AddressMap() : slots_(kInitialSlots), mask_(kInitialSlots - 1) {}
 
   V* Find(Address key) {
     for (size_t i = Home(key);; i = Next(i)) {
@@ -30,7 +34,7 @@ class AddressMap {
   const V* Find(Address key) const { return const_cast<AddressMap*>(this)->Find(key); }
 
   // Starts loading the cache line where `key`'s probe begins.
-  void Prefetch(Address key) const { __builtin_prefetch(&slots_[Home(key)]); }
+  void Prefetch(Address key) const { PrefetchLine(slots_.data() + Home(key)); }
 
   // Inserts or replaces; returns the stored value.
   V& Set(Address key, V value) {
@@ -84,19 +88,22 @@ class AddressMap {
 
   size_t Home(Address key) const {
     const uint64_t h = key * 0x9E3779B97F4A7C15ull;
-    return static_cast<size_t>(h >> 17) & (slots_.size() - 1);
+    return static_cast<size_t>(h >> 17) & mask_;
   }
-  size_t Next(size_t i) const { return (i + 1) & (slots_.size() - 1); }
+  size_t Next(size_t i) const { return (i + 1) & mask_; }
 
   void Grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_ = std::vector<Slot>(old.size() * 2);
+    Slots old = std::move(slots_);
+    slots_ = Slots(old.size() * 2);
+    mask_ = slots_.size() - 1;
     size_ = 0;
     for (Slot& s : old)
       if (s.key != kEmpty) Set(s.key, std::move(s.value));
   }
 
-  std::vector<Slot> slots_;
+  using Slots = std::vector<Slot, TableAllocator<Slot>>;
+  Slots slots_;
+  size_t mask_;  // slots_.size() - 1, kept: saves a division per probe
   size_t size_ = 0;
 };
 

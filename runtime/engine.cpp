@@ -91,18 +91,8 @@ void Engine::Impl::Finish() {
   if (sync_.implicit_streams() > 0) stats_.anomalies["stream handle used before creation"] = sync_.implicit_streams();
 }
 
-ThreadState& Engine::Impl::EnterHostCall(const TraceRecord& r) {
-  ThreadState& t = sync_.Thread(r.thread);
-  sync_.SwitchToThread(t, r.thread);
-  return t;
-}
-
 DeviceId Engine::Impl::DeviceOf(const TraceRecord& r, const ThreadState& t) const {
   return r.device >= 0 ? r.device : t.current_device;
-}
-
-uint32_t Engine::Impl::SiteOf(const TraceRecord& r) {
-  return sites_.Intern({r.api, r.name, r.framework_op, r.stack, r.thread});
 }
 
 // cudaStreamCreate, cudaStreamCreateWithFlags, cudaStreamCreateWithPriority.

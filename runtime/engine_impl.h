@@ -47,7 +47,11 @@ class Engine::Impl {
 
  private:
   // engine.cpp
-  ThreadState& EnterHostCall(const TraceRecord& r);
+  ThreadState& EnterHostCall(const TraceRecord& r) {  // inline: every record makes one
+    ThreadState& t = sync_.Thread(r.thread);
+    sync_.SwitchToThread(t, r.thread);
+    return t;
+  }
   DeviceId DeviceOf(const TraceRecord& r, const ThreadState& t) const;
   void StreamCreate(const TraceRecord& r);
   void EventRecord(const TraceRecord& r);
@@ -57,7 +61,9 @@ class Engine::Impl {
   void HostWaitsForStream(const TraceRecord& r);
   void HostWaitsForDevice(ThreadState& t, DeviceId device);
   void EventElapsedTime(const TraceRecord& r);
-  uint32_t SiteOf(const TraceRecord& r);
+  uint32_t SiteOf(const TraceRecord& r) {
+    return sites_.Intern({r.api, r.name, r.framework_op, r.stack, r.thread});
+  }
 
   // engine_memory.cpp
   void Malloc(const TraceRecord& r);

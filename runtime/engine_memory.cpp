@@ -38,6 +38,10 @@ void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t s
                                  uint64_t timestamp_ns) {
   auto is_host = [this](Lane l) { return lanes_.IsHost(l); };
   op_log_.Note({lane, clock.Get(lane)}, trace_index, timestamp_ns);
+  // The accesses' shadow slots are independent cache misses: start them all
+  // before the first lookup waits (replay also prefetches records ahead).
+  if (accesses.size() > 1)
+    for (const MemoryAccess& a : accesses) shadow_.Prefetch(a.addr);
   for (const MemoryAccess& a : accesses) {
     ++stats_.accesses_checked;
     ShadowAccess now{lane, clock.Get(lane), site, ShadowKindOf(a.mode)};

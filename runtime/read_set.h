@@ -1,11 +1,13 @@
 // The reads of a shadow interval since its last write, at most one per lane.
 // One fits inline (most buffers are read by one stream between writes); more
-// spill to the heap, so the whole interval stays within one cache line.
+// spill to one heap array, so the whole interval stays within one cache line
+// and a spilled read is one dependent load away from the slot, not two.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
-#include <vector>
 
 #include "runtime/shadow_access.h"
 
@@ -16,37 +18,38 @@ class ReadSet {
   ReadSet() = default;
   ReadSet(const ReadSet& o) { *this = o; }
   ReadSet& operator=(const ReadSet& o) {
+    if (this == &o) return *this;
     first_ = o.first_;
     count_ = o.count_;
-    more_ = o.more_ ? std::make_unique<std::vector<ShadowAccess>>(*o.more_) : nullptr;
+    capacity_ = o.count_ > 1 ? o.count_ - 1 : 0;
+    more_ = capacity_ > 0 ? std::make_unique<ShadowAccess[]>(capacity_) : nullptr;
+    if (capacity_ > 0) std::copy(o.more_.get(), o.more_.get() + capacity_, more_.get());
     return *this;
   }
   ReadSet(ReadSet&&) noexcept = default;
   ReadSet& operator=(ReadSet&&) noexcept = default;
 
   size_t size() const { return count_; }
-  const ShadowAccess& operator[](size_t i) const { return i == 0 ? first_ : (*more_)[i - 1]; }
+  const ShadowAccess& operator[](size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
 
   void push_back(const ShadowAccess& a) {
     if (count_ == 0) {
       first_ = a;
     } else {
-      if (!more_) more_ = std::make_unique<std::vector<ShadowAccess>>();
-      more_->push_back(a);
+      if (count_ - 1 == capacity_) Grow();
+      more_[count_ - 1] = a;
     }
     ++count_;
   }
-  void clear() {
-    count_ = 0;
-    if (more_) more_->clear();
-  }
+  // Keeps the spill array for the next reads (buffers read by several streams
+  // stay so between writes).
+  void clear() { count_ = 0; }
   // The read of `lane`, or nullptr.
   ShadowAccess* FindLane(Lane lane) {
     if (count_ == 0) return nullptr;
     if (first_.lane == lane) return &first_;
-    if (count_ > 1)
-      for (ShadowAccess& a : *more_)
-        if (a.lane == lane) return &a;
+    for (uint32_t i = 0; i + 1 < count_; ++i)
+      if (more_[i].lane == lane) return &more_[i];
     return nullptr;
   }
   bool SameAs(const ReadSet& o) const {
@@ -57,9 +60,19 @@ class ReadSet {
   }
 
  private:
+  void Grow() {
+    const uint32_t grown = capacity_ * 2 + 3;  // 3, 9, 21: 8 streams' reads fit the second
+    auto bigger = std::make_unique<ShadowAccess[]>(grown);
+    if (capacity_ > 0) std::copy(more_.get(), more_.get() + capacity_, bigger.get());
+    more_ = std::move(bigger);
+    capacity_ = grown;
+  }
+
   ShadowAccess first_{};
   uint32_t count_ = 0;
-  std::unique_ptr<std::vector<ShadowAccess>> more_;
+  uint32_t capacity_ = 0;  // of more_
+  std::unique_ptr<ShadowAccess[]> more_;
 };
+static_assert(sizeof(ReadSet) == 32, "keeps a shadow interval within one cache line");
 
 }  // namespace streamcheck

@@ -25,13 +25,29 @@ struct Site {
 class SiteTable {
  public:
   SiteTable() : sites_(1), slots_(kInitialSlots, 0) {}  // id 0: unknown site
-  uint32_t Intern(const Site& site);
+  uint32_t Intern(const Site& site) {
+    const size_t mask = slots_.size() - 1;
+    for (size_t i = Hash(site) & mask;; i = (i + 1) & mask) {
+      const uint32_t id = slots_[i];
+      if (id == 0) return Add(site);
+      if (sites_[id] == site) return id;
+    }
+  }
   const Site& Get(uint32_t id) const { return sites_[id]; }
   size_t size() const { return sites_.size(); }
 
  private:
   static constexpr size_t kInitialSlots = 256;
-  static size_t Hash(const Site& s);
+  // Three independent multiplies: a short dependency chain on the hot path.
+  static size_t Hash(const Site& s) {
+    const uint64_t a = (uint64_t{s.api} << 32 | s.name) * 0x9E3779B97F4A7C15ull;
+    const uint64_t b = (uint64_t{s.framework_op} << 32 | s.stack) * 0xC2B2AE3D27D4EB4Full;
+    const uint64_t c = (uint64_t{s.thread} + 1) * 0x165667B19E3779F9ull;
+    const uint64_t h = a ^ b ^ c;
+    return static_cast<size_t>(h ^ (h >> 32));  // the high halves mix every input bit
+  }
+  // A site not interned yet (or the unknown site, id 0, never in slots_).
+  uint32_t Add(const Site& site);
   void Grow();
 
   std::vector<Site> sites_;

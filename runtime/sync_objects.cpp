@@ -8,8 +8,7 @@ SyncObjects::~SyncObjects() {
   for (StreamState* s : owned_) delete s;
 }
 
-ThreadState& SyncObjects::Thread(ThreadId id) {
-  if (last_thread_state_ && last_thread_state_->id == id) return *last_thread_state_;
+ThreadState& SyncObjects::FindOrAddThread(ThreadId id) {
   auto it = threads_.find(id);
   if (it == threads_.end()) {
     it = threads_.try_emplace(id).first;
@@ -63,7 +62,7 @@ StreamState& SyncObjects::CreateStream(Handle handle, ThreadId thread, DeviceId 
   return *s;
 }
 
-StreamState& SyncObjects::Stream(Handle handle, ThreadId thread) {
+StreamState& SyncObjects::SpecialOrImplicitStream(Handle handle, ThreadId thread) {
   ThreadState& t = Thread(thread);
   if (handle == kLegacyStreamHandle || handle == kCudaStreamLegacy) {
     return *Device(t.current_device).legacy;
@@ -101,7 +100,7 @@ void SyncObjects::DestroyStream(Handle handle) {
   streams_.Erase(handle);
 }
 
-void SyncObjects::PrepareStreamOperation(StreamState& stream, ThreadState& thread) {
+void SyncObjects::JoinIssuerAndLegacy(StreamState& stream, ThreadState& thread) {
   const ThreadId thread_id = thread.id;
   if (stream.last_joined_thread != thread_id || stream.last_joined_thread_version != thread.version) {
     stream.clock.Join(thread.clock);
@@ -119,13 +118,6 @@ void SyncObjects::PrepareStreamOperation(StreamState& stream, ThreadState& threa
   }
 }
 
-Epoch SyncObjects::TickStream(StreamState& stream) {
-  const Clock c = stream.clock.Get(stream.lane) + 1;
-  stream.clock.Set(stream.lane, c);
-  if (stream.legacy) ++stream.device_state->legacy_version;
-  return {stream.lane, c};
-}
-
 Epoch SyncObjects::TickThread(ThreadState& thread) {
   const Clock c = thread.clock.Get(thread.lane) + 1;
   thread.clock.Set(thread.lane, c);
@@ -138,8 +130,7 @@ void SyncObjects::JoinIntoThread(ThreadState& thread, const VectorClock& clock) 
   ++thread.version;
 }
 
-void SyncObjects::SwitchToThread(ThreadState& thread, ThreadId id) {
-  if (have_last_thread_ && last_thread_ == id) return;
+void SyncObjects::SwitchThreads(ThreadState& thread, ThreadId id) {
   if (have_last_thread_) host_knowledge_.Join(Thread(last_thread_).clock);
   JoinIntoThread(thread, host_knowledge_);
   last_thread_ = id;

@@ -67,11 +67,21 @@ class SyncObjects {
   SyncObjects(const SyncObjects&) = delete;
   SyncObjects& operator=(const SyncObjects&) = delete;
 
-  ThreadState& Thread(ThreadId id);
+  // The hot calls (one of each per stream operation) are inline: their common
+  // case is one comparison or one probe; the rest is out of line.
+  ThreadState& Thread(ThreadId id) {
+    if (last_thread_state_ && last_thread_state_->id == id) [[likely]] return *last_thread_state_;
+    return FindOrAddThread(id);
+  }
 
   // Streams created implicitly because the trace used an unseen handle are
   // counted in `implicit_streams` (the tracer attached late or missed a create).
-  StreamState& Stream(Handle handle, ThreadId thread);
+  StreamState& Stream(Handle handle, ThreadId thread) {
+    Thread(thread);  // a stream's first use may come from a thread not seen yet
+    if (handle > kCudaStreamPerThread) [[likely]]
+      if (StreamState** s = streams_.Find(handle)) return **s;
+    return SpecialOrImplicitStream(handle, thread);
+  }
   StreamState& CreateStream(Handle handle, ThreadId thread, DeviceId device, uint32_t flags);
   void DestroyStream(Handle handle);
 
@@ -83,16 +93,32 @@ class SyncObjects {
 
   // Enqueue edge: the stream's next operation happens after everything the
   // issuing thread knows, and after the legacy-stream rules for its device.
-  void PrepareStreamOperation(StreamState& stream, ThreadState& thread);
+  void PrepareStreamOperation(StreamState& stream, ThreadState& thread) {
+    // Nothing new to learn (the common case): the same thread, unchanged,
+    // and no legacy-stream work since the last join.
+    if (stream.last_joined_thread == thread.id &&
+        stream.last_joined_thread_version == thread.version && !stream.legacy &&
+        (!stream.blocking || stream.last_joined_legacy_version == stream.device_state->legacy_version))
+      return;
+    JoinIssuerAndLegacy(stream, thread);
+  }
   // Starts a new operation on the stream; returns its epoch.
-  Epoch TickStream(StreamState& stream);
+  Epoch TickStream(StreamState& stream) {
+    const Clock c = stream.clock.Get(stream.lane) + 1;
+    stream.clock.Set(stream.lane, c);
+    if (stream.legacy) ++stream.device_state->legacy_version;
+    return {stream.lane, c};
+  }
   // Starts a new host operation on the thread; returns its epoch.
   Epoch TickThread(ThreadState& thread);
 
   void JoinIntoThread(ThreadState& thread, const VectorClock& clock);
   // Host knowledge moves between threads in trace order: once any host thread
   // has observed work complete, later calls on every thread are after it.
-  void SwitchToThread(ThreadState& thread, ThreadId id);
+  void SwitchToThread(ThreadState& thread, ThreadId id) {
+    if (have_last_thread_ && last_thread_ == id) [[likely]] return;
+    SwitchThreads(thread, id);
+  }
 
   uint64_t implicit_streams() const { return implicit_streams_; }
   Lane NewLane(const LaneInfo& info) { return lanes_->Add(info); }
@@ -102,6 +128,10 @@ class SyncObjects {
   StreamState* NewStream(Handle key, Handle handle, LaneKind kind, ThreadId thread, DeviceId device,
                          uint32_t flags);
   void ForgetStream(StreamState* stream);
+  ThreadState& FindOrAddThread(ThreadId id);
+  StreamState& SpecialOrImplicitStream(Handle handle, ThreadId thread);
+  void JoinIssuerAndLegacy(StreamState& stream, ThreadState& thread);
+  void SwitchThreads(ThreadState& thread, ThreadId id);
 
   LaneTable* lanes_;
   std::unordered_map<ThreadId, ThreadState> threads_;

@@ -1,5 +1,6 @@
 #include "runtime/trace/record_codec.h"
 
+#include <array>
 #include <bit>
 #include <cstdio>
 #include <limits>
@@ -12,10 +13,15 @@ namespace {
 
 constexpr uint64_t Bit(FieldBit b) { return uint64_t{1} << b; }
 
-bool IsValidOpCode(uint64_t v) {
-  return v < static_cast<uint64_t>(OpCode::kMaxOpCode) &&
-         !OpCodeName(static_cast<OpCode>(v)).empty();
-}
+// Which opcode bytes name an op (a table: decoding checks every record's).
+const std::array<bool, 256> kValidOpCode = [] {
+  std::array<bool, 256> valid{};
+  for (size_t v = 0; v < static_cast<size_t>(OpCode::kMaxOpCode); ++v)
+    valid[v] = !OpCodeName(static_cast<OpCode>(v)).empty();
+  return valid;
+}();
+
+bool IsValidOpCode(uint64_t v) { return v < kValidOpCode.size() && kValidOpCode[v]; }
 
 uint64_t PresenceMask(const TraceRecord& r) {
   uint64_t m = 0;
@@ -57,15 +63,29 @@ uint64_t PresenceMask(const TraceRecord& r) {
 void AppendByte(uint8_t b, std::string* out) { out->push_back(static_cast<char>(b)); }
 void AppendSigned(int64_t v, std::string* out) { AppendVarint(ZigZagEncode(v), out); }
 
+// Failures build their message out of line, so that the reader's hot methods
+// stay small enough to inline and its cursor can live in a register.
+[[gnu::cold, gnu::noinline]] bool FailField(std::string* problem, const char* field, const char* what) {
+  *problem = std::string(field) + ": " + what;
+  return false;
+}
+[[gnu::cold, gnu::noinline]] bool FailCount(std::string* problem, const char* field, uint64_t count,
+                                            size_t left) {
+  *problem = std::string(field) + " count " + std::to_string(count) + " exceeds the " +
+             std::to_string(left) + " bytes left in the block";
+  return false;
+}
+
 // Reads the fields of the binary form with range checks; every failure
-// leaves a description in problem_.
+// leaves a description in problem_. Works on a copy of the cursor (the
+// caller's is updated once, at the end of a record).
 class FieldReader {
  public:
-  FieldReader(const uint8_t** p, const uint8_t* end, std::string* problem)
+  FieldReader(const uint8_t* p, const uint8_t* end, std::string* problem)
       : p_(p), end_(end), problem_(problem) {}
 
   bool U64(const char* field, uint64_t* v) {
-    if (ReadVarint(p_, end_, v)) return true;
+    if (ReadVarint(&p_, end_, v)) [[likely]] return true;
     return Fail(field, "truncated or overlong varint");
   }
   bool U32(const char* field, uint32_t* v) {
@@ -86,8 +106,8 @@ class FieldReader {
     return true;
   }
   bool Byte(const char* field, uint8_t* v) {
-    if (*p_ == end_) return Fail(field, "truncated");
-    *v = *(*p_)++;
+    if (p_ == end_) return Fail(field, "truncated");
+    *v = *p_++;
     return true;
   }
   // A count of elements of at least `min_bytes` each, checked against what is left.
@@ -95,23 +115,17 @@ class FieldReader {
     uint64_t x = 0;
     if (!U64(field, &x)) return false;
     if (x == 0) return Fail(field, "present with zero elements");
-    if (x > static_cast<uint64_t>(end_ - *p_) / min_bytes) {
-      *problem_ = std::string(field) + " count " + std::to_string(x) + " exceeds the " +
-                  std::to_string(end_ - *p_) + " bytes left in the block";
-      return false;
-    }
+    if (x > static_cast<uint64_t>(end_ - p_) / min_bytes) return FailCount(problem_, field, x, left());
     *n = static_cast<size_t>(x);
     return true;
   }
-  bool Fail(const char* field, const char* what) {
-    *problem_ = std::string(field) + ": " + what;
-    return false;
-  }
-  const uint8_t* position() const { return *p_; }
-  size_t left() const { return static_cast<size_t>(end_ - *p_); }
+  bool Fail(const char* field, const char* what) { return FailField(problem_, field, what); }
+  const uint8_t* position() const { return p_; }
+  void Skip(size_t n) { p_ += n; }
+  size_t left() const { return static_cast<size_t>(end_ - p_); }
 
  private:
-  const uint8_t** p_;
+  const uint8_t* p_;
   const uint8_t* end_;
   std::string* problem_;
 };
@@ -205,7 +219,7 @@ void EncodeRecord(const TraceRecord& r, BlockCodecState* state, std::string* out
 
 bool DecodeRecord(const uint8_t** p, const uint8_t* end, BlockCodecState* state,
                   TraceRecord* out, std::string* problem) {
-  FieldReader in(p, end, problem);
+  FieldReader in(*p, end, problem);
   out->Clear();
   uint8_t op = 0;
   if (!in.Byte("opcode", &op)) return false;
@@ -243,8 +257,9 @@ bool DecodeRecord(const uint8_t** p, const uint8_t* end, BlockCodecState* state,
       case kBitAccesses: {
         size_t n = 0;
         if (!in.Count("accesses", 3, &n)) return false;
-        out->accesses.resize(n);
-        for (MemoryAccess& a : out->accesses) {
+        out->accesses.reserve(n);  // Clear() kept the capacity: usually nothing to do
+        for (size_t i = 0; i < n; ++i) {
+          MemoryAccess a;
           if (!in.U64("access address", &a.addr) || !in.U64("access size", &a.size) ||
               !in.Byte("access mode", &byte)) {
             return false;
@@ -255,6 +270,7 @@ bool DecodeRecord(const uint8_t** p, const uint8_t* end, BlockCodecState* state,
             return false;
           }
           a.mode = static_cast<AccessMode>(byte);
+          out->accesses.push_back(a);
         }
         break;
       }
@@ -289,7 +305,7 @@ bool DecodeRecord(const uint8_t** p, const uint8_t* end, BlockCodecState* state,
         size_t n = 0;
         if (!in.Count("text length", 1, &n)) return false;
         out->text.assign(reinterpret_cast<const char*>(in.position()), n);
-        *p += n;
+        in.Skip(n);
         break;
       }
       case kBitFrames: {
@@ -332,6 +348,7 @@ bool DecodeRecord(const uint8_t** p, const uint8_t* end, BlockCodecState* state,
     }
     if (!ok) return false;
   }
+  *p = in.position();
   return true;
 }
 

@@ -1,0 +1,78 @@
+// ReadVarint: every length, in the middle of a buffer (the word-at-a-time
+// path) and at its end (the byte-by-byte paths), against a reference decoder.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "runtime/trace/varint.h"
+
+namespace streamcheck::trace_internal {
+namespace {
+
+// The LEB128 rules, one byte at a time: at most 10 bytes, at most 64 bits.
+std::optional<std::pair<uint64_t, size_t>> Reference(const std::string& bytes) {
+  uint64_t value = 0;
+  for (size_t i = 0; i < bytes.size() && i < kMaxVarintBytes; ++i) {
+    const uint64_t byte = static_cast<uint8_t>(bytes[i]);
+    if (i == kMaxVarintBytes - 1 && byte > 1) return std::nullopt;
+    value |= (byte & 0x7f) << (7 * i);
+    if (byte < 0x80) return std::make_pair(value, i + 1);
+  }
+  return std::nullopt;
+}
+
+// Decodes `encoding` followed by `tail` (bytes that must not be consumed).
+void ExpectDecodes(const std::string& encoding, size_t tail) {
+  const std::string buffer = encoding + std::string(tail, '\x85');
+  const auto* begin = reinterpret_cast<const uint8_t*>(buffer.data());
+  const uint8_t* p = begin;
+  uint64_t value = 0;
+  const bool ok = ReadVarint(&p, begin + buffer.size(), &value);
+  const auto expected = Reference(buffer);
+  ASSERT_EQ(ok, expected.has_value()) << "length " << encoding.size() << " tail " << tail;
+  if (ok) {
+    EXPECT_EQ(value, expected->first) << "length " << encoding.size() << " tail " << tail;
+    EXPECT_EQ(static_cast<size_t>(p - begin), expected->second);
+  } else {
+    EXPECT_EQ(p, begin);
+  }
+}
+
+TEST(Varint, EveryWidthRoundTripsWithAndWithoutBytesAfterIt) {
+  for (int bit = 0; bit < 64; ++bit) {
+    for (uint64_t v : {uint64_t{1} << bit, (uint64_t{1} << bit) - 1, ~uint64_t{0} >> (63 - bit),
+                       uint64_t{0x5555555555555555} >> (63 - bit)}) {
+      std::string encoding;
+      AppendVarint(v, &encoding);
+      for (size_t tail : {0, 1, 3, 7, 9, 16}) {
+        const std::string buffer = encoding + std::string(tail, '\x01');
+        const auto* begin = reinterpret_cast<const uint8_t*>(buffer.data());
+        const uint8_t* p = begin;
+        uint64_t decoded = 0;
+        ASSERT_TRUE(ReadVarint(&p, begin + buffer.size(), &decoded)) << v;
+        EXPECT_EQ(decoded, v);
+        EXPECT_EQ(static_cast<size_t>(p - begin), encoding.size());
+      }
+    }
+  }
+}
+
+TEST(Varint, NonCanonicalOverlongAndTruncatedEncodingsMatchTheReference) {
+  // Every length 1..11 of continuation bytes with a final byte of 0, 1 or 2:
+  // padded (non-canonical) forms are accepted up to 10 bytes, never beyond,
+  // and a 10th byte above 1 overflows 64 bits.
+  for (size_t length = 1; length <= 11; ++length) {
+    for (char last : {'\x00', '\x01', '\x02', '\x7f'}) {
+      std::string encoding(length - 1, '\xff');
+      encoding.push_back(last);
+      for (size_t tail : {0, 2, 8, 12}) ExpectDecodes(encoding, tail);
+    }
+    // Truncated: only continuation bytes up to the end of the buffer.
+    ExpectDecodes(std::string(length, '\x80'), 0);
+  }
+}
+
+}  // namespace
+}  // namespace streamcheck::trace_internal
