@@ -126,7 +126,7 @@ void AttachAllocatorTracker() {
   if (allocator->name() != "native") {
     std::fprintf(stderr,
                  "streamcheck: PyTorch's CUDA allocator is '%s', which has no trace hook: block reuse between "
-                 "streams is checked only at the cudaMalloc level\n",
+                 "streams is checked only at the level of the CUDA allocation calls it makes\n",
                  allocator->name().c_str());
     return;
   }
