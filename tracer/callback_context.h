@@ -23,7 +23,7 @@ struct CallbackContext {
   TraceRecord Record(OpCode op) const {
     TraceRecord r;
     r.op = op;
-    r.api = tracer.Intern(data->functionName ? data->functionName : "");
+    r.api = tracer.InternStatic(data->functionName);
     return r;
   }
   Handle Stream(const void* stream) const {

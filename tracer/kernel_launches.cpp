@@ -21,6 +21,7 @@ namespace {
 struct KernelLayout {
   CUresult layout_error = CUDA_SUCCESS;  // why cuFuncGetParamInfo gave nothing, if it did
   std::string name;
+  StringId name_id = 0;  // interned once: PyTorch's kernel names run to kilobytes
   std::vector<ParamSlot> params;
 };
 
@@ -43,7 +44,7 @@ CUresult ReadParams(Handle h, GetParamInfo get, std::vector<ParamSlot>* params) 
   return CUDA_SUCCESS;
 }
 
-const KernelLayout& LayoutOf(CUfunction f, const char* fallback_name) {
+const KernelLayout& LayoutOf(Tracer& t, CUfunction f, const char* fallback_name) {
   auto [it, inserted] = Layouts().try_emplace(f);
   KernelLayout& k = it->second;
   if (!inserted) return k;
@@ -51,6 +52,7 @@ const KernelLayout& LayoutOf(CUfunction f, const char* fallback_name) {
   if (cuFuncGetName(&mangled, f) != CUDA_SUCCESS || mangled == nullptr)
     if (cuKernelGetName(&mangled, reinterpret_cast<CUkernel>(f)) != CUDA_SUCCESS) mangled = nullptr;
   k.name = Demangle(mangled ? mangled : fallback_name);
+  k.name_id = t.Intern(k.name);
   k.layout_error = ReadParams(f, cuFuncGetParamInfo, &k.params);
   if (k.layout_error != CUDA_SUCCESS) {
     k.params.clear();
@@ -133,25 +135,24 @@ Handle DriverStream(CUstream s, bool per_thread_variant) {
 }
 
 // Name and accesses of the pending launch; counts when its function was not seen.
-void ResolvePending(Tracer& t, const char* symbol_fallback, std::string* name, std::vector<MemoryAccess>* accesses) {
+void ResolvePending(Tracer& t, const char* symbol_fallback, StringId* name, std::vector<MemoryAccess>* accesses) {
   if (t_pending.function == nullptr) {
     t.CountUnmodeled("kernel arguments (no driver-level launch seen)");
-    *name = symbol_fallback ? Demangle(symbol_fallback) : "";
+    *name = symbol_fallback ? t.Intern(Demangle(symbol_fallback)) : 0;
     accesses->clear();
     return;
   }
-  const KernelLayout& k = LayoutOf(t_pending.function, t_pending.symbol ? t_pending.symbol : "");
-  *name = k.name;
+  const KernelLayout& k = LayoutOf(t, t_pending.function, t_pending.symbol ? t_pending.symbol : "");
+  *name = k.name_id;
   DecodeArguments(t, k, ArgumentSource::From(t_pending.args), accesses);
   DebugLaunch("runtime launch", k, ArgumentSource::From(t_pending.args), accesses->size());
 }
 
-void EmitKernel(Tracer& t, const char* api, Handle stream, const std::string& name,
-                std::vector<MemoryAccess>&& accesses) {
+void EmitKernel(Tracer& t, const char* api, Handle stream, StringId name, std::vector<MemoryAccess>&& accesses) {
   TraceRecord r;
   r.op = OpCode::kKernelLaunch;
-  r.api = t.Intern(api);
-  r.name = t.Intern(name);
+  r.api = t.InternStatic(api);
+  r.name = name;
   r.stream = stream;
   r.accesses = std::move(accesses);
   ThisThreadFrameworkOps().Refine(&r.accesses);
@@ -196,7 +197,7 @@ bool HandleRuntimeLaunch(const CallbackContext& c, CUpti_CallbackId cbid, bool e
     return true;
   }
   if (c.result() == cudaSuccess) {
-    std::string name;
+    StringId name = 0;
     std::vector<MemoryAccess> accesses;
     ResolvePending(c.tracer, c.data->symbolName, &name, &accesses);
     EmitKernel(c.tracer, c.data->functionName, stream, name, std::move(accesses));
@@ -257,12 +258,12 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
   }
   if (graph_node || data->callbackSite != CUPTI_API_EXIT || InsideRuntimeCall()) return true;
   if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS || f == nullptr) return true;
-  const KernelLayout& k = LayoutOf(f, data->symbolName ? data->symbolName : "");
+  const KernelLayout& k = LayoutOf(t, f, data->symbolName ? data->symbolName : "");
   const ArgumentSource source = ArgumentSource::From(args, extra);
   std::vector<MemoryAccess> accesses;
   DecodeArguments(t, k, source, &accesses);
   DebugLaunch(data->functionName, k, source, accesses.size());
-  EmitKernel(t, data->functionName, DriverStream(stream, per_thread), k.name, std::move(accesses));
+  EmitKernel(t, data->functionName, DriverStream(stream, per_thread), k.name_id, std::move(accesses));
   return true;
 }
 
@@ -273,10 +274,8 @@ void OpenPendingKernel(void** args) {
 }
 
 void TakePendingKernel(const CallbackContext& c, TraceRecord* node) {
-  std::string name;
-  ResolvePending(c.tracer, c.data->symbolName, &name, &node->accesses);
+  ResolvePending(c.tracer, c.data->symbolName, &node->name, &node->accesses);
   ThisThreadFrameworkOps().Refine(&node->accesses);
-  node->name = c.tracer.Intern(name);
   t_pending = PendingLaunch{};
 }
 

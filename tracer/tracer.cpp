@@ -128,6 +128,13 @@ StringId Tracer::Intern(std::string_view text) {
   return id;
 }
 
+StringId Tracer::InternStatic(const char* text) {
+  if (text == nullptr) return 0;
+  auto [it, inserted] = static_strings_.try_emplace(text, 0);
+  if (inserted) it->second = Intern(text);
+  return it->second;
+}
+
 ThreadId Tracer::CurrentThread() {
   if (t_thread == 0) t_thread = g_next_thread.fetch_add(1);
   return t_thread;

@@ -42,6 +42,8 @@ class Tracer : public StackResolver {
   std::mutex& mutex() { return mutex_; }
   // All below: call with mutex() held.
   StringId Intern(std::string_view text);
+  // For strings that live as long as the process (CUPTI's API names): cached by address.
+  StringId InternStatic(const char* text);
   ThreadId CurrentThread();
   // Fills thread, stack and timestamp, then feeds the engine and the trace.
   void Emit(TraceRecord& record);
@@ -77,6 +79,7 @@ class Tracer : public StackResolver {
   };
   std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> strings_;
   std::vector<std::string> string_texts_{1};  // by id
+  std::unordered_map<const char*, StringId> static_strings_;
   HostStacks stacks_;
   AllocationBounds allocations_;
   TracerProfile profile_;

@@ -44,6 +44,24 @@ def join(waiter, *others):
         waiter.wait_stream(o)
 
 
+def synced_streams(n):
+    """n side streams, each ordered after the work issued so far."""
+    ss = streams(n)
+    for s in ss:
+        join(s, torch.cuda.current_stream())
+    return ss
+
+
+def finish(*ss):
+    """The current stream waits for the side streams (before tensors are freed)."""
+    join(torch.cuda.current_stream(), *ss)
+
+
+def recorded(s):
+    e = recorded(s)
+    return e
+
+
 @scenario
 def normal_sum(racy):
     # The PyTorch docs' example: normal_() on the default stream, sum() on a side stream.
@@ -61,27 +79,23 @@ def normal_sum(racy):
 def read_read(racy):
     # Two streams reading one tensor never race (both variants clean).
     t = tensor()
-    s1, s2 = streams(2)
-    join(s1, torch.cuda.current_stream())
-    join(s2, torch.cuda.current_stream())
+    s1, s2 = synced_streams(2)
     a, b = read(t, s1), read(t, s2)
-    join(torch.cuda.current_stream(), s1, s2)
+    finish(s1, s2)
     return a, b
 
 
 @scenario
 def simple_error(racy):
     t = tensor()
-    s1, s2 = streams(2)
-    join(s1, torch.cuda.current_stream())
-    join(s2, torch.cuda.current_stream())
+    s1, s2 = synced_streams(2)
     r = read(t, s1)
     if not racy:
         e = torch.cuda.Event()
         e.record(s1)
         s2.wait_event(e)
     write(t, s2)
-    join(torch.cuda.current_stream(), s1, s2)
+    finish(s1, s2)
     return r
 
 
@@ -91,14 +105,13 @@ def reads_check_last_write(racy):
     s1, s2, s3 = streams(3)
     join(s1, torch.cuda.current_stream())
     write(t, s1)
-    e = torch.cuda.Event()
-    e.record(s1)
+    e = recorded(s1)
     s2.wait_event(e)
     a = read(t, s2)
     if not racy:
         s3.wait_event(e)
     b = read(t, s3)
-    join(torch.cuda.current_stream(), s1, s2, s3)
+    finish(s1, s2, s3)
     return a, b
 
 
@@ -108,15 +121,14 @@ def branch_sync(racy):
     s1, s2, s3 = streams(3)
     join(s1, torch.cuda.current_stream())
     write(t, s1)
-    e = torch.cuda.Event()
-    e.record(s1)
+    e = recorded(s1)
     s2.wait_event(e)
     s3.wait_event(e)
     a, b = read(t, s2), read(t, s3)
     if not racy:
         s2.wait_stream(s3)
     write(t, s2, 3.0)
-    join(torch.cuda.current_stream(), s2, s3)
+    finish(s2, s3)
     return a, b
 
 
@@ -134,7 +146,7 @@ def chain_sync(racy):
         if not (racy and i == 5):
             ss[i + 1].wait_event(e)
     write(t, ss[10])
-    join(torch.cuda.current_stream(), *ss)
+    finish(*ss)
     return r
 
 
@@ -142,18 +154,15 @@ def chain_sync(racy):
 def expired_record(racy):
     # The event captures only the first read; a wait on it does not order the second.
     t = tensor()
-    s1, s2 = streams(2)
-    join(s1, torch.cuda.current_stream())
-    join(s2, torch.cuda.current_stream())
+    s1, s2 = synced_streams(2)
     a = read(t, s1)
-    e = torch.cuda.Event()
-    e.record(s1)
+    e = recorded(s1)
     b = read(t, s1)
     if not racy:
         e.record(s1)
     s2.wait_event(e)
     write(t, s2)
-    join(torch.cuda.current_stream(), s1, s2)
+    finish(s1, s2)
     return a, b
 
 
@@ -161,18 +170,15 @@ def expired_record(racy):
 def deleted_record(racy):
     # Waiting on a new event that was never recorded orders nothing.
     t = tensor()
-    s1, s2 = streams(2)
-    join(s1, torch.cuda.current_stream())
-    join(s2, torch.cuda.current_stream())
+    s1, s2 = synced_streams(2)
     r = read(t, s1)
-    e = torch.cuda.Event()
-    e.record(s1)
+    e = recorded(s1)
     if racy:
         del e
         e = torch.cuda.Event()
     s2.wait_event(e)
     write(t, s2)
-    join(torch.cuda.current_stream(), s1, s2)
+    finish(s1, s2)
     return r
 
 
@@ -196,31 +202,27 @@ def all_reads_checked(racy):
     for e in events:
         ss[0].wait_event(e)
     write(t, ss[0])
-    join(torch.cuda.current_stream(), *ss)
+    finish(*ss)
     return reads
 
 
 @scenario
 def multiple_errors(racy):
     ts = [torch.empty(N, device="cuda") for _ in range(10)]
-    s0, s1 = streams(2)
-    join(s0, torch.cuda.current_stream())
-    join(s1, torch.cuda.current_stream())
+    s0, s1 = synced_streams(2)
     for t in ts:
         write(t, s0)
     if not racy:
         s1.wait_stream(s0)
     for t in ts:
         write(t, s1, 3.0)
-    join(torch.cuda.current_stream(), s0, s1)
+    finish(s0, s1)
 
 
 @scenario
 def correct_state_merging(racy):
     t1, t2 = torch.empty(N, device="cuda"), torch.empty(N, device="cuda")
-    s1, s2 = streams(2)
-    join(s1, torch.cuda.current_stream())
-    join(s2, torch.cuda.current_stream())
+    s1, s2 = synced_streams(2)
     write(t1, s1)
     write(t2, s2)
     e1, e2 = torch.cuda.Event(), torch.cuda.Event()
@@ -231,7 +233,7 @@ def correct_state_merging(racy):
         s1.wait_event(e2)
     write(t1, s1, 3.0)
     write(t2, s1, 3.0)
-    join(torch.cuda.current_stream(), s1, s2)
+    finish(s1, s2)
 
 
 @scenario
@@ -242,13 +244,12 @@ def record_override(racy):
     for s in (s1, s2, s3):
         join(s, torch.cuda.current_stream())
     a, b = read(t1, s1), read(t2, s2)
-    e = torch.cuda.Event()
-    e.record(s1)
+    e = recorded(s1)
     if racy:
         e.record(s2)
     s3.wait_event(e)
     write(t1, s3)
-    join(torch.cuda.current_stream(), s1, s2, s3)
+    finish(s1, s2, s3)
     return a, b
 
 
@@ -258,13 +259,12 @@ def multiple_wait(racy):
     s1, s2, s3 = streams(3)
     join(s1, torch.cuda.current_stream())
     write(t, s1)
-    e = torch.cuda.Event()
-    e.record(s1)
+    e = recorded(s1)
     s2.wait_event(e)
     if not racy:
         s3.wait_event(e)
     a, b = read(t, s2), read(t, s3)
-    join(torch.cuda.current_stream(), s1, s2, s3)
+    finish(s1, s2, s3)
     return a, b
 
 
@@ -280,7 +280,7 @@ def device_synchronize(racy):
         torch.cuda.synchronize()
     for t in ts:
         write(t, ss[0], 3.0)
-    join(torch.cuda.current_stream(), *ss)
+    finish(*ss)
 
 
 @scenario
@@ -293,7 +293,7 @@ def device_synchronization_expired(racy):
     if racy:
         write(t, s1, 3.0)  # after the sync: not covered by it
     write(t, s2, 4.0)
-    join(torch.cuda.current_stream(), s1, s2)
+    finish(s1, s2)
 
 
 @scenario
@@ -306,7 +306,7 @@ def new_stream_is_synchronized(racy):
         torch.cuda.synchronize()
     (s2,) = streams(1)
     write(t, s2, 3.0)
-    join(torch.cuda.current_stream(), s1, s2)
+    finish(s1, s2)
 
 
 @scenario
@@ -321,7 +321,7 @@ def stream_synchronize(racy):
     if not racy:
         s1.synchronize()
     a, b = read(t1, s2), read(t2, s3)
-    join(torch.cuda.current_stream(), s0, s1, s2, s3)
+    finish(s0, s1, s2, s3)
     return a, b
 
 
@@ -331,15 +331,14 @@ def event_synchronize(racy):
     s1, s2 = streams(2)
     join(s1, torch.cuda.current_stream())
     write(t1, s1)
-    e = torch.cuda.Event()
-    e.record(s1)
+    e = recorded(s1)
     write(t2, s1)
     if not racy:
         e.record(s1)
     e.synchronize()
     write(t1, s2, 3.0)
     write(t2, s2, 3.0)
-    join(torch.cuda.current_stream(), s1, s2)
+    finish(s1, s2)
 
 
 @scenario
@@ -347,13 +346,11 @@ def views(racy):
     # Halves of one tensor written on two streams are disjoint; the racy
     # variant's slices overlap in 1/8 of the tensor.
     t = torch.empty(N, device="cuda")
-    s1, s2 = streams(2)
-    join(s1, torch.cuda.current_stream())
-    join(s2, torch.cuda.current_stream())
+    s1, s2 = synced_streams(2)
     cut = N // 2
     write(t[: cut + (N // 8 if racy else 0)], s1)
     write(t[cut:], s2, 3.0)
-    join(torch.cuda.current_stream(), s1, s2)
+    finish(s1, s2)
 
 
 @scenario
@@ -361,12 +358,10 @@ def strided_views(racy):
     # Rows of a matrix on one stream, another row block on the other: exact
     # byte ranges of 2-D views (sizes, strides, storage offset).
     m = torch.empty((1024, 256), device="cuda")
-    s1, s2 = streams(2)
-    join(s1, torch.cuda.current_stream())
-    join(s2, torch.cuda.current_stream())
+    s1, s2 = synced_streams(2)
     write(m[0:512], s1)
     write(m[(500 if racy else 512):1024], s2, 3.0)
-    join(torch.cuda.current_stream(), s1, s2)
+    finish(s1, s2)
 
 
 @scenario
