@@ -87,18 +87,20 @@ bool IsQuery(CUpti_CallbackId cbid) {
          cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v12080;
 }
 
-void OnRuntimeCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  const bool entry = data->callbackSite == CUPTI_API_ENTER;
+// Entering a runtime call touches only this thread's state (the pending
+// launch), so it runs without the tracer's lock.
+void OnRuntimeEntry(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   const CallbackContext c{t, data, IsPerThreadVariant(data->functionName)};
-  if (entry) {
-    EnterRuntimeCall();
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) {
-      const cudaKernelNodeParams* p = c.params<cudaGraphAddKernelNode_v10000_params>().pNodeParams;
-      OpenPendingKernel(p ? p->kernelParams : nullptr);
-    }
-    HandleRuntimeLaunch(c, cbid, /*entry=*/true);
-    return;
+  EnterRuntimeCall();
+  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) {
+    const cudaKernelNodeParams* p = c.params<cudaGraphAddKernelNode_v10000_params>().pNodeParams;
+    OpenPendingKernel(p ? p->kernelParams : nullptr);
   }
+  HandleRuntimeLaunch(c, cbid, /*entry=*/true);
+}
+
+void OnRuntimeExit(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  const CallbackContext c{t, data, IsPerThreadVariant(data->functionName)};
   LeaveRuntimeCall();
   if (HandleRuntimeLaunch(c, cbid, /*entry=*/false)) return;
   const cudaError_t rc = c.result();
@@ -117,9 +119,18 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   Tracer* t = GlobalTracer();
   if (t == nullptr || callbacks_only) return;
   const auto* data = static_cast<const CUpti_CallbackData*>(payload);
+  const bool entry = data->callbackSite == CUPTI_API_ENTER;
+  // Most callbacks of a kernel launch (the runtime call's entry, the driver
+  // launch nested in it) only note the pending launch in this thread's state:
+  // no lock for them.
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && entry) return OnRuntimeEntry(*t, cbid, data);
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (entry || InsideRuntimeCall())) {
+    HandleDriverLaunch(*t, data, cbid);
+    return;
+  }
   const uint64_t start = t->profile().Now();
   std::lock_guard<std::mutex> lock(t->mutex());
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) OnRuntimeCall(*t, cbid, data);
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) OnRuntimeExit(*t, cbid, data);
   else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) OnDriverCall(*t, cbid, data);
   t->profile().AddCallback(start);
 }

@@ -31,7 +31,13 @@ class FrameworkOpStack {
   struct Op {
     StringId name = 0;
     StackId stack = 0;
-    std::vector<StreamcheckTensorRegion> regions;
+    std::vector<StreamcheckTensorRegion> regions;  // sorted by begin
+    uint64_t widest = 0;                           // the largest region's size
+    // The smallest region holding addr, or null. Only regions starting within
+    // `widest` below addr can hold it, so ops with hundreds of tensors
+    // (_foreach over a model's parameters) take a binary search, not a scan.
+    const StreamcheckTensorRegion* Holding(Address addr) const;
+    void Add(const StreamcheckTensorRegion& region);
   };
   std::vector<Op> ops_;
   size_t open_ = 0;  // ops_[0, open_) are open; the rest keep their capacity for reuse

@@ -29,8 +29,8 @@ class TracerProfile {
   void Print() const {
     if (!on_ || callbacks_ == 0) return;
     std::fprintf(stderr,
-                 "streamcheck[profile]: %llu callbacks, %.0f ns each inside; %llu records, %.0f ns each in the "
-                 "engine\n",
+                 "streamcheck[profile]: %llu callbacks under the lock, %.0f ns each inside; %llu records, %.0f ns "
+                 "each in the engine\n",
                  static_cast<unsigned long long>(callbacks_), double(callback_ns_) / double(callbacks_),
                  static_cast<unsigned long long>(records_), records_ ? double(engine_ns_) / double(records_) : 0.0);
   }

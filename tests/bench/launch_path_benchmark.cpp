@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/engine.h"
+#include "tracer/framework_ops.h"
 #include "tracer/kernel_arguments.h"
 
 namespace streamcheck::bench {
@@ -92,6 +93,36 @@ void BM_LaunchArgumentsAndEngine(benchmark::State& state) {
   if (m.engine.stats().findings != 0) state.SkipWithError("the race-free workload produced findings");
 }
 BENCHMARK(BM_LaunchArgumentsAndEngine);
+
+// A PyTorch _foreach launch inside its op: one struct parameter holding 330
+// tensor pointers (3 lists of 110, as multi_tensor_apply passes them) into
+// pool blocks, refined by the op's 330 tensor regions.
+void BM_ForeachLaunchArguments(benchmark::State& state) {
+  constexpr int kTensors = 330;
+  constexpr Address kSegment = 0x7f0000000000, kBlock = 4096;
+  tracer::AllocationBounds bounds;
+  bounds.Add(kSegment, kTensors * kBlock, MemoryKind::kDevice);
+  std::vector<uint64_t> words(kTensors);
+  std::vector<StreamcheckTensorRegion> regions;
+  for (int i = 0; i < kTensors; ++i) {
+    words[i] = kSegment + Address(i) * kBlock;
+    bounds.AddPoolBlock(words[i], kBlock);
+    regions.push_back({words[i], words[i] + kBlock, uint8_t(i < 110)});
+  }
+  const std::vector<tracer::ParamSlot> layout = {{0, words.size() * 8, AccessMode::kUnknown}};
+  tracer::FrameworkOpStack ops;
+  ops.Begin(1, 0, regions.data(), regions.size());
+  std::vector<MemoryAccess> accesses;
+  for (auto _ : state) {
+    tracer::MatchPointerArguments(layout, [&](size_t) { return reinterpret_cast<const char*>(words.data()); }, bounds,
+                                  &accesses);
+    ops.Refine(&accesses);
+    benchmark::DoNotOptimize(accesses.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (accesses.size() != kTensors) state.SkipWithError("expected one access per tensor");
+}
+BENCHMARK(BM_ForeachLaunchArguments);
 
 }  // namespace
 }  // namespace streamcheck::bench

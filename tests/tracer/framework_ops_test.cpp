@@ -56,6 +56,29 @@ TEST(FrameworkOps, OutermostOpNamesTheWorkInnermostRegionsWin) {
   EXPECT_EQ(ops.name(), 0u);
 }
 
+TEST(FrameworkOps, ManyTensorsAndViewsInsideOthers) {
+  // An op over a list of 300 adjacent tensors (a _foreach op), plus a big
+  // tensor and a view inside it: each pointer finds its own region.
+  std::vector<StreamcheckTensorRegion> regions;
+  for (Address i = 0; i < 300; ++i) regions.push_back({kSegment + i * 1024, kSegment + i * 1024 + 512, i % 2 == 0});
+  const Address big = kSegment + (1 << 20);
+  regions.push_back({big, big + 65536, 0});
+  regions.push_back({big + 4096, big + 8192, 1});
+  FrameworkOpStack ops;
+  ops.Begin(kSum, 0, regions.data(), regions.size());
+  std::vector<MemoryAccess> accesses;
+  for (Address i = 0; i < 300; ++i) accesses.push_back(At(kSegment + i * 1024 + 100, 1, AccessMode::kUnknown));
+  accesses.push_back(At(kSegment + 700, 1, AccessMode::kUnknown));  // between two tensors
+  accesses.push_back(At(big + 5000, 1, AccessMode::kUnknown));
+  accesses.push_back(At(big + 9000, 1, AccessMode::kUnknown));
+  ops.Refine(&accesses);
+  for (Address i = 0; i < 300; ++i)
+    EXPECT_EQ(accesses[i], At(kSegment + i * 1024, 512, i % 2 == 0 ? AccessMode::kWrite : AccessMode::kRead)) << i;
+  EXPECT_EQ(accesses[300], At(kSegment + 700, 1, AccessMode::kUnknown));
+  EXPECT_EQ(accesses[301], At(big + 4096, 4096, AccessMode::kWrite));
+  EXPECT_EQ(accesses[302], At(big, 65536, AccessMode::kRead));
+}
+
 TEST(FrameworkOps, MemoryAllocatedInsideAnOpIsWritten) {
   FrameworkOpStack ops;
   ops.Begin(kSum, 0, nullptr, 0);

@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -125,6 +126,12 @@ constexpr size_t kMaxFrames = 32;
 }  // namespace
 
 uint32_t CurrentPythonStack(const StreamcheckFrameworkHooks& hooks, bool take_gil) {
+  // `streamcheck run --no-stacks` (STREAMCHECK_STACKS=0) turns Python stacks off too.
+  static const bool wanted = [] {
+    const char* v = std::getenv("STREAMCHECK_STACKS");
+    return v == nullptr || std::string(v) != "0";
+  }();
+  if (!wanted) return 0;
   const CPython* py = Python();
   if (py == nullptr || !py->IsInitialized() || py->GILState_GetThisThreadState() == nullptr) return 0;
   if (!take_gil && py->GILState_Check() != 1) return 0;

@@ -32,6 +32,8 @@ if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     measure "torch TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))"
     measure "transformer native" "$py" "$here/torch_transformer.py" "$steps"
     measure "transformer traced" traced -- "$py" "$here/torch_transformer.py" "$steps"
+    measure "transformer traced, no stacks" traced --no-stacks -- "$py" "$here/torch_transformer.py" "$steps"
+    measure "transformer traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "$sc" run -q --db "$out/bench.db" -- "$py" "$here/torch_transformer.py" "$steps"
     measure "transformer TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_transformer.py" "$((steps / 5))"
   done
 fi

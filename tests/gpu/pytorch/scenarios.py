@@ -58,7 +58,9 @@ def finish(*ss):
 
 
 def recorded(s):
-    e = recorded(s)
+    """A new event recorded on s."""
+    e = torch.cuda.Event()
+    e.record(s)
     return e
 
 
