@@ -10,6 +10,7 @@ Engine::Impl::Impl(FindingSink* sink, EngineOptions options)
 void Engine::Impl::Process(const TraceRecord& r) {
   current_ = &r;
   ++stats_.records;
+  if (!pending_pageable_.empty()) SettlePageableCopies(r);
   switch (r.op) {
     case OpCode::kDefineString: symbols_.DefineString(r.id, r.text); break;
     case OpCode::kDefineStack: symbols_.DefineStack(r.id, r.frames); break;
@@ -83,6 +84,8 @@ void Engine::Impl::Prefetch(const TraceRecord& r) const {
 }
 
 void Engine::Impl::Finish() {
+  for (const PendingPageableCopy& p : pending_pageable_) ReportPageableCopy(p.copy);
+  pending_pageable_.clear();
   findings_.Flush();
   stats_.findings = findings_.distinct();
   stats_.finding_occurrences = findings_.occurrences();

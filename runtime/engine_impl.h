@@ -83,6 +83,8 @@ class Engine::Impl {
   void Memset(const TraceRecord& r);
   void HostFunc(const TraceRecord& r);
   void HostAccess(const TraceRecord& r);
+  void SettlePageableCopies(const TraceRecord& next);
+  void ReportPageableCopy(const AccessDescription& copy);
   // Runs one stream operation (or captures it as a graph node).
   void StreamOperation(const TraceRecord& r, StreamState& s, const std::vector<MemoryAccess>& accesses);
   void ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t site,
@@ -125,6 +127,13 @@ class Engine::Impl {
   OpLog op_log_;
   AllocationTable allocations_;
   AllocationTable pool_blocks_;  // caching-allocator blocks, inside allocations_
+  // Pageable async copies waiting for their thread's next call (SettlePageableCopies).
+  struct PendingPageableCopy {
+    ThreadId thread;
+    Handle stream;
+    AccessDescription copy;
+  };
+  std::vector<PendingPageableCopy> pending_pageable_;
   SiteTable sites_;
   SymbolTable symbols_;
   GraphModel graphs_;

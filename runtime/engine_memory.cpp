@@ -102,11 +102,7 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
   const TransferPlan plan = PlanCopy(kind, src_kind, dst_kind, r.is_async);
   if (plan.pageable_async && options_.report_pageable_async_copies) {
     AccessDescription copy{s.lane, SiteOf(r), ShadowKind::kRead, r.dst, r.size, index_, r.timestamp_ns};
-    ReportSingle(rules::RuleId::kPageableAsyncCopy, FindingKind::kPageableAsyncCopy, copy,
-                 "asynchronous copy with pageable host memory",
-                 "the host buffer was not allocated with cudaMallocHost/cudaHostAlloc nor registered "
-                 "with cudaHostRegister, so the copy is staged and may run synchronously; its host "
-                 "buffer is treated as in use until the stream is synchronized");
+    pending_pageable_.push_back({r.thread, r.stream, copy});
   }
   if (plan.host_waits_for_stream_before) sync_.JoinIntoThread(t, s.clock);
   std::vector<MemoryAccess> on_stream, on_host;
@@ -120,6 +116,35 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
     StreamOperation(r, s, on_stream);
     if (plan.host_waits_after) sync_.JoinIntoThread(t, s.clock);
   }
+}
+
+// A pageable async copy is judged by its thread's next call: synchronizing
+// the copy's stream (or the device) right away makes it a synchronous copy in
+// effect (PyTorch's blocking Tensor.to / copy_ do exactly that), which is not
+// worth a warning; anything else first, and it is reported.
+void Engine::Impl::SettlePageableCopies(const TraceRecord& next) {
+  const bool definition = next.op == OpCode::kDefineString || next.op == OpCode::kDefineStack ||
+                          next.op == OpCode::kProcessInfo || next.op == OpCode::kThreadName;
+  for (size_t i = 0; i < pending_pageable_.size();) {
+    const PendingPageableCopy& p = pending_pageable_[i];
+    if (definition || p.thread != next.thread) {
+      ++i;
+      continue;
+    }
+    const bool synchronized = next.op == OpCode::kDeviceSynchronize ||
+                              (next.op == OpCode::kStreamSynchronize && next.stream == p.stream);
+    if (!synchronized) ReportPageableCopy(p.copy);
+    pending_pageable_.erase(pending_pageable_.begin() + i);
+  }
+}
+
+void Engine::Impl::ReportPageableCopy(const AccessDescription& copy) {
+  ReportSingle(rules::RuleId::kPageableAsyncCopy, FindingKind::kPageableAsyncCopy, copy,
+               "asynchronous copy with pageable host memory",
+               "the host buffer was not allocated with cudaMallocHost/cudaHostAlloc nor registered "
+               "with cudaHostRegister, so the copy is staged and may run synchronously, and the program "
+               "went on without synchronizing its stream; its host buffer is treated as in use until "
+               "the stream is synchronized");
 }
 
 // cudaMemset*, cudaMemset*Async.

@@ -77,6 +77,26 @@ TEST(Transfers, AsyncCopyWithPageableMemoryIsFlaggedAndTreatedAsAsync) {
   EXPECT_EQ(CountRule(fs, "host-device-race"), 1u) << Summary(fs);
 }
 
+TEST(Transfers, PageableCopyFollowedByItsStreamsSynchronizationIsNotFlagged) {
+  auto t = Given();  // PyTorch's blocking Tensor.to("cuda"): cudaMemcpyAsync, then cudaStreamSynchronize
+  t.Copy(kS1, kDev, kPageable, 256, CopyKind::kHostToDevice, true).StreamSync(kS1);
+  t.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true).DeviceSync().HostRead(kPageable, 256);
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+
+  auto other = Given();  // synchronizing another stream does not make the copy synchronous
+  other.Copy(kS1, kDev, kPageable, 256, CopyKind::kHostToDevice, true).StreamSync(kLegacy);
+  EXPECT_EQ(CountRule(other.Run(), "pageable-async-copy"), 1u);
+
+  auto last = Given();  // the trace ends before anything settles it
+  last.Copy(kS1, kDev, kPageable, 256, CopyKind::kHostToDevice, true);
+  EXPECT_EQ(CountRule(last.Run(), "pageable-async-copy"), 1u);
+
+  auto two_threads = Given();  // another thread's call settles nothing
+  two_threads.Copy(kS1, kDev, kPageable, 256, CopyKind::kHostToDevice, true);
+  two_threads.OnThread(2).Kernel(kS1, "k", {}).OnThread(1).StreamSync(kS1);
+  EXPECT_TRUE(two_threads.Run().empty()) << Summary(two_threads.Run());
+}
+
 TEST(Transfers, MemsetIsAsynchronousToTheHostOnDeviceMemory) {
   auto t = Given();
   t.Memset(kLegacy, kDev, 256, false).Kernel(kS1, "reader", {R(kDev, 256)});
