@@ -1,11 +1,14 @@
 #include "tracer/access_extent.h"
 
+#include <algorithm>
 #include <utility>
 
 namespace streamcheck::tracer {
 
 void AllocationBounds::Add(Address base, uint64_t size, MemoryKind kind) {
   by_base_[base] = Allocation{size, kind, {}, false};
+  low_ = std::min(low_, base);
+  high_ = std::max(high_, base + size);
 }
 
 void AllocationBounds::Remove(Address base) { by_base_.erase(base); }

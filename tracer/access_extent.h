@@ -51,7 +51,9 @@ class AllocationBounds {
   MemoryAccess ExtentOf(Address p, AccessMode mode, bool* bounded = nullptr) const;
   // Extents of one launch's pointer arguments, with the sibling rule applied.
   std::vector<MemoryAccess> LaunchExtents(const std::vector<std::pair<Address, AccessMode>>& pointers);
-  bool Contains(Address p) const { return Find(p) != nullptr; }
+  // Most words of a kernel's struct parameters are sizes, strides and
+  // scalars: the span of all allocations rejects them before any lookup.
+  bool Contains(Address p) const { return p >= low_ && p < high_ && Find(p) != nullptr; }
 
  private:
   struct Allocation {
@@ -67,6 +69,7 @@ class AllocationBounds {
   Table::value_type* Find(Address p);
   Table by_base_;
   Table blocks_;
+  Address low_ = ~Address{0}, high_ = 0;  // spans every allocation ever added (never shrinks)
 };
 
 }  // namespace streamcheck::tracer

@@ -102,12 +102,15 @@ void BM_ForeachLaunchArguments(benchmark::State& state) {
   constexpr Address kSegment = 0x7f0000000000, kBlock = 4096;
   tracer::AllocationBounds bounds;
   bounds.Add(kSegment, kTensors * kBlock, MemoryKind::kDevice);
-  std::vector<uint64_t> words(kTensors);
+  // The pointers, then as many words of sizes and scalars (multi_tensor_apply's
+  // numel_for_tensor, block_to_tensor, block_to_chunk).
+  std::vector<uint64_t> words(2 * kTensors);
   std::vector<StreamcheckTensorRegion> regions;
   for (int i = 0; i < kTensors; ++i) {
     words[i] = kSegment + Address(i) * kBlock;
     bounds.AddPoolBlock(words[i], kBlock);
     regions.push_back({words[i], words[i] + kBlock, uint8_t(i < 110)});
+    words[kTensors + i] = uint64_t(i) * 1024 + 7;
   }
   const std::vector<tracer::ParamSlot> layout = {{0, words.size() * 8, AccessMode::kUnknown}};
   tracer::FrameworkOpStack ops;
