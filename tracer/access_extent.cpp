@@ -15,6 +15,9 @@ void AllocationBounds::Remove(Address base) { by_base_.erase(base); }
 
 void AllocationBounds::AddPoolBlock(Address base, uint64_t size) {
   blocks_[base] = Allocation{size, MemoryKind::kDevice, {}, false};
+  // Blocks of segments the tracer did not see allocated (expandable segments map memory with cuMemMap).
+  low_ = std::min(low_, base);
+  high_ = std::max(high_, base + size);
   if (auto* segment = const_cast<Table::value_type*>(FindIn(by_base_, base))) segment->second.pooled = true;
 }
 

@@ -118,6 +118,13 @@ TEST(AllocationBounds, PoolBlocksBoundPointersInsideTheirSegment) {
   EXPECT_EQ(b.ExtentOf(kSegment, AccessMode::kWrite), At(kSegment, 256, AccessMode::kWrite));
 }
 
+TEST(AllocationBounds, PoolBlocksOfUnknownSegmentsCount) {
+  AllocationBounds b;  // PyTorch's expandable segments are mapped with cuMemMap, not cudaMalloc
+  b.AddPoolBlock(kSegment, 512);
+  EXPECT_TRUE(b.Contains(kSegment + 100));
+  EXPECT_FALSE(b.Contains(kSegment + 512));
+}
+
 TEST(AllocationBounds, SegmentsWithoutPoolBlocksKeepThePolicy) {
   AllocationBounds b;
   b.Add(kSegment, kSegmentSize, MemoryKind::kDevice);
