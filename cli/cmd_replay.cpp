@@ -106,7 +106,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
   int exit_code = kExitOk;
   uint64_t total_findings = 0, total_suppressed = 0, total_occurrences = 0;
   store::ReportData report;
-  report.db_path = o.db;
+  report.db_path = o.no_db ? "the replayed traces (no database)" : o.db;
   for (const std::string& path : o.traces) {
     std::string error;
     std::unique_ptr<TraceSource> source = OpenTrace(path, &error);

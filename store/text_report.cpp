@@ -44,9 +44,11 @@ void WriteTextReport(const ReportData& data, std::ostream& out) {
     WriteFinding(f, out);
     (f.severity == "error" ? errors : warnings) += 1;
   }
-  fmt::print(out, "{} finding{} ({} error{}, {} other) in {} run{} of {}\n", data.findings.size(),
-             data.findings.size() == 1 ? "" : "s", errors, errors == 1 ? "" : "s", warnings,
-             data.runs.size(), data.runs.size() == 1 ? "" : "s", data.db_path);
+  // `run` and `replay` report the run they just made and name no runs.
+  const std::string runs = data.runs.empty() ? ""
+                           : fmt::format("{} run{} of ", data.runs.size(), data.runs.size() == 1 ? "" : "s");
+  fmt::print(out, "{} finding{} ({} error{}, {} other) in {}{}\n", data.findings.size(),
+             data.findings.size() == 1 ? "" : "s", errors, errors == 1 ? "" : "s", warnings, runs, data.db_path);
 }
 
 }  // namespace streamcheck::store
