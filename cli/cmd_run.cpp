@@ -170,7 +170,9 @@ void AddRunCommand(CLI::App& app) {
       "Run a CUDA program (C++, PyTorch, ...) under the tracer and report stream-ordering races.\n"
       "Its stdin/stdout/stderr pass through; the exit status is the program's (128+N when killed by "
       "signal N), or --error-exitcode when there are findings. Findings go to the database as they "
-      "are found, so a crash of the program loses none.");
+      "are found, so a crash of the program loses none. PyTorch programs also get aten op names, "
+      "Python stacks, exact tensor bytes and caching-allocator checks from the PyTorch plugin where it "
+      "was built (docs/PYTORCH.md; STREAMCHECK_FRAMEWORKS=0 turns it off).");
   cmd->add_option("--db", o->db, "SQLite findings database to add this run to")->capture_default_str();
   cmd->add_option("--trace", o->trace, "also keep the full trace here, for `streamcheck replay`");
   cmd->add_option("--suppressions", o->suppressions, "suppressions file (see docs/SUPPRESSIONS.md)");
