@@ -10,7 +10,7 @@ void AllocationTable::Add(const Allocation& allocation) {
     if (prev->second.base + prev->second.size > allocation.base) it = prev;
   }
   while (it != by_base_.end() && it->first < end) it = by_base_.erase(it);
-  by_base_.emplace(allocation.base, allocation);
+  by_base_.emplace_hint(it, allocation.base, allocation);  // `it` follows base: no second descent
 }
 
 bool AllocationTable::Remove(Address base, Allocation* removed) {

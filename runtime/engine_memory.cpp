@@ -168,7 +168,7 @@ void Engine::Impl::Malloc(const TraceRecord& r) {
   sync_.TickThread(t);
   Allocation a{r.dst, r.size, r.memory_kind, DeviceOf(r, t), SiteOf(r), kNoLane};
   allocations_.Add(a);
-  shadow_.Reset(r.dst, r.size, ShadowAccess{});
+  shadow_.Fresh(r.dst, r.size);
 }
 
 // cudaHostRegister: existing host memory becomes pinned; its history stays.

@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/prefetch.h"
 #include "runtime/vector_clock.h"
 
 namespace streamcheck {
@@ -25,6 +26,10 @@ class OpLog {
     auto& ring = rings_[e.lane];
     if (!ring) ring = std::make_unique<Ring>();
     (*ring)[e.clock % kDepth] = {e.clock, trace_index, timestamp_ns};
+    // A lane's entries are written in order but rarely (its ring was last
+    // there kDepth operations ago, long out of cache): load the line a few
+    // entries ahead so the store does not wait for it.
+    PrefetchLine(&(*ring)[(e.clock + kPrefetchAhead) % kDepth]);
   }
 
   // The entry for `e`, or one with all zeros when it is no longer kept.
@@ -36,6 +41,7 @@ class OpLog {
 
  private:
   static constexpr size_t kDepth = 4096;
+  static constexpr size_t kPrefetchAhead = 8;  // entries: three cache lines
   using Ring = std::array<Entry, kDepth>;
   std::vector<std::unique_ptr<Ring>> rings_;
 };

@@ -48,9 +48,15 @@ class ReadSet {
   ShadowAccess* FindLane(Lane lane) {
     if (count_ == 0) return nullptr;
     if (first_.lane == lane) return &first_;
-    for (uint32_t i = 0; i + 1 < count_; ++i)
-      if (more_[i].lane == lane) return &more_[i];
-    return nullptr;
+    // No early exit: buffers read by every stream (weights) keep a full
+    // spill array, and which entry matches is random, so an exit at the match
+    // was a mispredicted branch per access; the whole scan is a loop of fixed
+    // length whose loads all start at once.
+    const ShadowAccess* more = more_.get();
+    const uint32_t spilled = count_ - 1;
+    uint32_t match = spilled;
+    for (uint32_t i = 0; i < spilled; ++i) match = more[i].lane == lane ? i : match;
+    return match < spilled ? &more_[match] : nullptr;
   }
   bool SameAs(const ReadSet& o) const {
     if (count_ != o.count_) return false;

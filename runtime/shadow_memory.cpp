@@ -73,18 +73,30 @@ void ShadowMemory::MergeAround(Address addr, Address end) {
   }
 }
 
+void ShadowMemory::Replace(Address addr, Address end, const ShadowAccess& write) {
+  Carve(addr, end);  // intervals now tile [addr, end), the first one starting at addr
+  for (size_t i = 1; i < covering_.size(); ++i) Erase(covering_[i]);
+  ShadowInterval& iv = *intervals_.Find(addr);  // found after the erases: they move slots
+  iv.end = end;
+  iv.write = write;
+  iv.reads.clear();
+}
+
 void ShadowMemory::Reset(Address addr, uint64_t size, const ShadowAccess& marker) {
   if (size == 0) return;
   const Address end = addr + size;
-  Carve(addr, end);
-  for (Address begin : covering_) Erase(begin);
-  if (marker.valid()) {
-    ShadowInterval iv;
-    iv.end = end;
-    iv.write = marker;
-    Insert(addr, std::move(iv));
-    MergeAround(addr, end);
+  if (!marker.valid()) {
+    Carve(addr, end);
+    for (Address begin : covering_) Erase(begin);
+    return;
   }
+  Replace(addr, end, marker);
+  MergeAround(addr, end);
+}
+
+void ShadowMemory::Fresh(Address addr, uint64_t size) {
+  if (size == 0) return;
+  Replace(addr, addr + size, ShadowAccess{});
 }
 
 }  // namespace streamcheck

@@ -53,9 +53,15 @@ class ShadowMemory {
   void Free(Address addr, uint64_t size, const ShadowAccess& free, const VectorClock& clock,
             IsHost is_host, std::vector<ShadowConflict>* conflicts);
 
-  // Forgets [addr, addr+size) (fresh allocation); if `marker` is valid the
+  // Forgets [addr, addr+size) (destroyed memory); if `marker` is valid the
   // range starts with it as its last write (stream-ordered allocation).
   void Reset(Address addr, uint64_t size, const ShadowAccess& marker);
+  // A fresh allocation: [addr, addr+size) becomes one interval with no
+  // history. Equivalent to forgetting it, but the first access to the whole
+  // buffer then takes Access's fast path instead of carving a gap (a walk of
+  // the ordered starts, ~0.5 us per buffer with 100k live ones). Not merged
+  // with its neighbours, so the allocation's bounds stay interval bounds.
+  void Fresh(Address addr, uint64_t size);
 
   size_t interval_count() const { return intervals_.size(); }
 
@@ -65,6 +71,9 @@ class ShadowMemory {
   void Carve(Address addr, Address end);
   void SplitAt(Address begin, Address at);
   void MergeAround(Address addr, Address end);
+  // Makes [addr, end) one interval whose last write is `write`, reusing the
+  // interval at addr rather than erasing and inserting it again.
+  void Replace(Address addr, Address end, const ShadowAccess& write);
   void Insert(Address begin, ShadowInterval interval);
   void Erase(Address begin);
   // Starts of the intervals overlapping [addr, end), in order.

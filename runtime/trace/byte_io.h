@@ -28,6 +28,14 @@ class ByteInput {
 std::unique_ptr<ByteInput> MakeMemoryInput(std::string contents);
 // Takes ownership of `file` and fcloses it.
 std::unique_ptr<ByteInput> MakeFileInput(std::FILE* file);
+// Reads a regular file (not yet read from) through a mapping of a
+// `window_bytes` window that slides along it; a window grows to hold a longer
+// Peek. Returns nullptr, leaving `file` to the caller, where the platform or
+// the file does not allow it (a pipe, an empty file); otherwise it takes
+// ownership of `file`. The file must not shrink while it is read.
+inline constexpr size_t kMappedWindowBytes = size_t{4} << 20;
+std::unique_ptr<ByteInput> MakeMappedFileInput(std::FILE* file,
+                                               size_t window_bytes = kMappedWindowBytes);
 
 class ByteOutput {
  public:

@@ -78,24 +78,26 @@ void AppendSigned(int64_t v, std::string* out) { AppendVarint(ZigZagEncode(v), o
 
 // Reads the fields of the binary form with range checks; every failure
 // leaves a description in problem_. Works on a copy of the cursor (the
-// caller's is updated once, at the end of a record).
+// caller's is updated once, at the end of a record). Its methods are forced
+// inline: GCC kept U32 and Count out of line (a call, and the cursor spilled
+// to memory, for most fields of every record).
 class FieldReader {
  public:
   FieldReader(const uint8_t* p, const uint8_t* end, std::string* problem)
       : p_(p), end_(end), problem_(problem) {}
 
-  bool U64(const char* field, uint64_t* v) {
+  [[gnu::always_inline]] bool U64(const char* field, uint64_t* v) {
     if (ReadVarint(&p_, end_, v)) [[likely]] return true;
     return Fail(field, "truncated or overlong varint");
   }
-  bool U32(const char* field, uint32_t* v) {
+  [[gnu::always_inline]] bool U32(const char* field, uint32_t* v) {
     uint64_t x = 0;
     if (!U64(field, &x)) return false;
     if (x > std::numeric_limits<uint32_t>::max()) return Fail(field, "value out of range");
     *v = static_cast<uint32_t>(x);
     return true;
   }
-  bool I32(const char* field, int32_t* v) {
+  [[gnu::always_inline]] bool I32(const char* field, int32_t* v) {
     uint64_t x = 0;
     if (!U64(field, &x)) return false;
     int64_t s = ZigZagDecode(x);
@@ -105,13 +107,13 @@ class FieldReader {
     *v = static_cast<int32_t>(s);
     return true;
   }
-  bool Byte(const char* field, uint8_t* v) {
+  [[gnu::always_inline]] bool Byte(const char* field, uint8_t* v) {
     if (p_ == end_) return Fail(field, "truncated");
     *v = *p_++;
     return true;
   }
   // A count of elements of at least `min_bytes` each, checked against what is left.
-  bool Count(const char* field, size_t min_bytes, size_t* n) {
+  [[gnu::always_inline]] bool Count(const char* field, size_t min_bytes, size_t* n) {
     uint64_t x = 0;
     if (!U64(field, &x)) return false;
     if (x == 0) return Fail(field, "present with zero elements");

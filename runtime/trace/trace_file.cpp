@@ -54,6 +54,7 @@ std::unique_ptr<TraceSource> OpenTrace(const std::string& path, std::string* err
     *error = path + ": cannot open: " + std::strerror(errno);
     return nullptr;
   }
+  if (auto mapped = trace_internal::MakeMappedFileInput(file)) return OpenInput(std::move(mapped), path);
   return OpenInput(trace_internal::MakeFileInput(file), path);
 }
 

@@ -30,7 +30,7 @@ inline void AppendVarint(uint64_t v, std::string* out) {
 }
 
 // Multi-byte values; see ReadVarint.
-inline bool ReadLongVarint(const uint8_t** p, const uint8_t* end, uint64_t* value) {
+[[gnu::always_inline]] inline bool ReadLongVarint(const uint8_t** p, const uint8_t* end, uint64_t* value) {
   const uint8_t* q = *p;
   if (end - q >= 2 && q[1] < 0x80) {  // sizes, handles: two bytes are common too
     *value = (q[0] & 0x7f) | (uint64_t{q[1]} << 7);

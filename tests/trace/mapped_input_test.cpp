@@ -1,0 +1,80 @@
+// The mapped file input: a window smaller than a block, blocks straddling
+// windows, damage at the end, and files that are not mapped at all.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "runtime/trace/byte_io.h"
+#include "runtime/trace/trace_readers.h"
+#include "tests/trace/random_records.h"
+#include "tests/trace/trace_test_util.h"
+
+namespace streamcheck {
+namespace {
+
+using testing::ReadAll;
+
+std::string WriteTemp(const std::string& name, const std::string& bytes) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path, std::ios::binary) << bytes;
+  return path;
+}
+
+testing::ReadResult ReadMapped(const std::string& path, size_t window_bytes) {
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  EXPECT_NE(file, nullptr);
+  auto input = trace_internal::MakeMappedFileInput(file, window_bytes);
+  EXPECT_TRUE(input);
+  auto source = trace_internal::MakeBinaryTraceReader(std::move(input), path);
+  return ReadAll(source.get());
+}
+
+TEST(MappedInput, SmallWindowsSlideOverEveryBlock) {
+  testing::RandomRecords random(7);
+  std::vector<TraceRecord> records;
+  for (int i = 0; i < 5000; ++i) records.push_back(random.Make());
+  const std::string bytes = testing::WriteBinary(records, {10000});
+  const std::string path = WriteTemp("mapped.sctrace", bytes);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  // Blocks of ~10 KB: one page (every block outgrows it, the window grows),
+  // a few pages (blocks straddle windows), and the default window.
+  for (size_t window : {page, 3 * page, trace_internal::kMappedWindowBytes}) {
+    auto result = ReadMapped(path, window);
+    ASSERT_EQ(result.end, TraceSource::Status::kEnd) << window << ": " << result.error;
+    EXPECT_EQ(result.records, records) << window;
+  }
+}
+
+TEST(MappedInput, DamageReadsLikeTheStreamReader) {
+  testing::RandomRecords random(8);
+  std::vector<TraceRecord> records;
+  for (int i = 0; i < 2000; ++i) records.push_back(random.Make());
+  std::string bytes = testing::WriteBinary(records, {10000});
+  bytes.resize(bytes.size() - 5);  // the last block is cut short
+  const std::string path = WriteTemp("mapped_cut.sctrace", bytes);
+  auto mapped = ReadMapped(path, static_cast<size_t>(sysconf(_SC_PAGESIZE)));
+  auto streamed = ReadAll(bytes);
+  EXPECT_EQ(mapped.end, TraceSource::Status::kError);
+  EXPECT_EQ(mapped.records, streamed.records);
+  EXPECT_EQ(mapped.error_offset, streamed.error_offset);
+}
+
+TEST(MappedInput, EmptyFilesAndPipesAreNotMapped) {
+  const std::string path = WriteTemp("mapped_empty.sctrace", "");
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(file, nullptr);
+  EXPECT_FALSE(trace_internal::MakeMappedFileInput(file));
+  std::fclose(file);
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  std::FILE* pipe_end = fdopen(fds[0], "rb");
+  EXPECT_FALSE(trace_internal::MakeMappedFileInput(pipe_end));
+  std::fclose(pipe_end);
+  close(fds[1]);
+}
+
+}  // namespace
+}  // namespace streamcheck
