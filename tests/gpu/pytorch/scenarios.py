@@ -57,6 +57,15 @@ def finish(*ss):
     join(torch.cuda.current_stream(), *ss)
 
 
+def written_on_first_of(n):
+    """A tensor written on the first of n new streams, and an event recorded after the write."""
+    t = torch.empty(N, device="cuda")
+    ss = streams(n)
+    join(ss[0], torch.cuda.current_stream())
+    write(t, ss[0])
+    return t, ss, recorded(ss[0])
+
+
 def recorded(s):
     """A new event recorded on s."""
     e = torch.cuda.Event()
@@ -103,11 +112,7 @@ def simple_error(racy):
 
 @scenario
 def reads_check_last_write(racy):
-    t = torch.empty(N, device="cuda")
-    s1, s2, s3 = streams(3)
-    join(s1, torch.cuda.current_stream())
-    write(t, s1)
-    e = recorded(s1)
+    t, (s1, s2, s3), e = written_on_first_of(3)
     s2.wait_event(e)
     a = read(t, s2)
     if not racy:
@@ -119,11 +124,7 @@ def reads_check_last_write(racy):
 
 @scenario
 def branch_sync(racy):
-    t = torch.empty(N, device="cuda")
-    s1, s2, s3 = streams(3)
-    join(s1, torch.cuda.current_stream())
-    write(t, s1)
-    e = recorded(s1)
+    t, (s1, s2, s3), e = written_on_first_of(3)
     s2.wait_event(e)
     s3.wait_event(e)
     a, b = read(t, s2), read(t, s3)
@@ -257,11 +258,7 @@ def record_override(racy):
 
 @scenario
 def multiple_wait(racy):
-    t = torch.empty(N, device="cuda")
-    s1, s2, s3 = streams(3)
-    join(s1, torch.cuda.current_stream())
-    write(t, s1)
-    e = recorded(s1)
+    t, (s1, s2, s3), e = written_on_first_of(3)
     s2.wait_event(e)
     if not racy:
         s3.wait_event(e)
