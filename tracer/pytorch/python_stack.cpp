@@ -28,6 +28,7 @@ struct CPython {
   const char* (*Unicode_AsUTF8)(PyObject*);
   void (*DecRef)(PyObject*);
   void (*Err_Clear)();
+  int (*IsFinalizing)();  // optional: _Py_IsFinalizing (3.12) or Py_IsFinalizing (3.13+)
 
   bool Load() {
     auto get = [](const char* name) { return dlsym(RTLD_DEFAULT, name); };
@@ -50,6 +51,8 @@ struct CPython {
     bind(Unicode_AsUTF8, "PyUnicode_AsUTF8");
     bind(DecRef, "Py_DecRef");
     bind(Err_Clear, "PyErr_Clear");
+    IsFinalizing = reinterpret_cast<int (*)()>(get("Py_IsFinalizing"));
+    if (IsFinalizing == nullptr) IsFinalizing = reinterpret_cast<int (*)()>(get("_Py_IsFinalizing"));
     return ok;
   }
 };
@@ -134,6 +137,9 @@ uint32_t CurrentPythonStack(const StreamcheckFrameworkHooks& hooks, bool take_gi
   if (!wanted) return 0;
   const CPython* py = Python();
   if (py == nullptr || !py->IsInitialized() || py->GILState_GetThisThreadState() == nullptr) return 0;
+  // Tensors freed while the interpreter shuts down: taking the GIL or walking
+  // frames then is not safe.
+  if (py->IsFinalizing != nullptr && py->IsFinalizing()) return 0;
   if (!take_gil && py->GILState_Check() != 1) return 0;
   // Walking frames may allocate, and so collect garbage, free tensors and
   // come back here through the allocator's hook: that inner walk gives up.

@@ -12,6 +12,7 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 
 #include <atomic>
+#include <exception>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -70,7 +71,7 @@ const OpInfo& InfoOf(const at::RecordFunction& fn) {
 
 // The bytes a strided CUDA tensor covers: from the lowest to one past the
 // highest element it can address (a bounding range for views with gaps).
-bool RegionOf(const at::Tensor& t, bool writes, StreamcheckTensorRegion* out) {
+bool RegionOf(const at::Tensor& t, bool writes, StreamcheckTensorRegion* out) try {
   if (!t.defined() || !t.is_cuda() || t.layout() != c10::kStrided || !t.has_storage() || t.numel() == 0)
     return false;
   const auto base = reinterpret_cast<uint64_t>(t.const_data_ptr());
@@ -86,6 +87,10 @@ bool RegionOf(const at::Tensor& t, bool writes, StreamcheckTensorRegion* out) {
   out->end = base + high * item + item;
   out->writes = writes ? 1 : 0;
   return true;
+} catch (const std::exception&) {
+  // Tensors without real data (symbolic shapes, fake or functional wrappers)
+  // throw from these accessors: they touch no device memory we could see.
+  return false;
 }
 
 void AddRegions(const c10::IValue& v, bool writes, std::vector<StreamcheckTensorRegion>* regions) {
