@@ -5,7 +5,6 @@
 #include <cupti_runtime_cbid.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 
 #include "tracer/callback_context.h"

@@ -5,7 +5,6 @@
 
 #include <cctype>
 #include <cstdio>
-#include <cstring>
 #include <cstdlib>
 #include <cstring>
 #include <map>

@@ -37,8 +37,8 @@ class HostStacks {
   std::vector<std::vector<uint64_t>> stacks_{{}};  // id 0: none
   std::unordered_map<uint64_t, std::vector<StackId>> by_hash_;
   void ResolvePcs(const std::vector<uint64_t>& pcs);
-  std::unordered_map<StackId, std::string> kernels_;
-  std::unordered_map<StackId, std::vector<ResolvedFrame>> symbolized_;  // stack -> bare name of the kernel it launched
+  std::unordered_map<StackId, std::string> kernels_;  // stack -> bare name of the kernel it launched
+  std::unordered_map<StackId, std::vector<ResolvedFrame>> symbolized_;  // stacks that arrived symbolized
   // Per program counter: its frames (the inline chain, innermost first), or
   // nullopt for frames of the CUDA libraries and the tracer, which reports leave out.
   std::unordered_map<uint64_t, std::optional<std::vector<ResolvedFrame>>> frames_by_pc_;

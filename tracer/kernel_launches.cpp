@@ -4,8 +4,6 @@
 #include <cupti_runtime_cbid.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <unordered_map>
 
 #include "tracer/debug_flags.h"

@@ -117,9 +117,7 @@ StringId Tracer::Intern(std::string_view text) {
   auto it = strings_.find(text);
   if (it != strings_.end()) return it->second;
   const StringId id = static_cast<StringId>(strings_.size() + 1);
-  strings_.emplace(std::string(text), id);
-  string_texts_.resize(id + 1);
-  string_texts_[id] = std::string(text);
+  string_texts_.push_back(&strings_.emplace(std::string(text), id).first->first);  // ids are dense
   TraceRecord def;
   def.op = OpCode::kDefineString;
   def.id = id;
@@ -153,7 +151,7 @@ void Tracer::Emit(TraceRecord& r) {
   if (config_.capture_stacks && r.stack == 0) {
     bool is_new = false;
     r.stack = stacks_.Capture(&is_new);
-    if (is_new && r.op == OpCode::kKernelLaunch) stacks_.NoteKernel(r.stack, string_texts_[r.name]);
+    if (is_new && r.op == OpCode::kKernelLaunch && r.name != 0) stacks_.NoteKernel(r.stack, *string_texts_[r.name]);
     if (is_new) {
       // The trace keeps raw program counters; a replay elsewhere shows them
       // as addresses. Live findings are symbolized through Resolve().

@@ -78,7 +78,7 @@ class Tracer : public StackResolver {
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> strings_;
-  std::vector<std::string> string_texts_{1};  // by id
+  std::vector<const std::string*> string_texts_{nullptr};  // by id: the keys of strings_ (nodes never move)
   std::unordered_map<const char*, StringId> static_strings_;
   HostStacks stacks_;
   AllocationBounds allocations_;
