@@ -78,21 +78,15 @@ struct LaunchRateModel {
   }
 };
 
-void BM_LaunchEngineOnly(benchmark::State& state) {
+// Arg 0: the engine only (accesses given); 1: argument matching, then the engine.
+void BM_Launch(benchmark::State& state) {
   LaunchRateModel m;
-  for (auto _ : state) m.Launch(false);
+  const bool match_arguments = state.range(0) != 0;
+  for (auto _ : state) m.Launch(match_arguments);
   state.SetItemsProcessed(state.iterations());
   if (m.engine.stats().findings != 0) state.SkipWithError("the race-free workload produced findings");
 }
-BENCHMARK(BM_LaunchEngineOnly);
-
-void BM_LaunchArgumentsAndEngine(benchmark::State& state) {
-  LaunchRateModel m;
-  for (auto _ : state) m.Launch(true);
-  state.SetItemsProcessed(state.iterations());
-  if (m.engine.stats().findings != 0) state.SkipWithError("the race-free workload produced findings");
-}
-BENCHMARK(BM_LaunchArgumentsAndEngine);
+BENCHMARK(BM_Launch)->ArgName("match_arguments")->Arg(0)->Arg(1);
 
 // A PyTorch _foreach launch inside its op: one struct parameter holding 330
 // tensor pointers (3 lists of 110, as multi_tensor_apply passes them) into

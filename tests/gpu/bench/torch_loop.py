@@ -2,9 +2,9 @@
 with the side stream waiting on the main one each iteration (correctly
 synchronized, so a checker should report nothing). Prints ms per iteration."""
 import sys
-import time
 
 import torch
+from timing import ms_per_call
 
 iters = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
 dev = torch.device("cuda")
@@ -24,12 +24,5 @@ def step():
     a = (a + e.unsqueeze(0) * 1e-3).contiguous()
 
 
-for _ in range(50):
-    step()
-torch.cuda.synchronize()
-t0 = time.perf_counter()
-for _ in range(iters):
-    step()
-torch.cuda.synchronize()
-ms = (time.perf_counter() - t0) * 1e3 / iters
+ms = ms_per_call(step, iters, warmup=50)
 print(f"torch_loop iters={iters} ms_per_iter={ms:.4f}")

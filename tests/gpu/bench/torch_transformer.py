@@ -2,9 +2,9 @@
 optimizer), data loaded on a side stream with a proper wait. Prints ms per
 step."""
 import sys
-import time
 
 import torch
+from timing import ms_per_call
 
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 50
 torch.manual_seed(0)
@@ -33,12 +33,5 @@ def step():
     return loss
 
 
-for _ in range(5):
-    step()
-torch.cuda.synchronize()
-t0 = time.perf_counter()
-for _ in range(steps):
-    step()
-torch.cuda.synchronize()
-ms = (time.perf_counter() - t0) * 1e3 / steps
+ms = ms_per_call(step, steps, warmup=5)
 print(f"torch_transformer steps={steps} ms_per_step={ms:.4f}")

@@ -102,9 +102,7 @@ def simple_error(racy):
     s1, s2 = synced_streams(2)
     r = read(t, s1)
     if not racy:
-        e = torch.cuda.Event()
-        e.record(s1)
-        s2.wait_event(e)
+        s2.wait_event(recorded(s1))
     write(t, s2)
     finish(s1, s2)
     return r
@@ -144,8 +142,7 @@ def chain_sync(racy):
     join(ss[0], torch.cuda.current_stream())
     r = read(t, ss[0])
     for i in range(10):
-        e = torch.cuda.Event()
-        e.record(ss[i])
+        e = recorded(ss[i])
         if not (racy and i == 5):
             ss[i + 1].wait_event(e)
     write(t, ss[10])
@@ -192,16 +189,10 @@ def all_reads_checked(racy):
     for s in ss:
         join(s, torch.cuda.current_stream())
     reads = [read(t, s) for s in ss[1:10]]
-    events = []
-    for s in ss[1:10]:
-        e = torch.cuda.Event()
-        e.record(s)
-        events.append(e)
+    events = [recorded(s) for s in ss[1:10]]
     reads.append(read(t, ss[10]))  # a tenth reader
     if not racy:
-        e = torch.cuda.Event()
-        e.record(ss[10])
-        events.append(e)
+        events.append(recorded(ss[10]))
     for e in events:
         ss[0].wait_event(e)
     write(t, ss[0])
