@@ -6,38 +6,59 @@
 namespace streamcheck::tracer {
 
 void AllocationBounds::Add(Address base, uint64_t size, MemoryKind kind) {
-  by_base_[base] = Allocation{size, kind, {}, false};
+  auto [it, inserted] = by_base_.insert_or_assign(base, Allocation{size, kind, {}, false});
+  if (size > 0) allocation_at_[base] = &*it;
+  else allocation_at_.erase(base);
   low_ = std::min(low_, base);
   high_ = std::max(high_, base + size);
 }
 
-void AllocationBounds::Remove(Address base) { by_base_.erase(base); }
+void AllocationBounds::Remove(Address base) {
+  by_base_.erase(base);
+  allocation_at_.erase(base);
+}
 
 void AllocationBounds::AddPoolBlock(Address base, uint64_t size) {
-  blocks_[base] = Allocation{size, MemoryKind::kDevice, {}, false};
+  auto [it, inserted] = blocks_.insert_or_assign(base, Allocation{size, MemoryKind::kDevice, {}, false});
+  if (size > 0) block_at_[base] = &*it;
+  else block_at_.erase(base);
   // Blocks of segments the tracer did not see allocated (expandable segments map memory with cuMemMap).
   low_ = std::min(low_, base);
   high_ = std::max(high_, base + size);
-  if (auto* segment = const_cast<Table::value_type*>(FindIn(by_base_, base))) segment->second.pooled = true;
+  if (auto* segment = const_cast<Entry*>(FindIn(by_base_, base))) segment->second.pooled = true;
 }
 
-void AllocationBounds::RemovePoolBlock(Address base) { blocks_.erase(base); }
+void AllocationBounds::RemovePoolBlock(Address base) {
+  blocks_.erase(base);
+  block_at_.erase(base);
+}
 
-const AllocationBounds::Table::value_type* AllocationBounds::FindIn(const Table& table, Address p) {
+AllocationBounds::Entry* AllocationBounds::Holder(Address p) {
+  if (p < low_ || p >= high_) return nullptr;
+  // Most pointer arguments are a tensor's block or a buffer's base: one hash
+  // probe instead of a walk down the trees (cache misses in a program that
+  // has just run the driver's launch path). Same answer as Find().
+  if (auto it = block_at_.find(p); it != block_at_.end()) return it->second;
+  if (blocks_.empty())
+    if (auto it = allocation_at_.find(p); it != allocation_at_.end()) return it->second->second.pooled ? nullptr : it->second;
+  return Find(p);
+}
+
+const AllocationBounds::Entry* AllocationBounds::FindIn(const Table& table, Address p) {
   auto it = table.upper_bound(p);
   if (it == table.begin()) return nullptr;
   --it;
   return p < it->first + it->second.size ? &*it : nullptr;
 }
 
-const AllocationBounds::Table::value_type* AllocationBounds::Find(Address p) const {
+const AllocationBounds::Entry* AllocationBounds::Find(Address p) const {
   if (const auto* block = blocks_.empty() ? nullptr : FindIn(blocks_, p)) return block;
   const auto* allocation = FindIn(by_base_, p);
   return allocation != nullptr && !allocation->second.pooled ? allocation : nullptr;
 }
 
-std::pair<const Address, AllocationBounds::Allocation>* AllocationBounds::Find(Address p) {
-  return const_cast<std::pair<const Address, Allocation>*>(std::as_const(*this).Find(p));
+AllocationBounds::Entry* AllocationBounds::Find(Address p) {
+  return const_cast<Entry*>(std::as_const(*this).Find(p));
 }
 
 void AllocationBounds::NoteBoundary(Address addr) {
@@ -54,40 +75,46 @@ void AllocationBounds::NoteRangeEnd(Address end) {
   if (a) a->second.boundaries.insert(end);
 }
 
-MemoryAccess AllocationBounds::ExtentOf(Address p, AccessMode mode, bool* bounded) const {
-  if (bounded) *bounded = false;
-  const auto* a = Find(p);
-  if (a == nullptr) return {p, 0, mode};
-  const Address base = a->first, end = base + a->second.size;
-  auto next = a->second.boundaries.upper_bound(p);
-  if (next != a->second.boundaries.end()) {
-    if (bounded) *bounded = true;
+MemoryAccess AllocationBounds::ExtentIn(const Entry& holder, Address p, AccessMode mode, bool* bounded) {
+  const Address base = holder.first, end = base + holder.second.size;
+  const std::set<Address>& boundaries = holder.second.boundaries;
+  auto next = boundaries.empty() ? boundaries.end() : boundaries.upper_bound(p);
+  if (next != boundaries.end()) {
+    *bounded = true;
     return {p, std::min(*next, end) - p, mode};
   }
-  return {p, p == base ? a->second.size : 1, mode};
+  *bounded = false;
+  return {p, p == base ? holder.second.size : 1, mode};
 }
 
-std::vector<MemoryAccess> AllocationBounds::LaunchExtents(
-    const std::vector<std::pair<Address, AccessMode>>& pointers) {
+MemoryAccess AllocationBounds::ExtentOf(Address p, AccessMode mode, bool* bounded) const {
+  bool ignored = false;
+  if (bounded == nullptr) bounded = &ignored;
+  *bounded = false;
+  const Entry* holder = Find(p);
+  return holder == nullptr ? MemoryAccess{p, 0, mode} : ExtentIn(*holder, p, mode, bounded);
+}
+
+void AllocationBounds::LaunchExtents(const std::vector<Pointer>& pointers, std::vector<MemoryAccess>* out) {
   // Sibling arguments bound each other (`in + off` and `in + off + chunk`).
-  for (const auto& [p, mode] : pointers) NoteBoundary(p);
-  std::vector<MemoryAccess> out;
-  std::vector<bool> bounded(pointers.size());
+  for (const Pointer& p : pointers)
+    if (p.addr != p.holder->first) p.holder->second.boundaries.insert(p.addr);
+  out->clear();
+  bounded_.assign(pointers.size(), 0);
   uint64_t sibling = 0;  // smallest bounded extent among the arguments
   for (size_t i = 0; i < pointers.size(); ++i) {
     bool b = false;
-    out.push_back(ExtentOf(pointers[i].first, pointers[i].second, &b));
-    bounded[i] = b;
-    if (b && (sibling == 0 || out.back().size < sibling)) sibling = out.back().size;
+    out->push_back(ExtentIn(*pointers[i].holder, pointers[i].addr, pointers[i].mode, &b));
+    bounded_[i] = b;
+    if (b && (sibling == 0 || out->back().size < sibling)) sibling = out->back().size;
   }
-  if (sibling == 0) return out;
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (bounded[i]) continue;
-    const auto* a = Find(out[i].addr);
-    const uint64_t room = a->first + a->second.size - out[i].addr;
-    out[i].size = std::min(sibling, room);
+  if (sibling == 0) return;
+  for (size_t i = 0; i < out->size(); ++i) {
+    if (bounded_[i]) continue;
+    const Entry& holder = *pointers[i].holder;
+    const uint64_t room = holder.first + holder.second.size - (*out)[i].addr;
+    (*out)[i].size = std::min(sibling, room);
   }
-  return out;
 }
 
 }  // namespace streamcheck::tracer

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -31,6 +32,21 @@ namespace streamcheck::tracer {
 
 class AllocationBounds {
  public:
+  struct Allocation {
+    uint64_t size;
+    MemoryKind kind;
+    std::set<Address> boundaries;  // interior addresses known to start or end something
+    bool pooled = false;           // a caching allocator's segment: only its live blocks count
+  };
+  using Entry = std::pair<const Address, Allocation>;
+  // A launch's pointer argument and the pool block or allocation holding it
+  // (looked up once: a launch passes each pointer through every step below).
+  struct Pointer {
+    Address addr;
+    AccessMode mode;
+    Entry* holder;
+  };
+
   void Add(Address base, uint64_t size, MemoryKind kind);
   void Remove(Address base);
   // A caching allocator's block inside an allocation (a PyTorch tensor's
@@ -49,27 +65,28 @@ class AllocationBounds {
   // is not inside a known allocation. *bounded tells whether a known boundary
   // (rather than the allocation's end or the first-byte default) ends it.
   MemoryAccess ExtentOf(Address p, AccessMode mode, bool* bounded = nullptr) const;
-  // Extents of one launch's pointer arguments, with the sibling rule applied.
-  std::vector<MemoryAccess> LaunchExtents(const std::vector<std::pair<Address, AccessMode>>& pointers);
-  // Most words of a kernel's struct parameters are sizes, strides and
-  // scalars: the span of all allocations rejects them before any lookup.
+  // Extents of one launch's pointer arguments, in order, with the sibling
+  // rule applied; replaces *out.
+  void LaunchExtents(const std::vector<Pointer>& pointers, std::vector<MemoryAccess>* out);
+  // The pool block or allocation holding p, or null. Most words of a
+  // kernel's struct parameters are sizes, strides and scalars: the span of
+  // all allocations rejects them before any lookup.
+  Entry* Holder(Address p);
   bool Contains(Address p) const { return p >= low_ && p < high_ && Find(p) != nullptr; }
 
  private:
-  struct Allocation {
-    uint64_t size;
-    MemoryKind kind;
-    std::set<Address> boundaries;  // interior addresses known to start or end something
-    bool pooled = false;           // a caching allocator's segment: only its live blocks count
-  };
   using Table = std::map<Address, Allocation>;
-  static const Table::value_type* FindIn(const Table& table, Address p);
+  static const Entry* FindIn(const Table& table, Address p);
+  static MemoryAccess ExtentIn(const Entry& holder, Address p, AccessMode mode, bool* bounded);
   // The pool block holding p, else the allocation holding p.
-  const Table::value_type* Find(Address p) const;
-  Table::value_type* Find(Address p);
+  const Entry* Find(Address p) const;
+  Entry* Find(Address p);
   Table by_base_;
   Table blocks_;
+  // The entries of both tables by base address (entries never move).
+  std::unordered_map<Address, Entry*> allocation_at_, block_at_;
   Address low_ = ~Address{0}, high_ = 0;  // spans every allocation ever added (never shrinks)
+  std::vector<uint8_t> bounded_;          // LaunchExtents' scratch, kept to spare an allocation per launch
 };
 
 }  // namespace streamcheck::tracer

@@ -4,6 +4,7 @@
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 
+#include <bitset>
 #include <cstdio>
 #include <cstring>
 
@@ -73,8 +74,28 @@ bool Contains(const CUpti_CallbackId* list, size_t n, CUpti_CallbackId cbid) {
   return false;
 }
 
-bool IsPerThreadVariant(const char* name) {
-  return name && (std::strstr(name, "_ptsz") || std::strstr(name, "_ptds"));
+// Modeled runtime calls whose name has _ptsz/_ptds (stream 0 means the
+// per-thread default stream), by callback id: found once from the names in
+// modeled_runtime_calls.def, not by searching the name in every callback.
+std::bitset<CUPTI_RUNTIME_TRACE_CBID_SIZE> g_per_thread_runtime_calls;
+
+void FindPerThreadRuntimeCalls() {
+  struct Named {
+    CUpti_CallbackId cbid;
+    const char* name;
+  };
+  static constexpr Named kModeled[] = {
+#define X(name) {CUPTI_RUNTIME_TRACE_CBID_##name, #name},
+#include "tracer/modeled_runtime_calls.def"
+#undef X
+  };
+  for (const Named& call : kModeled)
+    if (std::strstr(call.name, "_ptsz") != nullptr || std::strstr(call.name, "_ptds") != nullptr)
+      g_per_thread_runtime_calls[call.cbid] = true;
+}
+
+bool IsPerThreadVariant(CUpti_CallbackId cbid) {
+  return cbid < g_per_thread_runtime_calls.size() && g_per_thread_runtime_calls[cbid];
 }
 
 // Queries report "not ready" as an error code, which is still information.
@@ -89,7 +110,7 @@ bool IsQuery(CUpti_CallbackId cbid) {
 // Entering a runtime call touches only this thread's state (the pending
 // launch), so it runs without the tracer's lock.
 void OnRuntimeEntry(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  const CallbackContext c{t, data, IsPerThreadVariant(data->functionName)};
+  const CallbackContext c{t, data, IsPerThreadVariant(cbid)};
   EnterRuntimeCall();
   if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) {
     const cudaKernelNodeParams* p = c.params<cudaGraphAddKernelNode_v10000_params>().pNodeParams;
@@ -99,7 +120,7 @@ void OnRuntimeEntry(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* 
 }
 
 void OnRuntimeExit(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  const CallbackContext c{t, data, IsPerThreadVariant(data->functionName)};
+  const CallbackContext c{t, data, IsPerThreadVariant(cbid)};
   LeaveRuntimeCall();
   if (HandleRuntimeLaunch(c, cbid, /*entry=*/false)) return;
   const cudaError_t rc = c.result();
@@ -122,16 +143,19 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   // Most callbacks of a kernel launch (the runtime call's entry, the driver
   // launch nested in it) only note the pending launch in this thread's state:
   // no lock for them.
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && entry) return OnRuntimeEntry(*t, cbid, data);
+  const uint64_t start = t->profile().Now();
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && entry) {
+    OnRuntimeEntry(*t, cbid, data);
+    return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
+  }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (entry || InsideRuntimeCall())) {
     HandleDriverLaunch(*t, data, cbid);
-    return;
+    return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
-  const uint64_t start = t->profile().Now();
   std::lock_guard<std::mutex> lock(t->mutex());
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) OnRuntimeExit(*t, cbid, data);
   else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) OnDriverCall(*t, cbid, data);
-  t->profile().AddCallback(start);
+  t->profile().Add(ProfilePhase::kLockedCallback, start);
 }
 
 bool Enable(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, const CUpti_CallbackId* ids, size_t n) {
@@ -143,6 +167,7 @@ bool Enable(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, const CUpti_C
 }  // namespace
 
 bool SubscribeCallbacks() {
+  FindPerThreadRuntimeCalls();
   CUpti_SubscriberHandle subscriber;
   const CUptiResult rc = cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(OnCallback), nullptr);
   if (rc != CUPTI_SUCCESS) {

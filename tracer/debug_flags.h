@@ -2,7 +2,10 @@
 // on a new CUDA version or library without reading traces.
 //   launch          print how each kernel launch was decoded
 //   callbacks-only  return from every callback at once (what CUPTI itself costs)
-//   profile         time spent inside callbacks and in the engine, printed at exit
+//   profile         time spent by phase (callbacks, arguments, stacks, engine,
+//                   PyTorch plugin), printed at exit
+//   observer-floor  the PyTorch plugin's op observers return at once (what
+//                   PyTorch's observation with inputs costs by itself)
 #pragma once
 
 #include <cstdlib>

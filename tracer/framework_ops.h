@@ -20,7 +20,13 @@ class FrameworkOpStack {
   bool empty() const { return open_ == 0; }
   // The outermost op: what the user called (aten::matmul, not the aten::mm inside).
   StringId name() const { return open_ == 0 ? 0 : ops_.front().name; }
-  StackId stack() const { return open_ == 0 ? 0 : ops_.front().stack; }
+  // The outermost op's stack, or where it has none (autograd's threads run
+  // Python-less ops around each backward node) the first open op's that has one.
+  StackId stack() const {
+    for (size_t i = 0; i < open_; ++i)
+      if (ops_[i].stack != 0) return ops_[i].stack;
+    return 0;
+  }
   // Memory allocated while an op runs is its output or workspace: written.
   void AddFreshBlock(Address base, uint64_t size);
   // Each access whose pointer lies in a region of an open op (innermost op

@@ -45,8 +45,10 @@ void BlockEvent(StreamcheckBlockEvent event, uint64_t address, uint64_t size, ui
                 uint32_t stack) {
   Tracer* t = GlobalTracer();
   if (t == nullptr) return;
+  const uint64_t start = t->profile().Now();
   std::lock_guard<std::mutex> lock(t->mutex());
   t->PoolBlock(event, address, size, stream, device, stack);
+  t->profile().Add(ProfilePhase::kFrameworkBlock, start);
 }
 
 const StreamcheckFrameworkHooks kHooks = {STREAMCHECK_FRAMEWORK_HOOKS_VERSION, InternString, InternStack,

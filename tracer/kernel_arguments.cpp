@@ -1,7 +1,6 @@
 #include "tracer/kernel_arguments.h"
 
 #include <algorithm>
-#include <tuple>
 
 namespace streamcheck::tracer {
 
@@ -11,16 +10,34 @@ AccessMode MergeModes(AccessMode a, AccessMode b) {
   return AccessMode::kReadWrite;
 }
 
-void AccessesOfPointers(const std::vector<std::pair<Address, AccessMode>>& pointers, AllocationBounds& bounds,
-                        std::vector<MemoryAccess>* out) {
-  // Launches of PyTorch's _foreach kernels carry hundreds of pointers: find
-  // repeated ranges by sorting, not by comparing every pair. The first
-  // occurrence of each range keeps its place.
-  const std::vector<MemoryAccess> extents = bounds.LaunchExtents(pointers);
+namespace {
+
+// Merges accesses to one range into the first of them, in place, keeping the
+// order of first occurrence. Most launches pass a handful of pointers: a
+// pairwise scan, no allocation.
+void MergeRepeatedRangesFew(std::vector<MemoryAccess>* accesses) {
+  size_t kept = 0;
+  for (size_t i = 0; i < accesses->size(); ++i) {
+    const MemoryAccess& a = (*accesses)[i];
+    size_t j = 0;
+    while (j < kept && ((*accesses)[j].addr != a.addr || (*accesses)[j].size != a.size)) ++j;
+    if (j < kept) (*accesses)[j].mode = MergeModes((*accesses)[j].mode, a.mode);
+    else (*accesses)[kept++] = a;
+  }
+  accesses->resize(kept);
+}
+
+// The same for PyTorch's _foreach launches with hundreds of pointers: by
+// sorting, not by comparing every pair.
+void MergeRepeatedRangesMany(std::vector<MemoryAccess>* accesses) {
+  const std::vector<MemoryAccess>& extents = *accesses;
   std::vector<uint32_t> order(extents.size());
   for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto key = [&](uint32_t i) { return std::tie(extents[i].addr, extents[i].size, i); };
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return key(a) < key(b); });
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (extents[a].addr != extents[b].addr) return extents[a].addr < extents[b].addr;
+    if (extents[a].size != extents[b].size) return extents[a].size < extents[b].size;
+    return a < b;
+  });
   std::vector<bool> keep(extents.size(), true);
   std::vector<AccessMode> mode(extents.size());
   for (size_t k = 0; k < order.size();) {
@@ -34,8 +51,20 @@ void AccessesOfPointers(const std::vector<std::pair<Address, AccessMode>>& point
     mode[order[k]] = merged;
     k = end;
   }
+  size_t kept = 0;
   for (uint32_t i = 0; i < extents.size(); ++i)
-    if (keep[i]) out->push_back({extents[i].addr, extents[i].size, mode[i]});
+    if (keep[i]) (*accesses)[kept++] = {extents[i].addr, extents[i].size, mode[i]};
+  accesses->resize(kept);
+}
+
+}  // namespace
+
+void AccessesOfPointers(const std::vector<AllocationBounds::Pointer>& pointers, AllocationBounds& bounds,
+                        std::vector<MemoryAccess>* out) {
+  bounds.LaunchExtents(pointers, out);
+  constexpr size_t kPairwiseLimit = 16;
+  if (out->size() <= kPairwiseLimit) MergeRepeatedRangesFew(out);
+  else MergeRepeatedRangesMany(out);
 }
 
 }  // namespace streamcheck::tracer

@@ -29,7 +29,7 @@ AccessMode MergeModes(AccessMode a, AccessMode b);
 
 // Turns pointer candidates into accesses (extents by the policy, one access
 // per distinct range, modes merged).
-void AccessesOfPointers(const std::vector<std::pair<Address, AccessMode>>& pointers, AllocationBounds& bounds,
+void AccessesOfPointers(const std::vector<AllocationBounds::Pointer>& pointers, AllocationBounds& bounds,
                         std::vector<MemoryAccess>* out);
 
 // value_of(i) returns the bytes of parameter i (params[i].size of them) or
@@ -38,7 +38,9 @@ template <typename ValueOf>
 void MatchPointerArguments(const std::vector<ParamSlot>& params, ValueOf&& value_of, AllocationBounds& bounds,
                            std::vector<MemoryAccess>* out) {
   out->clear();
-  std::vector<std::pair<Address, AccessMode>> pointers;
+  // Every launch passes through here: the candidates' vector keeps its capacity.
+  thread_local std::vector<AllocationBounds::Pointer> pointers;
+  pointers.clear();
   for (size_t i = 0; i < params.size(); ++i) {
     const char* value = value_of(i);
     if (value == nullptr) continue;
@@ -47,8 +49,9 @@ void MatchPointerArguments(const std::vector<ParamSlot>& params, ValueOf&& value
     for (size_t off = 0; off + sizeof(uint64_t) <= size; off += sizeof(uint64_t)) {
       uint64_t word;
       std::memcpy(&word, value + off, sizeof word);
-      if (word == 0 || !bounds.Contains(word)) continue;
-      pointers.push_back({word, size == sizeof(uint64_t) ? params[i].mode : AccessMode::kUnknown});
+      if (word == 0) continue;
+      if (AllocationBounds::Entry* holder = bounds.Holder(word))
+        pointers.push_back({word, size == sizeof(uint64_t) ? params[i].mode : AccessMode::kUnknown, holder});
     }
   }
   if (!pointers.empty()) AccessesOfPointers(pointers, bounds, out);

@@ -100,7 +100,9 @@ void DecodeArguments(Tracer& t, const KernelLayout& k, const ArgumentSource& arg
     out->clear();
     return;
   }
+  const uint64_t start = t.profile().Now();
   MatchPointerArguments(k.params, [&](size_t i) { return args.Value(k, i); }, t.allocations(), out);
+  t.profile().Add(ProfilePhase::kArguments, start);
 }
 
 // STREAMCHECK_DEBUG=launch (debug_flags.h).

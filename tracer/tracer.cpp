@@ -148,9 +148,13 @@ void Tracer::Emit(TraceRecord& r) {
     r.framework_op = ops.name();
     if (r.stack == 0) r.stack = ops.stack();
   }
-  if (config_.capture_stacks && r.stack == 0) {
+  // A pool block's free appears in no finding (reuse is reported at the
+  // block's next allocation): no stack for it.
+  if (config_.capture_stacks && r.stack == 0 && r.op != OpCode::kPoolBlockFree) {
+    const uint64_t stack_start = profile_.Now();
     bool is_new = false;
     r.stack = stacks_.Capture(&is_new);
+    profile_.Add(ProfilePhase::kStack, stack_start);
     if (is_new && r.op == OpCode::kKernelLaunch && r.name != 0) stacks_.NoteKernel(r.stack, *string_texts_[r.name]);
     if (is_new) {
       // The trace keeps raw program counters; a replay elsewhere shows them
@@ -164,14 +168,16 @@ void Tracer::Emit(TraceRecord& r) {
   }
   const uint64_t engine_start = profile_.Now();
   engine_->Process(r);
-  profile_.AddEngine(engine_start);
+  profile_.Add(ProfilePhase::kEngine, engine_start);
   if (trace_) {
+    const uint64_t trace_start = profile_.Now();
     trace_->Append(r);
     // A program that ends with _exit() runs no exit handler: writing the
     // trace out at host synchronizations (already slow calls) keeps it
     // complete up to the last one.
     if (IsHostSynchronization(r.op)) trace_->Flush();
     else trace_->FlushIfOlderThan(200);
+    profile_.Add(ProfilePhase::kTraceOutput, trace_start);
   }
 }
 
@@ -205,7 +211,7 @@ void Tracer::PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t si
   r.device = device;
   if (event == STREAMCHECK_BLOCK_ALLOCATED) {
     r.op = OpCode::kPoolBlockAllocate;
-    r.api = Intern("caching allocator: allocate");
+    r.api = InternStatic("caching allocator: allocate");
     r.size = size;
     allocations_.AddPoolBlock(address, size);
     ThisThreadFrameworkOps().AddFreshBlock(address, size);
@@ -213,7 +219,7 @@ void Tracer::PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t si
     // Blocks handed out before the plugin attached are not ours to free.
     if (!allocations_.HasPoolBlock(address)) return;
     r.op = OpCode::kPoolBlockFree;
-    r.api = Intern("caching allocator: free");
+    r.api = InternStatic("caching allocator: free");
     allocations_.RemovePoolBlock(address);
   }
   Emit(r);

@@ -1,7 +1,8 @@
-// STREAMCHECK_DEBUG=profile: where the tracer's time per call goes (inside
-// callbacks, of which in the engine), printed at exit. Off, it costs a branch.
+// STREAMCHECK_DEBUG=profile: where the tracer's time per call goes, by phase,
+// printed at exit. Off, each measuring point costs a branch.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -9,6 +10,17 @@
 #include "tracer/debug_flags.h"
 
 namespace streamcheck::tracer {
+
+enum class ProfilePhase {
+  kLockedCallback,    // a CUPTI callback that takes the tracer's lock, all of it
+  kUnlockedCallback,  // a callback that only notes a pending launch
+  kArguments,         // kernel arguments matched against the allocations
+  kStack,             // native stack captured
+  kEngine,            // the happens-before engine
+  kTraceOutput,       // the --trace file
+  kFrameworkBlock,    // a framework allocator's block event, lock included
+  kCount
+};
 
 class TracerProfile {
  public:
@@ -20,24 +32,35 @@ class TracerProfile {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
             .count());
   }
-  void AddCallback(uint64_t start) {
-    if (on_) ++callbacks_, callback_ns_ += Now() - start;
-  }
-  void AddEngine(uint64_t start) {
-    if (on_) ++records_, engine_ns_ += Now() - start;
+  // Atomic: unlocked callbacks add from any thread.
+  void Add(ProfilePhase phase, uint64_t start) {
+    if (!on_) return;
+    Slot& s = slots_[static_cast<int>(phase)];
+    s.count.fetch_add(1, std::memory_order_relaxed);
+    s.ns.fetch_add(Now() - start, std::memory_order_relaxed);
   }
   void Print() const {
-    if (!on_ || callbacks_ == 0) return;
-    std::fprintf(stderr,
-                 "streamcheck[profile]: %llu callbacks under the lock, %.0f ns each inside; %llu records, %.0f ns "
-                 "each in the engine\n",
-                 static_cast<unsigned long long>(callbacks_), double(callback_ns_) / double(callbacks_),
-                 static_cast<unsigned long long>(records_), records_ ? double(engine_ns_) / double(records_) : 0.0);
+    if (!on_) return;
+    static constexpr const char* kNames[] = {"locked callbacks", "unlocked callbacks", "argument matching",
+                                             "native stacks",    "engine",             "trace output",
+                                             "framework blocks"};
+    static_assert(std::size(kNames) == static_cast<size_t>(ProfilePhase::kCount));
+    std::fprintf(stderr, "streamcheck[profile]:");
+    for (int i = 0; i < static_cast<int>(ProfilePhase::kCount); ++i) {
+      const uint64_t n = slots_[i].count.load(), ns = slots_[i].ns.load();
+      if (n > 0)
+        std::fprintf(stderr, " %s %llu x %.0f ns (%.1f ms);", kNames[i], static_cast<unsigned long long>(n),
+                     double(ns) / double(n), double(ns) / 1e6);
+    }
+    std::fprintf(stderr, "\n");
   }
 
  private:
+  struct Slot {
+    std::atomic<uint64_t> count{0}, ns{0};
+  };
   bool on_;
-  uint64_t callbacks_ = 0, callback_ns_ = 0, records_ = 0, engine_ns_ = 0;
+  Slot slots_[static_cast<int>(ProfilePhase::kCount)];
 };
 
 }  // namespace streamcheck::tracer

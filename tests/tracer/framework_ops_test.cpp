@@ -56,6 +56,25 @@ TEST(FrameworkOps, OutermostOpNamesTheWorkInnermostRegionsWin) {
   EXPECT_EQ(ops.name(), 0u);
 }
 
+// Autograd's engine opens an op per backward node on a thread without
+// Python; the node inside it brings the stack of its forward op.
+TEST(FrameworkOps, OutermostStackOrTheFirstNestedOne) {
+  FrameworkOpStack ops;
+  ops.Begin(kSum, 0, nullptr, 0);
+  EXPECT_EQ(ops.stack(), 0u);
+  ops.Begin(kNormal, 7, nullptr, 0);
+  ops.Begin(kNormal, 9, nullptr, 0);
+  EXPECT_EQ(ops.name(), kSum);
+  EXPECT_EQ(ops.stack(), 7u);
+  ops.End();
+  ops.End();
+  EXPECT_EQ(ops.stack(), 0u);
+  ops.End();
+  ops.Begin(kSum, 3, nullptr, 0);
+  ops.Begin(kNormal, 7, nullptr, 0);
+  EXPECT_EQ(ops.stack(), 3u);
+}
+
 TEST(FrameworkOps, ManyTensorsAndViewsInsideOthers) {
   // An op over a list of 300 adjacent tensors (a _foreach op), plus a big
   // tensor and a view inside it: each pointer finds its own region.

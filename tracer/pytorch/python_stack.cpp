@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+
 #include <cstdlib>
 #include <mutex>
 #include <string>
@@ -24,6 +26,8 @@ struct CPython {
   PyObject* (*Frame_GetBack)(PyObject*);
   PyObject* (*Frame_GetCode)(PyObject*);
   int (*Frame_GetLineNumber)(PyObject*);
+  int (*Frame_GetLasti)(PyObject*);        // 3.11+; null before
+  int (*Code_Addr2Line)(PyObject*, int);
   PyObject* (*Object_GetAttrString)(PyObject*, const char*);
   const char* (*Unicode_AsUTF8)(PyObject*);
   void (*DecRef)(PyObject*);
@@ -47,10 +51,12 @@ struct CPython {
     bind(Frame_GetBack, "PyFrame_GetBack");
     bind(Frame_GetCode, "PyFrame_GetCode");
     bind(Frame_GetLineNumber, "PyFrame_GetLineNumber");
+    bind(Code_Addr2Line, "PyCode_Addr2Line");
     bind(Object_GetAttrString, "PyObject_GetAttrString");
     bind(Unicode_AsUTF8, "PyUnicode_AsUTF8");
     bind(DecRef, "Py_DecRef");
     bind(Err_Clear, "PyErr_Clear");
+    Frame_GetLasti = reinterpret_cast<int (*)(PyObject*)>(get("PyFrame_GetLasti"));
     IsFinalizing = reinterpret_cast<int (*)()>(get("Py_IsFinalizing"));
     if (IsFinalizing == nullptr) IsFinalizing = reinterpret_cast<int (*)()>(get("_Py_IsFinalizing"));
     return ok;
@@ -83,24 +89,49 @@ std::string Attribute(const CPython& py, PyObject* code, const char* name) {
   return out;
 }
 
+// A frame as the cache knows it: its code object and where in it the frame
+// is (the instruction's byte offset where CPython tells it cheaply, else the
+// line). Turning offsets into lines scans the code's line table, so it is
+// done only for stacks not seen before.
 struct FrameKey {
   PyObject* code;
-  int line;
+  int position;
   bool operator==(const FrameKey&) const = default;
 };
 
+constexpr size_t kMaxFrames = 32;
+
+struct FrameKeys {
+  FrameKey keys[kMaxFrames];
+  size_t count = 0;
+  bool operator==(const FrameKeys& o) const { return std::equal(keys, keys + count, o.keys, o.keys + o.count); }
+};
+
+uint64_t HashOf(const FrameKey* keys, size_t count) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < count; ++i) {
+    h = (h ^ reinterpret_cast<uint64_t>(keys[i].code)) * 0x100000001b3ull;
+    h = (h ^ static_cast<uint64_t>(keys[i].position)) * 0x100000001b3ull;
+  }
+  return h;
+}
+
 struct StackCache {
   std::mutex mutex;  // threads that run Python take turns under the GIL anyway
-  // Code objects seen are kept alive (one reference each), so their address
-  // never names another code object.
+  // Code objects seen in a cached stack are kept alive (one reference each),
+  // so their address never names another code object.
   std::unordered_map<PyObject*, CodeNames> code_names;
-  std::unordered_map<uint64_t, std::vector<std::pair<std::vector<FrameKey>, uint32_t>>> stacks;
+  // By frame positions, and by lines: one call site reached through other
+  // instruction offsets is still one stack.
+  std::unordered_map<uint64_t, std::vector<std::pair<FrameKeys, uint32_t>>> by_position;
+  std::unordered_map<uint64_t, std::vector<std::pair<FrameKeys, uint32_t>>> by_line;
 };
 StackCache& Cache() {
   static auto* cache = new StackCache;  // lives past exit handlers
   return *cache;
 }
 
+// Takes over the reference to `code` the caller holds.
 const CodeNames& NamesOf(const CPython& py, PyObject* code) {
   auto [it, inserted] = Cache().code_names.try_emplace(code);
   if (inserted) {
@@ -115,16 +146,32 @@ const CodeNames& NamesOf(const CPython& py, PyObject* code) {
   return it->second;
 }
 
-uint64_t Hash(const std::vector<FrameKey>& keys) {
-  uint64_t h = 0xcbf29ce484222325ull;
-  for (const FrameKey& k : keys) {
-    h = (h ^ reinterpret_cast<uint64_t>(k.code)) * 0x100000001b3ull;
-    h = (h ^ static_cast<uint64_t>(k.line)) * 0x100000001b3ull;
-  }
-  return h;
+uint32_t Find(const std::vector<std::pair<FrameKeys, uint32_t>>& candidates, const FrameKeys& keys) {
+  for (const auto& [known, id] : candidates)
+    if (known == keys) return id;
+  return 0;
 }
 
-constexpr size_t kMaxFrames = 32;
+// A stack not seen at these positions: its lines, then its id (one per
+// distinct list of lines), interned with the tracer.
+uint32_t InternNewStack(const CPython& py, const StreamcheckFrameworkHooks& hooks, const FrameKeys& at) {
+  FrameKeys lines = at;
+  if (py.Frame_GetLasti != nullptr)
+    for (size_t i = 0; i < lines.count; ++i) lines.keys[i].position = py.Code_Addr2Line(at.keys[i].code, at.keys[i].position);
+  auto& same_lines = Cache().by_line[HashOf(lines.keys, lines.count)];
+  if (const uint32_t id = Find(same_lines, lines)) return id;
+  bool user_frames = false;
+  for (size_t i = 0; i < lines.count; ++i) user_frames = user_frames || !Cache().code_names[lines.keys[i].code].framework;
+  std::vector<StreamcheckFrame> frames;
+  for (size_t i = 0; i < lines.count; ++i) {
+    const CodeNames& names = Cache().code_names[lines.keys[i].code];
+    if (user_frames && names.framework) continue;
+    frames.push_back({names.function.c_str(), names.file.c_str(), static_cast<uint32_t>(lines.keys[i].position)});
+  }
+  const uint32_t id = hooks.intern_stack(frames.data(), frames.size());
+  same_lines.emplace_back(lines, id);
+  return id;
+}
 
 }  // namespace
 
@@ -147,34 +194,30 @@ uint32_t CurrentPythonStack(const StreamcheckFrameworkHooks& hooks, bool take_gi
   if (walking) return 0;
   walking = true;
   const int gil = py->GILState_Ensure();
-  std::vector<FrameKey> keys;
+  // Each op the program calls passes here: the walk reads positions only, and
+  // holds a reference to each code object until the cache has decided.
+  FrameKeys at;
+  for (PyObject* frame = py->ThreadState_GetFrame(py->ThreadState_Get()); frame != nullptr;) {
+    PyObject* back = nullptr;
+    if (at.count < kMaxFrames) {
+      const int position = py->Frame_GetLasti ? py->Frame_GetLasti(frame) : py->Frame_GetLineNumber(frame);
+      at.keys[at.count++] = {py->Frame_GetCode(frame), position};
+      if (at.count < kMaxFrames) back = py->Frame_GetBack(frame);
+    }
+    py->DecRef(frame);
+    frame = back;
+  }
   uint32_t id = 0;
   {
     std::lock_guard<std::mutex> lock(Cache().mutex);
-    for (PyObject* frame = py->ThreadState_GetFrame(py->ThreadState_Get()); frame != nullptr;) {
-      if (keys.size() < kMaxFrames) {
-        PyObject* code = py->Frame_GetCode(frame);
-        keys.push_back({code, py->Frame_GetLineNumber(frame)});
-        NamesOf(*py, code);
-      }
-      PyObject* back = keys.size() < kMaxFrames ? py->Frame_GetBack(frame) : nullptr;
-      py->DecRef(frame);
-      frame = back;
-    }
-    auto& candidates = Cache().stacks[Hash(keys)];
-    for (const auto& [known, known_id] : candidates)
-      if (known == keys) id = known_id;
-    if (id == 0 && !keys.empty()) {
-      std::vector<StreamcheckFrame> frames;
-      bool user_frames = false;
-      for (const FrameKey& k : keys) user_frames = user_frames || !Cache().code_names[k.code].framework;
-      for (const FrameKey& k : keys) {
-        const CodeNames& names = Cache().code_names[k.code];
-        if (user_frames && names.framework) continue;
-        frames.push_back({names.function.c_str(), names.file.c_str(), static_cast<uint32_t>(k.line)});
-      }
-      id = hooks.intern_stack(frames.data(), frames.size());
-      candidates.emplace_back(keys, id);
+    auto& candidates = Cache().by_position[HashOf(at.keys, at.count)];
+    id = Find(candidates, at);
+    if (id != 0) {
+      for (size_t i = 0; i < at.count; ++i) py->DecRef(at.keys[i].code);  // the cache holds each already
+    } else if (at.count > 0) {
+      for (size_t i = 0; i < at.count; ++i) NamesOf(*py, at.keys[i].code);
+      id = InternNewStack(*py, hooks, at);
+      candidates.emplace_back(at, id);
     }
   }
   py->GILState_Release(gil);

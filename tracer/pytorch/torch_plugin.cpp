@@ -12,6 +12,10 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -25,6 +29,42 @@ namespace streamcheck::pytorch {
 namespace {
 
 const StreamcheckFrameworkHooks* g_hooks = nullptr;
+
+// STREAMCHECK_DEBUG=profile: the plugin's share of the time, printed at exit.
+struct PluginProfile {
+  enum Phase { kOpStart, kPythonStack, kAllocatorEvent, kCount };
+  bool on = false;
+  std::atomic<uint64_t> count[kCount] = {}, ns[kCount] = {};
+  uint64_t Now() const {
+    if (!on) return 0;
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
+  void Add(Phase p, uint64_t start) {
+    if (!on) return;
+    count[p].fetch_add(1, std::memory_order_relaxed);
+    ns[p].fetch_add(Now() - start, std::memory_order_relaxed);
+  }
+  static void Print();
+};
+PluginProfile g_profile;
+
+void PluginProfile::Print() {
+  static constexpr const char* kNames[] = {"op observer", "python stacks", "allocator events"};
+  std::fprintf(stderr, "streamcheck[profile] plugin:");
+  for (int i = 0; i < kCount; ++i)
+    if (const uint64_t n = g_profile.count[i].load())
+      std::fprintf(stderr, " %s %llu x %.0f ns (%.1f ms);", kNames[i], static_cast<unsigned long long>(n),
+                   double(g_profile.ns[i].load()) / double(n), double(g_profile.ns[i].load()) / 1e6);
+  std::fprintf(stderr, "\n");
+}
+
+uint32_t TimedPythonStack(bool take_gil) {
+  const uint64_t start = g_profile.Now();
+  const uint32_t stack = CurrentPythonStack(*g_hooks, take_gil);
+  g_profile.Add(PluginProfile::kPythonStack, start);
+  return stack;
+}
 
 // What the schema of one op says: its name's id and which arguments it writes.
 struct OpInfo {
@@ -51,6 +91,12 @@ const OpInfo& InfoOf(const at::RecordFunction& fn) {
   if (auto it = local.find(key); it != local.end()) return *it->second;
   OpInfoCache& cache = Infos();
   std::lock_guard<std::mutex> lock(cache.mutex);
+  if (auto it = cache.by_schema_name.find(key); it != cache.by_schema_name.end()) {
+    local.emplace(key, it->second.get());
+    return *it->second;
+  }
+  // Ranges named by other strings (not cached per thread: the key's address is not stable).
+  if (auto it = cache.by_text.find(key); it != cache.by_text.end()) return *it->second;
   auto info = std::make_unique<OpInfo>();
   info->name = g_hooks->intern_string(key);
   const std::optional<c10::OperatorName> op = fn.operator_name();
@@ -59,14 +105,45 @@ const OpInfo& InfoOf(const at::RecordFunction& fn) {
   if (handle && handle->schema().name().c_str() == key) {
     for (const c10::Argument& a : handle->schema().arguments())
       info->writes.push_back(a.alias_info() != nullptr && a.alias_info()->isWrite());
-    auto& slot = cache.by_schema_name[key];
-    if (!slot) slot = std::move(info);
-    local.emplace(key, slot.get());
-    return *slot;
+    const OpInfo& stored = *(cache.by_schema_name[key] = std::move(info));
+    local.emplace(key, &stored);
+    return stored;
   }
-  auto& slot = cache.by_text[key];
-  if (!slot) slot = std::move(info);
-  return *slot;  // not cached per thread: the key's address is not stable
+  return *(cache.by_text[key] = std::move(info));
+}
+
+// The Python stacks of forward ops by autograd sequence number. The backward
+// pass runs on autograd's device threads, which have no Python frames; each
+// backward node carries the number of the forward op that made it, so its
+// kernels get the user's line of that op. A direct-mapped table: a backward
+// run more than kSlots forward ops after its forward op finds no stack and
+// falls back to a native one.
+class ForwardStacks {
+ public:
+  void Note(int64_t sequence_nr, uint32_t stack) {
+    if (sequence_nr < 0 || stack == 0) return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    slots_[sequence_nr & (kSlots - 1)] = {sequence_nr, stack};
+  }
+  uint32_t Find(int64_t sequence_nr) {
+    if (sequence_nr < 0) return 0;
+    std::lock_guard<std::mutex> lock(mutex_);
+    const Slot& s = slots_[sequence_nr & (kSlots - 1)];
+    return s.sequence_nr == sequence_nr ? s.stack : 0;
+  }
+
+ private:
+  static constexpr size_t kSlots = size_t{1} << 16;
+  struct Slot {
+    int64_t sequence_nr = -1;
+    uint32_t stack = 0;
+  };
+  std::mutex mutex_;
+  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
+};
+ForwardStacks& ForwardStacksOf() {
+  static auto* stacks = new ForwardStacks;  // lives past exit handlers
+  return *stacks;
 }
 
 // The bytes a strided CUDA tensor covers: from the lowest to one past the
@@ -106,6 +183,9 @@ void AddRegions(const c10::IValue& v, bool writes, std::vector<StreamcheckTensor
   }
 }
 
+thread_local int t_depth = 0;  // ops open on this thread (ours to count: the tracer's are its own)
+thread_local uint32_t t_outer_stack = 0;  // the stack of this thread's outermost open op
+
 // The caching allocator's tracker; attached once the allocator exists (it is
 // created after cuInit, when the tracer loads us, so attaching then is lost).
 void OnAllocatorTrace(const c10::cuda::CUDACachingAllocator::TraceEntry& e) {
@@ -114,10 +194,15 @@ void OnAllocatorTrace(const c10::cuda::CUDACachingAllocator::TraceEntry& e) {
   if (e.action_ == Action::ALLOC) event = STREAMCHECK_BLOCK_ALLOCATED;
   else if (e.action_ == Action::FREE_COMPLETED) event = STREAMCHECK_BLOCK_FREED;
   else return;
-  // Under the allocator's lock: the GIL may be taken only if already held.
+  const uint64_t start = g_profile.Now();
+  // Inside an op the block takes the op's stack, and a free's stack is in no
+  // finding (a reuse is reported at the allocation): no walk. Under the
+  // allocator's lock the GIL may be taken only if already held.
+  const bool walk = t_depth == 0 && event == STREAMCHECK_BLOCK_ALLOCATED;
+  const uint32_t stack = walk ? TimedPythonStack(/*take_gil=*/false) : 0;
   g_hooks->block_event(event, static_cast<uint64_t>(e.addr_), static_cast<uint64_t>(e.size_),
-                       reinterpret_cast<uint64_t>(e.stream_), static_cast<int>(e.device_),
-                       CurrentPythonStack(*g_hooks, /*take_gil=*/false));
+                       reinterpret_cast<uint64_t>(e.stream_), static_cast<int>(e.device_), stack);
+  g_profile.Add(PluginProfile::kAllocatorEvent, start);
 }
 
 void AttachAllocatorTracker() {
@@ -138,9 +223,19 @@ void AttachAllocatorTracker() {
   c10::cuda::CUDACachingAllocator::attachAllocatorTraceTracker(OnAllocatorTrace);
 }
 
-thread_local int t_depth = 0;  // ops open on this thread (ours to count: the tracer's are its own)
+// An op or backward node starts: the outermost on a thread gets `stack`.
+void BeginOp(uint32_t name, uint32_t stack, const std::vector<StreamcheckTensorRegion>& regions) {
+  if (t_depth++ == 0 || t_outer_stack == 0) t_outer_stack = stack;
+  g_hooks->op_begin(name, stack, regions.data(), regions.size());
+}
+
+// STREAMCHECK_DEBUG=observer-floor: observers that return at once, to measure
+// what PyTorch's op observation with inputs costs by itself.
+bool g_observer_floor = false;
 
 std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
+  if (g_observer_floor) return nullptr;
+  const uint64_t start = g_profile.Now();
   AttachAllocatorTracker();
   const OpInfo& info = InfoOf(fn);
   std::vector<StreamcheckTensorRegion> regions;
@@ -148,13 +243,30 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   for (size_t i = 0; i < inputs.size(); ++i)
     AddRegions(inputs[i], i < info.writes.size() && info.writes[i], &regions);
   // The ops the program called carry its Python stack; nested ops inherit it.
-  const uint32_t stack = t_depth == 0 ? CurrentPythonStack(*g_hooks, /*take_gil=*/true) : 0;
-  ++t_depth;
-  g_hooks->op_begin(info.name, stack, regions.data(), regions.size());
+  BeginOp(info.name, t_depth == 0 ? TimedPythonStack(/*take_gil=*/true) : 0, regions);
+  ForwardStacksOf().Note(fn.seqNr(), t_outer_stack);
+  g_profile.Add(PluginProfile::kOpStart, start);
+  return nullptr;
+}
+
+// A backward node (MmBackward0, ...) starts: the ops it runs are named after
+// it and carry the stack of the forward op it differentiates.
+std::unique_ptr<at::ObserverContext> OnBackwardStart(const at::RecordFunction& fn) {
+  if (g_observer_floor) return nullptr;
+  thread_local std::unordered_map<std::string, uint32_t> names;
+  auto [it, inserted] = names.try_emplace(fn.name(), 0);
+  if (inserted) it->second = g_hooks->intern_string(fn.name());
+  // Autograd's engine wraps each node in an op of its own
+  // (autograd::engine::evaluate_function: ...), which has no stack there.
+  uint32_t stack = 0;
+  if (t_depth == 0 || t_outer_stack == 0) stack = ForwardStacksOf().Find(fn.seqNr());
+  if (stack == 0 && t_depth == 0) stack = TimedPythonStack(/*take_gil=*/true);  // a backward run on the caller's thread
+  BeginOp(it->second, stack, {});
   return nullptr;
 }
 
 void OnOpEnd(const at::RecordFunction&, at::ObserverContext*) {
+  if (g_observer_floor) return;
   if (t_depth > 0) --t_depth;
   g_hooks->op_end();
 }
@@ -170,8 +282,17 @@ extern "C" __attribute__((visibility("default"))) int streamcheck_framework_atta
     return 1;
   }
   g_hooks = hooks;
+  const char* debug = std::getenv("STREAMCHECK_DEBUG");
+  g_observer_floor = debug != nullptr && std::strstr(debug, "observer-floor") != nullptr;
+  if (debug != nullptr && std::strstr(debug, "profile") != nullptr) {
+    g_profile.on = true;
+    std::atexit(&PluginProfile::Print);
+  }
   at::addGlobalCallback(at::RecordFunctionCallback(OnOpStart, OnOpEnd)
                             .needsInputs(true)
                             .scopes({at::RecordScope::FUNCTION}));
+  // No inputs: a node's are gradients, which its ops see themselves.
+  at::addGlobalCallback(
+      at::RecordFunctionCallback(OnBackwardStart, OnOpEnd).scopes({at::RecordScope::BACKWARD_FUNCTION}));
   return 0;
 }

@@ -9,49 +9,60 @@ sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-20
 mkdir -p "$out"
 results="$out/results.txt"; : >"$results"
 ${NVCC:-nvcc} -O2 -arch=sm_90 -o "$out/launch_rate" "$here/launch_rate.cu" || exit 1
-traced() { "$sc" run -q --db "$out/bench.db" "$@" 2>>"$out/bench.stderr"; }
+traced=("$sc" run -q --db "$out/bench.db")
+# Every variant runs on the same cores (BENCH_CPUS), so that where the
+# scheduler puts a process does not differ between native and traced runs.
+pin=(); command -v taskset >/dev/null && pin=(taskset -c "${BENCH_CPUS:-2-7}")
 # measure LABEL COMMAND...: runs it, keeps the number after the last '='.
 measure() {
   local label=$1; shift
-  local line; line=$("$@")
+  local line; line=$("${pin[@]}" "$@" 2>>"$out/bench.stderr")
   echo "$label: $line"
   echo "$label ${line##*=}" >>"$results"
 }
 for ((r = 0; r < rounds; r++)); do
   measure "launch native" "$out/launch_rate" "$n"
-  measure "launch traced" traced -- "$out/launch_rate" "$n"
-  measure "launch traced, no stacks" traced --no-stacks -- "$out/launch_rate" "$n"
-  measure "launch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "$sc" run -q --db "$out/bench.db" -- "$out/launch_rate" "$n"
+  measure "launch traced" "${traced[@]}" -- "$out/launch_rate" "$n"
+  measure "launch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
 done
 py=${PYTHON:-python3}
 if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   for ((r = 0; r < rounds; r++)); do
     measure "torch native" "$py" "$here/torch_loop.py" "$iters"
-    measure "torch traced" traced -- "$py" "$here/torch_loop.py" "$iters"
-    measure "torch traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "$sc" run -q --db "$out/bench.db" -- "$py" "$here/torch_loop.py" "$iters"
+    measure "torch traced" "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
+    measure "torch traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
     measure "torch TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))"
     measure "transformer native" "$py" "$here/torch_transformer.py" "$steps"
-    measure "transformer traced" traced -- "$py" "$here/torch_transformer.py" "$steps"
-    measure "transformer traced, no stacks" traced --no-stacks -- "$py" "$here/torch_transformer.py" "$steps"
-    measure "transformer traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "$sc" run -q --db "$out/bench.db" -- "$py" "$here/torch_transformer.py" "$steps"
+    measure "transformer traced" "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
+    measure "transformer observer floor" env STREAMCHECK_DEBUG=observer-floor "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
+    measure "transformer traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
     measure "transformer TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_transformer.py" "$((steps / 5))"
   done
 fi
 # Where the tracer's time goes (STREAMCHECK_DEBUG=profile), once per workload.
 for cmd in "$out/launch_rate $n" "$py $here/torch_loop.py $iters" "$py $here/torch_transformer.py $steps"; do
-  STREAMCHECK_DEBUG=profile "$sc" run -q --db "$out/bench.db" -- $cmd 2>&1 | grep -E 'profile|_per_'
+  STREAMCHECK_DEBUG=profile "${pin[@]}" "$sc" run -q --db "$out/bench.db" -- $cmd 2>&1 | grep -E 'profile|_per_'
 done
 python3 - "$results" <<'PY'
 import collections, statistics, sys
 runs = collections.OrderedDict()
+rounds = collections.defaultdict(list)  # label -> ratio to the native run of the same round
+native = {}
 for line in open(sys.argv[1]):
     label, value = line.rsplit(" ", 1)
-    runs.setdefault(label, []).append(float(value))
-base = {}
-print("\nmedians (launch: us per launch; torch: ms per iteration; transformer: ms per step)")
-for label, values in runs.items():
+    value = float(value)
     kind = label.split()[0]  # the first word names the workload: its native run is the base
+    if label.endswith("native"):
+        native[kind] = value
+    runs.setdefault(label, []).append(value)
+    rounds[label].append(value / native[kind])
+base = {}
+print("\nmedians (launch: us per launch; torch: ms per iteration; transformer: ms per step);")
+print("'paired' is the median of each round's ratio to the native run just before it")
+for label, values in runs.items():
+    kind = label.split()[0]
     m = statistics.median(values)
     base.setdefault(kind, m)
-    print(f"  {label:34s} {m:8.3f}  x{m / base[kind]:.2f}  (+{m - base[kind]:.3f})  n={len(values)}")
+    print(f"  {label:34s} {m:8.3f}  x{m / base[kind]:.2f}  (+{m - base[kind]:.3f})  "
+          f"paired x{statistics.median(rounds[label]):.2f}  n={len(values)}")
 PY

@@ -413,6 +413,25 @@ def cuda_graph(racy):
     return total
 
 
+@scenario
+def backward_grad(racy):
+    # The backward pass runs on autograd's device thread, which has no Python
+    # frames: its kernels carry the stack of the forward op they differentiate
+    # (the line with x @ w). Scaling the gradient on another stream without
+    # waiting for the backward pass races with the kernel that wrote it.
+    w = torch.randn(512, 512, device="cuda", requires_grad=True)
+    x = torch.randn(512, 512, device="cuda")
+    loss = (x @ w).sum()
+    loss.backward()
+    s = torch.cuda.Stream()
+    if not racy:
+        s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        w.grad.mul_(0.5)
+    torch.cuda.current_stream().wait_stream(s)
+    return w
+
+
 if __name__ == "__main__":
     name, variant = sys.argv[1], sys.argv[2]
     keep = SCENARIOS[name](variant == "racy")
