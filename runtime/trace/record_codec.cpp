@@ -140,8 +140,11 @@ constexpr uint64_t kLeadingFields = Bit(kBitThread) | Bit(kBitTimestamp) | Bit(k
                                                   std::string* problem) {
   size_t n = 0;
   if (!in.Count("accesses", 3, &n)) return false;
-  accesses->resize(n);
-  for (MemoryAccess& a : *accesses) {
+  // Decoded in place: resize() from empty was an out-of-line call per
+  // record, push_back a copy; emplace_back's common path is inline.
+  accesses->reserve(n);  // Clear() kept the capacity: usually nothing to do
+  for (size_t i = 0; i < n; ++i) {
+    MemoryAccess& a = accesses->emplace_back();
     uint8_t byte = 0;
     if (!in.U64("access address", &a.addr) || !in.U64("access size", &a.size) ||
         !in.Byte("access mode", &byte)) {
