@@ -80,7 +80,8 @@ void Engine::Impl::Process(const TraceRecord& r) {
 void Engine::Impl::Prefetch(const TraceRecord& r) const {
   for (const MemoryAccess& a : r.accesses) shadow_.Prefetch(a.addr);
   if (r.op == OpCode::kMemcpy) shadow_.Prefetch(r.src);
-  if (r.op == OpCode::kMemcpy || r.op == OpCode::kMemset) shadow_.Prefetch(r.dst);
+  // An allocation inserts its interval at dst: a random slot too.
+  if (r.op == OpCode::kMemcpy || r.op == OpCode::kMemset || r.op == OpCode::kMalloc) shadow_.Prefetch(r.dst);
 }
 
 void Engine::Impl::Finish() {

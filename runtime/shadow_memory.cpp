@@ -96,7 +96,18 @@ void ShadowMemory::Reset(Address addr, uint64_t size, const ShadowAccess& marker
 
 void ShadowMemory::Fresh(Address addr, uint64_t size) {
   if (size == 0) return;
-  Replace(addr, addr + size, ShadowAccess{});
+  const Address end = addr + size;
+  // Memory new to the shadow (no interval overlaps it) is the common case:
+  // one descent of the ordered starts and one insert, where Replace's carve
+  // descends twice more and looks up the previous interval again.
+  auto next = starts_.lower_bound(addr);
+  const bool clear_after = next == starts_.end() || *next >= end;
+  if (clear_after && (next == starts_.begin() || intervals_.Find(*std::prev(next))->end <= addr)) {
+    starts_.emplace_hint(next, addr);
+    intervals_.Set(addr, ShadowInterval{end, ShadowAccess{}, ReadSet{}});
+    return;
+  }
+  Replace(addr, end, ShadowAccess{});
 }
 
 }  // namespace streamcheck
