@@ -1,15 +1,63 @@
-// STREAMCHECK_DEBUG=profile: where the tracer's time per call goes, by phase,
-// printed at exit. Off, each measuring point costs a branch.
+// STREAMCHECK_DEBUG=profile: where the tracer's (and a framework plugin's)
+// time per call goes, by phase, printed at exit. Off, each measuring point
+// costs a branch. Header-only, so the PyTorch plugin, built apart, uses it too.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 
 #include "tracer/debug_flags.h"
 
 namespace streamcheck::tracer {
+
+// Phase: an enum class whose last enumerator is kCount.
+template <typename Phase>
+class PhaseProfile {
+ public:
+  static constexpr size_t kPhases = static_cast<size_t>(Phase::kCount);
+  // `title` starts the printed line; names[i] names phase i.
+  PhaseProfile(const char* title, std::array<const char*, kPhases> names)
+      : on_(DebugFlag("profile")), title_(title), names_(names) {}
+  bool on() const { return on_; }
+  // Nanoseconds on a monotonic clock when profiling, else 0.
+  uint64_t Now() const {
+    if (!on_) return 0;
+    return static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+            .count());
+  }
+  // Atomic: unlocked callbacks and framework threads add from any thread.
+  void Add(Phase phase, uint64_t start) {
+    if (!on_) return;
+    Slot& s = slots_[static_cast<size_t>(phase)];
+    s.count.fetch_add(1, std::memory_order_relaxed);
+    s.ns.fetch_add(Now() - start, std::memory_order_relaxed);
+  }
+  void Print() const {
+    if (!on_) return;
+    std::fprintf(stderr, "%s", title_);
+    for (size_t i = 0; i < kPhases; ++i) {
+      const uint64_t n = slots_[i].count.load(), ns = slots_[i].ns.load();
+      if (n > 0)
+        std::fprintf(stderr, " %s %llu x %.0f ns (%.1f ms);", names_[i], static_cast<unsigned long long>(n),
+                     double(ns) / double(n), double(ns) / 1e6);
+    }
+    std::fprintf(stderr, "\n");
+  }
+
+ private:
+  struct Slot {
+    std::atomic<uint64_t> count{0}, ns{0};
+  };
+  bool on_;
+  const char* title_;
+  std::array<const char*, kPhases> names_;
+  Slot slots_[kPhases];
+};
 
 enum class ProfilePhase {
   kLockedCallback,    // a CUPTI callback that takes the tracer's lock, all of it
@@ -22,45 +70,11 @@ enum class ProfilePhase {
   kCount
 };
 
-class TracerProfile {
+class TracerProfile : public PhaseProfile<ProfilePhase> {
  public:
-  TracerProfile() : on_(DebugFlag("profile")) {}
-  // Nanoseconds on a monotonic clock when profiling, else 0.
-  uint64_t Now() const {
-    if (!on_) return 0;
-    return static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-            .count());
-  }
-  // Atomic: unlocked callbacks add from any thread.
-  void Add(ProfilePhase phase, uint64_t start) {
-    if (!on_) return;
-    Slot& s = slots_[static_cast<int>(phase)];
-    s.count.fetch_add(1, std::memory_order_relaxed);
-    s.ns.fetch_add(Now() - start, std::memory_order_relaxed);
-  }
-  void Print() const {
-    if (!on_) return;
-    static constexpr const char* kNames[] = {"locked callbacks", "unlocked callbacks", "argument matching",
-                                             "native stacks",    "engine",             "trace output",
-                                             "framework blocks"};
-    static_assert(std::size(kNames) == static_cast<size_t>(ProfilePhase::kCount));
-    std::fprintf(stderr, "streamcheck[profile]:");
-    for (int i = 0; i < static_cast<int>(ProfilePhase::kCount); ++i) {
-      const uint64_t n = slots_[i].count.load(), ns = slots_[i].ns.load();
-      if (n > 0)
-        std::fprintf(stderr, " %s %llu x %.0f ns (%.1f ms);", kNames[i], static_cast<unsigned long long>(n),
-                     double(ns) / double(n), double(ns) / 1e6);
-    }
-    std::fprintf(stderr, "\n");
-  }
-
- private:
-  struct Slot {
-    std::atomic<uint64_t> count{0}, ns{0};
-  };
-  bool on_;
-  Slot slots_[static_cast<int>(ProfilePhase::kCount)];
+  TracerProfile()
+      : PhaseProfile("streamcheck[profile]:", {"locked callbacks", "unlocked callbacks", "argument matching",
+                                               "native stacks", "engine", "trace output", "framework blocks"}) {}
 };
 
 }  // namespace streamcheck::tracer

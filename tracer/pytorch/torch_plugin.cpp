@@ -12,10 +12,8 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 
 #include <atomic>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -24,6 +22,7 @@
 
 #include "tracer/framework_hooks.h"
 #include "tracer/pytorch/python_stack.h"
+#include "tracer/tracer_profile.h"
 
 namespace streamcheck::pytorch {
 namespace {
@@ -31,38 +30,14 @@ namespace {
 const StreamcheckFrameworkHooks* g_hooks = nullptr;
 
 // STREAMCHECK_DEBUG=profile: the plugin's share of the time, printed at exit.
-struct PluginProfile {
-  enum Phase { kOpStart, kPythonStack, kAllocatorEvent, kCount };
-  bool on = false;
-  std::atomic<uint64_t> count[kCount] = {}, ns[kCount] = {};
-  uint64_t Now() const {
-    if (!on) return 0;
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-        .count();
-  }
-  void Add(Phase p, uint64_t start) {
-    if (!on) return;
-    count[p].fetch_add(1, std::memory_order_relaxed);
-    ns[p].fetch_add(Now() - start, std::memory_order_relaxed);
-  }
-  static void Print();
-};
-PluginProfile g_profile;
-
-void PluginProfile::Print() {
-  static constexpr const char* kNames[] = {"op observer", "python stacks", "allocator events"};
-  std::fprintf(stderr, "streamcheck[profile] plugin:");
-  for (int i = 0; i < kCount; ++i)
-    if (const uint64_t n = g_profile.count[i].load())
-      std::fprintf(stderr, " %s %llu x %.0f ns (%.1f ms);", kNames[i], static_cast<unsigned long long>(n),
-                   double(g_profile.ns[i].load()) / double(n), double(g_profile.ns[i].load()) / 1e6);
-  std::fprintf(stderr, "\n");
-}
+enum class PluginPhase { kOpStart, kPythonStack, kAllocatorEvent, kCount };
+tracer::PhaseProfile<PluginPhase> g_profile("streamcheck[profile] plugin:",
+                                            {"op observer", "python stacks", "allocator events"});
 
 uint32_t TimedPythonStack(bool take_gil) {
   const uint64_t start = g_profile.Now();
   const uint32_t stack = CurrentPythonStack(*g_hooks, take_gil);
-  g_profile.Add(PluginProfile::kPythonStack, start);
+  g_profile.Add(PluginPhase::kPythonStack, start);
   return stack;
 }
 
@@ -202,7 +177,7 @@ void OnAllocatorTrace(const c10::cuda::CUDACachingAllocator::TraceEntry& e) {
   const uint32_t stack = walk ? TimedPythonStack(/*take_gil=*/false) : 0;
   g_hooks->block_event(event, static_cast<uint64_t>(e.addr_), static_cast<uint64_t>(e.size_),
                        reinterpret_cast<uint64_t>(e.stream_), static_cast<int>(e.device_), stack);
-  g_profile.Add(PluginProfile::kAllocatorEvent, start);
+  g_profile.Add(PluginPhase::kAllocatorEvent, start);
 }
 
 void AttachAllocatorTracker() {
@@ -245,7 +220,7 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   // The ops the program called carry its Python stack; nested ops inherit it.
   BeginOp(info.name, t_depth == 0 ? TimedPythonStack(/*take_gil=*/true) : 0, regions);
   ForwardStacksOf().Note(fn.seqNr(), t_outer_stack);
-  g_profile.Add(PluginProfile::kOpStart, start);
+  g_profile.Add(PluginPhase::kOpStart, start);
   return nullptr;
 }
 
@@ -282,12 +257,8 @@ extern "C" __attribute__((visibility("default"))) int streamcheck_framework_atta
     return 1;
   }
   g_hooks = hooks;
-  const char* debug = std::getenv("STREAMCHECK_DEBUG");
-  g_observer_floor = debug != nullptr && std::strstr(debug, "observer-floor") != nullptr;
-  if (debug != nullptr && std::strstr(debug, "profile") != nullptr) {
-    g_profile.on = true;
-    std::atexit(&PluginProfile::Print);
-  }
+  g_observer_floor = streamcheck::tracer::DebugFlag("observer-floor");
+  if (g_profile.on()) std::atexit([] { g_profile.Print(); });
   at::addGlobalCallback(at::RecordFunctionCallback(OnOpStart, OnOpEnd)
                             .needsInputs(true)
                             .scopes({at::RecordScope::FUNCTION}));

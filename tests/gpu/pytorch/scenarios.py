@@ -66,6 +66,18 @@ def written_on_first_of(n):
     return t, ss, recorded(ss[0])
 
 
+def use_on_new_stream(racy, use):
+    """use() on a new stream that waits for the current stream's work only in
+    the fixed variant; the current stream waits for it afterwards."""
+    s = torch.cuda.Stream()
+    if not racy:
+        join(s, torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        result = use()
+    finish(s)
+    return result
+
+
 def recorded(s):
     """A new event recorded on s."""
     e = torch.cuda.Event()
@@ -377,14 +389,8 @@ def non_blocking_copy(racy):
     # A pinned host tensor copied with non_blocking=True on the default
     # stream, then used on a side stream.
     host = torch.ones(N).pin_memory()
-    side = torch.cuda.Stream()
     dev = host.to("cuda", non_blocking=True)
-    if not racy:
-        side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        r = dev.sum()
-    torch.cuda.current_stream().wait_stream(side)
-    return r
+    return use_on_new_stream(racy, dev.sum)
 
 
 @scenario
@@ -404,13 +410,7 @@ def cuda_graph(racy):
         static_output = static_input * 2
     static_input.copy_(torch.randn(N, device="cuda"))
     g.replay()
-    reader = torch.cuda.Stream()
-    if not racy:
-        reader.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(reader):
-        total = static_output.sum()
-    torch.cuda.current_stream().wait_stream(reader)
-    return total
+    return use_on_new_stream(racy, static_output.sum)
 
 
 @scenario
@@ -423,12 +423,7 @@ def backward_grad(racy):
     x = torch.randn(512, 512, device="cuda")
     loss = (x @ w).sum()
     loss.backward()
-    s = torch.cuda.Stream()
-    if not racy:
-        s.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(s):
-        w.grad.mul_(0.5)
-    torch.cuda.current_stream().wait_stream(s)
+    use_on_new_stream(racy, lambda: w.grad.mul_(0.5))
     return w
 
 
