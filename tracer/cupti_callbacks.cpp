@@ -152,10 +152,13 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
     HandleDriverLaunch(*t, data, cbid);
     return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
-  std::lock_guard<std::mutex> lock(t->mutex());
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) OnRuntimeExit(*t, cbid, data);
-  else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) OnDriverCall(*t, cbid, data);
-  t->profile().Add(ProfilePhase::kLockedCallback, start);
+  {
+    std::lock_guard<std::mutex> lock(t->mutex());
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) OnRuntimeExit(*t, cbid, data);
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) OnDriverCall(*t, cbid, data);
+    t->profile().Add(ProfilePhase::kLockedCallback, start);
+  }
+  t->AwaitHostSynchronizationAnalysis();  // other threads' calls go on meanwhile
 }
 
 bool Enable(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, const CUpti_CallbackId* ids, size_t n) {

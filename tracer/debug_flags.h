@@ -6,6 +6,8 @@
 //                   PyTorch plugin), printed at exit
 //   observer-floor  the PyTorch plugin's op observers return at once (what
 //                   PyTorch's observation with inputs costs by itself)
+//   inline-analysis the engine, store and trace file run inside each callback
+//                   instead of on the analysis worker's thread
 #pragma once
 
 #include <cstdlib>

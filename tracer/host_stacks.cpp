@@ -114,6 +114,7 @@ StackId HostStacks::Capture(bool* is_new) {
   *is_new = false;
   if (n <= 0) return 0;
   const uint64_t h = HashPcs(pcs, n);
+  std::lock_guard<std::mutex> lock(mutex_);
   auto& candidates = by_hash_[h];
   for (StackId id : candidates) {
     const auto& known = stacks_[id];
@@ -195,6 +196,7 @@ bool IsStaticRuntimeFrame(const ResolvedFrame& f) {
 }  // namespace
 
 StackId HostStacks::AddSymbolized(std::vector<ResolvedFrame> frames) {
+  std::lock_guard<std::mutex> lock(mutex_);
   stacks_.emplace_back();
   const StackId id = static_cast<StackId>(stacks_.size() - 1);
   symbolized_.emplace(id, std::move(frames));
@@ -202,11 +204,19 @@ StackId HostStacks::AddSymbolized(std::vector<ResolvedFrame> frames) {
 }
 
 std::vector<ResolvedFrame> HostStacks::Symbolize(StackId id) {
-  if (id == 0 || id >= stacks_.size()) return {};
-  if (auto s = symbolized_.find(id); s != symbolized_.end()) return s->second;
-  ResolvePcs(stacks_[id]);
+  std::vector<uint64_t> pcs;
+  std::string kernel;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (id == 0 || id >= stacks_.size()) return {};
+    if (auto s = symbolized_.find(id); s != symbolized_.end()) return s->second;
+    pcs = stacks_[id];
+    if (auto k = kernels_.find(id); k != kernels_.end()) kernel = k->second;
+  }
+  std::lock_guard<std::mutex> lock(symbolize_mutex_);
+  ResolvePcs(pcs);
   std::vector<ResolvedFrame> frames;
-  for (uint64_t pc : stacks_[id])
+  for (uint64_t pc : pcs)
     if (const auto& chain = frames_by_pc_[pc])
       for (const ResolvedFrame& f : *chain)
         if (!IsStaticRuntimeFrame(f) && !IsToolkitHeaderFrame(f)) frames.push_back(f);
@@ -223,8 +233,8 @@ std::vector<ResolvedFrame> HostStacks::Symbolize(StackId id) {
   }
   // The host wrapper of the launched kernel, when inlined into the caller,
   // shows up as the innermost frame at the kernel's definition: skip it.
-  if (auto k = kernels_.find(id); k != kernels_.end())
-    while (!frames.empty() && BareName(frames[0].function) == k->second) frames.erase(frames.begin());
+  if (!kernel.empty())
+    while (!frames.empty() && BareName(frames[0].function) == kernel) frames.erase(frames.begin());
   // Drop the process start-up frames below main.
   while (!frames.empty() && (frames.back().function == "_start" || frames.back().function.empty()))
     frames.pop_back();
@@ -232,12 +242,18 @@ std::vector<ResolvedFrame> HostStacks::Symbolize(StackId id) {
 }
 
 void HostStacks::NoteKernel(StackId id, const std::string& kernel) {
-  if (id != 0 && !kernel.empty()) kernels_.emplace(id, BareName(kernel));
+  if (id == 0 || kernel.empty()) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  kernels_.emplace(id, BareName(kernel));
 }
 
 void HostStacks::ResolveAll() {
   std::vector<uint64_t> all;
-  for (const auto& stack : stacks_) all.insert(all.end(), stack.begin(), stack.end());
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (const auto& stack : stacks_) all.insert(all.end(), stack.begin(), stack.end());
+  }
+  std::lock_guard<std::mutex> lock(symbolize_mutex_);
   ResolvePcs(all);
 }
 

@@ -1,9 +1,13 @@
 // Host call stacks: captured as raw return addresses on every traced call
 // (cheap), interned so each distinct stack is stored once, and symbolized
-// (function, file:line) only when a finding needs one.
+// (function, file:line) only when a finding needs one. Captured on the
+// program's threads (under the tracer's lock), symbolized on the analysis
+// worker: the tables have locks of their own, and a symbolization (which
+// runs addr2line) never holds the one capturing takes.
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -20,6 +24,7 @@ class HostStacks {
   // Interns the calling thread's stack. Returns 0 when capture failed; sets
   // *is_new for a stack not seen before (the caller then defines it).
   StackId Capture(bool* is_new);
+  // Under the tracer's lock, like Capture (no other thread adds stacks meanwhile).
   const std::vector<uint64_t>& ProgramCounters(StackId id) const { return stacks_[id]; }
   // Function, file and line for each frame of the program (frames inside the
   // CUDA libraries and the tracer are dropped). Cached per stack.
@@ -31,14 +36,20 @@ class HostStacks {
   void NoteKernel(StackId id, const std::string& kernel);
   // Resolves every stack captured so far in one batch (at exit, for the trace).
   void ResolveAll();
-  size_t size() const { return stacks_.size() - 1; }
+  size_t size() const {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return stacks_.size() - 1;
+  }
 
  private:
+  mutable std::mutex mutex_;  // the stacks, their hashes, kernels and symbolized stacks
   std::vector<std::vector<uint64_t>> stacks_{{}};  // id 0: none
   std::unordered_map<uint64_t, std::vector<StackId>> by_hash_;
-  void ResolvePcs(const std::vector<uint64_t>& pcs);
   std::unordered_map<StackId, std::string> kernels_;  // stack -> bare name of the kernel it launched
   std::unordered_map<StackId, std::vector<ResolvedFrame>> symbolized_;  // stacks that arrived symbolized
+  // Call with symbolize_mutex_ held.
+  void ResolvePcs(const std::vector<uint64_t>& pcs);
+  std::mutex symbolize_mutex_;  // frames_by_pc_
   // Per program counter: its frames (the inline chain, innermost first), or
   // nullopt for frames of the CUDA libraries and the tracer, which reports leave out.
   std::unordered_map<uint64_t, std::optional<std::vector<ResolvedFrame>>> frames_by_pc_;

@@ -23,16 +23,21 @@ void FinishAtExit() {
   g_tracer->Finish();
 }
 
-// fork(): hold the tracer's lock across it so the child's copy is consistent,
-// then give the child its own outputs.
+// fork(): hold the tracer's lock, and keep the analysis worker between two
+// records, across it so the child's copy is consistent; then give the child
+// its own outputs. (The worker never forks; were it to, it must not wait for itself.)
 void BeforeFork() {
-  if (g_tracer) g_tracer->mutex().lock();
+  if (!g_tracer || AnalysisWorker::OnWorkerThread()) return;
+  g_tracer->mutex().lock();
+  g_tracer->PauseAnalysis();
 }
 void AfterForkInParent() {
-  if (g_tracer) g_tracer->mutex().unlock();
+  if (!g_tracer || AnalysisWorker::OnWorkerThread()) return;
+  g_tracer->ResumeAnalysis();
+  g_tracer->mutex().unlock();
 }
 void AfterForkInChild() {
-  if (!g_tracer) return;
+  if (!g_tracer || AnalysisWorker::OnWorkerThread()) return;
   g_tracer->RestartAfterFork();
   g_tracer->mutex().unlock();
 }
@@ -40,11 +45,11 @@ void AfterForkInChild() {
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
 struct sigaction g_previous[NSIG];
 
-// A crashing program keeps its findings (each is already committed to the
-// database); here we only write out what the trace writer buffered, then let
-// the signal do what it would have done.
+// A crashing program keeps its findings (each is committed to the database
+// as it is found): the worker finishes what is queued, the trace writer's
+// buffer is written out, then the signal does what it would have done.
 void OnFatalSignal(int sig) {
-  if (g_tracer) g_tracer->FlushTraceForCrash();
+  if (g_tracer) g_tracer->SaveForCrash();
   sigaction(sig, &g_previous[sig], nullptr);
   raise(sig);
 }

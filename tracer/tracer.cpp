@@ -10,6 +10,7 @@
 #include <map>
 
 #include "store/suppressions.h"
+#include "tracer/debug_flags.h"
 #include "tracer/framework_ops.h"
 
 namespace streamcheck::tracer {
@@ -37,6 +38,8 @@ bool IsHostSynchronization(OpCode op) {
 
 std::atomic<ThreadId> g_next_thread{1};
 thread_local ThreadId t_thread = 0;
+// The last host synchronization this thread queued, for AwaitHostSynchronizationAnalysis.
+thread_local uint64_t t_unanalysed_sync = 0;
 
 }  // namespace
 
@@ -52,14 +55,20 @@ TracerConfig TracerConfig::FromEnvironment() {
     c.trace_path += "." + std::to_string(getpid());
   c.suppressions = Env("STREAMCHECK_SUPPRESSIONS");
   c.capture_stacks = Env("STREAMCHECK_STACKS") != "0";
+  c.analysis_worker = !DebugFlag("inline-analysis");
   return c;
 }
 
 Tracer::Tracer(TracerConfig config) : config_(std::move(config)), start_(std::chrono::steady_clock::now()) {
   OpenOutputs();
+  StartWorker();
 }
 
 Tracer::~Tracer() = default;
+
+void Tracer::StartWorker() {
+  if (config_.analysis_worker) worker_ = std::make_unique<AnalysisWorker>([this](TraceRecord& r) { Analyze(r); });
+}
 
 void Tracer::OpenOutputs() {
   std::function<bool(const Finding&)> suppressed;
@@ -107,9 +116,40 @@ void Tracer::OpenOutputs() {
   }
 }
 
-void Tracer::Define(TraceRecord& definition) {
-  engine_->Process(definition);
-  if (trace_) trace_->Append(definition);
+void Tracer::Define(TraceRecord& definition) { Submit(definition); }
+
+void Tracer::Submit(TraceRecord& r) {
+  if (!worker_ || !worker_->running()) return Analyze(r);
+  const uint64_t queue_start = profile_.Now();
+  const bool host_sync = IsHostSynchronization(r.op);
+  const uint64_t sequence = worker_->Push(r);
+  if (host_sync) t_unanalysed_sync = sequence;
+  profile_.Add(ProfilePhase::kQueue, queue_start);
+}
+
+void Tracer::Analyze(TraceRecord& r) {
+  const uint64_t engine_start = profile_.Now();
+  engine_->Process(r);
+  profile_.Add(ProfilePhase::kEngine, engine_start);
+  if (trace_) {
+    const uint64_t trace_start = profile_.Now();
+    trace_->Append(r);
+    // A program that ends with _exit() runs no exit handler: writing the
+    // trace out at host synchronizations (already slow calls) keeps it
+    // complete up to the last one.
+    if (IsHostSynchronization(r.op)) trace_->Flush();
+    else trace_->FlushIfOlderThan(200);
+    profile_.Add(ProfilePhase::kTraceOutput, trace_start);
+  }
+}
+
+void Tracer::AwaitHostSynchronizationAnalysis() {
+  if (t_unanalysed_sync == 0) return;
+  const uint64_t sequence = t_unanalysed_sync;
+  t_unanalysed_sync = 0;
+  const uint64_t wait_start = profile_.Now();
+  worker_->WaitFor(sequence);  // at once when the worker has stopped: it analysed everything first
+  profile_.Add(ProfilePhase::kAnalysisWait, wait_start);
 }
 
 StringId Tracer::Intern(std::string_view text) {
@@ -166,19 +206,7 @@ void Tracer::Emit(TraceRecord& r) {
       Define(def);
     }
   }
-  const uint64_t engine_start = profile_.Now();
-  engine_->Process(r);
-  profile_.Add(ProfilePhase::kEngine, engine_start);
-  if (trace_) {
-    const uint64_t trace_start = profile_.Now();
-    trace_->Append(r);
-    // A program that ends with _exit() runs no exit handler: writing the
-    // trace out at host synchronizations (already slow calls) keeps it
-    // complete up to the last one.
-    if (IsHostSynchronization(r.op)) trace_->Flush();
-    else trace_->FlushIfOlderThan(200);
-    profile_.Add(ProfilePhase::kTraceOutput, trace_start);
-  }
+  Submit(r);
 }
 
 void Tracer::CountUnmodeled(std::string_view api) {
@@ -228,6 +256,9 @@ void Tracer::PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t si
 void Tracer::Finish() {
   if (finished_) return;
   finished_ = true;
+  // What is queued is analysed first; calls made after this (the CUDA
+  // runtime's own teardown) are analysed inline.
+  if (worker_) worker_->Stop();
   engine_->Finish();
   const EngineStats& s = engine_->stats();
   if (store_) {
@@ -266,9 +297,20 @@ void Tracer::WriteSymbolizedStacks() {
   }
 }
 
+void Tracer::PauseAnalysis() {
+  if (worker_) worker_->busy().lock();
+}
+
+void Tracer::ResumeAnalysis() {
+  if (worker_) worker_->busy().unlock();
+}
+
 void Tracer::RestartAfterFork() {
   // The parent's SQLite connection and trace file must not be touched here:
-  // release them without closing.
+  // release them without closing. Its worker thread does not exist here, nor
+  // do its records still queued (the parent analyses them): the worker's
+  // object is left as it is, never destroyed (its thread cannot be joined).
+  (void)worker_.release();
   (void)store_sink_.release();
   (void)store_.release();
   (void)trace_.release();
@@ -280,9 +322,22 @@ void Tracer::RestartAfterFork() {
   const std::string root_trace = Env("STREAMCHECK_TRACE");
   if (!root_trace.empty()) config_.trace_path = root_trace + "." + std::to_string(getpid());
   OpenOutputs();
+  StartWorker();
 }
 
-void Tracer::FlushTraceForCrash() {
+void Tracer::SaveForCrash() {
+  // Findings are committed to the database as the worker finds them; give it
+  // time to reach the records queued before the crash. The crashing thread
+  // may hold a lock the worker needs, hence the limit; the worker itself
+  // crashing must not wait for itself.
+  constexpr int kCrashDrainMs = 3000;
+  if (worker_ && worker_->running() && !AnalysisWorker::OnWorkerThread()) {
+    if (!worker_->DrainForCrash(kCrashDrainMs)) return;
+    // Between records from here on: the trace writer is ours to flush.
+    if (!worker_->busy().try_lock()) return;
+  } else if (worker_ && worker_->running()) {
+    return;  // the worker crashed inside a record: its trace buffer may be half written
+  }
   if (trace_) trace_->Flush();
 }
 

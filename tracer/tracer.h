@@ -1,8 +1,9 @@
 // The tracer's state inside the traced process: interned strings and stacks,
 // the live engine, the findings store and the optional trace file. The CUPTI
-// callbacks (cupti_callbacks.cpp) build TraceRecords and hand them to Emit();
-// everything here runs under one mutex, because CUDA calls arrive from any
-// host thread and the engine needs them in one order.
+// callbacks (cupti_callbacks.cpp) build TraceRecords and hand them to Emit()
+// under one mutex, because CUDA calls arrive from any host thread and the
+// engine needs them in one order. The engine, the store and the trace file
+// then take them on the analysis worker's thread (analysis_worker.h).
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "runtime/trace/trace_io.h"
 #include "store/store.h"
 #include "tracer/access_extent.h"
+#include "tracer/analysis_worker.h"
 #include "tracer/framework_hooks.h"
 #include "tracer/host_stacks.h"
 #include "tracer/tracer_profile.h"
@@ -31,6 +33,9 @@ struct TracerConfig {
   std::string trace_path;       // STREAMCHECK_TRACE (this process: pid-suffixed unless the root)
   std::string suppressions;     // STREAMCHECK_SUPPRESSIONS
   bool capture_stacks = true;   // STREAMCHECK_STACKS=0 turns them off
+  // STREAMCHECK_DEBUG=inline-analysis: the engine runs inside each callback
+  // instead of on the worker (to measure what the worker saves).
+  bool analysis_worker = true;
   static TracerConfig FromEnvironment();
 };
 
@@ -45,7 +50,8 @@ class Tracer : public StackResolver {
   // For strings that live as long as the process (CUPTI's API names): cached by address.
   StringId InternStatic(const char* text);
   ThreadId CurrentThread();
-  // Fills thread, stack and timestamp, then feeds the engine and the trace.
+  // Fills thread, stack and timestamp, then queues the record for the engine
+  // and the trace.
   void Emit(TraceRecord& record);
   void CountUnmodeled(std::string_view api);
   // A framework plugin's stack (Python frames), defined once per call.
@@ -57,18 +63,34 @@ class Tracer : public StackResolver {
   TracerProfile& profile() { return profile_; }
   // Flushes the trace, the final counts and the run summary. Idempotent.
   void Finish();
+  // fork(), with mutex() held: the worker stops between two records, so the
+  // child's copy of the engine, store and trace is consistent.
+  void PauseAnalysis();
+  void ResumeAnalysis();  // in the parent
   // In a forked child: the parent's database connection and trace file are
-  // not ours; open our own and start a fresh engine.
+  // not ours; open our own and start a fresh engine (and worker).
   void RestartAfterFork();
-  // Async-signal context: writes what the trace writer buffered.
-  void FlushTraceForCrash();
+  // Async-signal context: lets the worker analyse what is queued (for a
+  // while: the crashing thread may hold what it needs), then writes what the
+  // trace writer buffered.
+  void SaveForCrash();
+  // Without mutex() held: after a host synchronization, waits until the
+  // worker has analysed it, so findings up to here are on disk even if the
+  // program ends with _exit().
+  void AwaitHostSynchronizationAnalysis();
 
+  // On the worker thread: symbolizes a stack for a finding.
   std::vector<ResolvedFrame> Resolve(StackId stack) override { return stacks_.Symbolize(stack); }
 
  private:
   void OpenOutputs();
+  void StartWorker();
   void WriteSymbolizedStacks();
   void Define(TraceRecord& definition);
+  // To the worker, or analysed here when there is none.
+  void Submit(TraceRecord& record);
+  // Engine and trace file: on the worker thread (or inline).
+  void Analyze(TraceRecord& record);
 
   TracerConfig config_;
   std::mutex mutex_;
@@ -88,6 +110,7 @@ class Tracer : public StackResolver {
   std::unique_ptr<SuppressingSink> filter_;
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<TraceSink> trace_;
+  std::unique_ptr<AnalysisWorker> worker_;  // null: analysed inline (configured so, or after Finish)
   int64_t process_id_ = 0;
   std::chrono::steady_clock::time_point start_;
   bool finished_ = false;

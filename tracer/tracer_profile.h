@@ -64,8 +64,10 @@ enum class ProfilePhase {
   kUnlockedCallback,  // a callback that only notes a pending launch
   kArguments,         // kernel arguments matched against the allocations
   kStack,             // native stack captured
-  kEngine,            // the happens-before engine
-  kTraceOutput,       // the --trace file
+  kQueue,             // a record handed to the analysis worker
+  kAnalysisWait,      // a host synchronization waiting for the worker to analyse it
+  kEngine,            // the happens-before engine (on the worker)
+  kTraceOutput,       // the --trace file (on the worker)
   kFrameworkBlock,    // a framework allocator's block event, lock included
   kCount
 };
@@ -74,7 +76,8 @@ class TracerProfile : public PhaseProfile<ProfilePhase> {
  public:
   TracerProfile()
       : PhaseProfile("streamcheck[profile]:", {"locked callbacks", "unlocked callbacks", "argument matching",
-                                               "native stacks", "engine", "trace output", "framework blocks"}) {}
+                                               "native stacks", "queue", "waits for analysis", "engine",
+                                               "trace output", "framework blocks"}) {}
 };
 
 }  // namespace streamcheck::tracer

@@ -6,10 +6,13 @@
 // this one splits off what is ours to make faster.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "runtime/engine.h"
+#include "tracer/analysis_worker.h"
 #include "tracer/framework_ops.h"
 #include "tracer/kernel_arguments.h"
 
@@ -50,8 +53,9 @@ struct LaunchRateModel {
     wait.op = OpCode::kStreamWaitEvent, wait.thread = 1;
   }
 
-  // One launch as the tracer handles it: arguments to accesses, then the engine.
-  void Launch(bool match_arguments) {
+  // One launch as the tracer handles it: arguments to accesses, then the
+  // engine; or, with a worker, queued for the engine on the worker's thread.
+  void Launch(bool match_arguments, tracer::AnalysisWorker* worker = nullptr) {
     const int i = int(k % kStreams);
     const Address x = kX, y = BufferOf(i);
     const int n = 1024;
@@ -63,18 +67,22 @@ struct LaunchRateModel {
     } else if (launch.accesses.empty()) {
       launch.accesses = {{x, kBufferBytes, AccessMode::kRead}, {y, kBufferBytes, AccessMode::kUnknown}};
     }
-    engine.Process(launch);
+    Process(launch, worker);
     if (k % kJoinEvery == kJoinEvery - 1) {
-      for (int j = 1; j < kStreams; ++j) Sync(j, 0);
-      for (int j = 1; j < kStreams; ++j) Sync(0, j);
+      for (int j = 1; j < kStreams; ++j) Sync(j, 0, worker);
+      for (int j = 1; j < kStreams; ++j) Sync(0, j, worker);
     }
     ++k;
   }
-  void Sync(int from, int to) {
+  void Sync(int from, int to, tracer::AnalysisWorker* worker) {
     record.event = EventHandle(from), record.stream = StreamHandle(from);
-    engine.Process(record);
+    Process(record, worker);
     wait.event = EventHandle(from), wait.stream = StreamHandle(to);
-    engine.Process(wait);
+    Process(wait, worker);
+  }
+  void Process(TraceRecord& r, tracer::AnalysisWorker* worker) {
+    if (worker == nullptr) return engine.Process(r);
+    worker->Push(r);
   }
 };
 
@@ -87,6 +95,31 @@ void BM_Launch(benchmark::State& state) {
   if (m.engine.stats().findings != 0) state.SkipWithError("the race-free workload produced findings");
 }
 BENCHMARK(BM_Launch)->ArgName("match_arguments")->Arg(0)->Arg(1);
+
+// The program's own time per launch (CUDA's and CUPTI's included): about a
+// microsecond, during which a worker thread catches up.
+void ProgramWork(int64_t ns) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+// A launch with the program's own work around it, the engine either inline
+// (arg queued=0) or on the analysis worker (tracer/analysis_worker.h; 1).
+// Real time: the worker's thread works meanwhile, on another core if there is one.
+void BM_LaunchWithProgramWork(benchmark::State& state) {
+  LaunchRateModel m;
+  std::unique_ptr<tracer::AnalysisWorker> worker;
+  if (state.range(0) != 0) worker = std::make_unique<tracer::AnalysisWorker>([&](TraceRecord& r) { m.engine.Process(r); });
+  for (auto _ : state) {
+    ProgramWork(state.range(1));
+    m.Launch(/*match_arguments=*/true, worker.get());
+  }
+  if (worker) worker->Stop();
+  state.SetItemsProcessed(state.iterations());
+  if (m.engine.stats().findings != 0) state.SkipWithError("the race-free workload produced findings");
+}
+BENCHMARK(BM_LaunchWithProgramWork)->ArgNames({"queued", "program_ns"})->ArgsProduct({{0, 1}, {0, 1000}})->UseRealTime();
 
 // A PyTorch _foreach launch inside its op: one struct parameter holding 330
 // tensor pointers (3 lists of 110, as multi_tensor_apply passes them) into
