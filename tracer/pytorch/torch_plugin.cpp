@@ -92,29 +92,27 @@ const OpInfo& InfoOf(const at::RecordFunction& fn) {
 // backward node carries the number of the forward op that made it, so its
 // kernels get the user's line of that op. A direct-mapped table: a backward
 // run more than kSlots forward ops after its forward op finds no stack and
-// falls back to a native one.
+// falls back to a native one. Every forward op notes its stack, so a slot is
+// one atomic word (sequence number and stack packed), not a lock.
 class ForwardStacks {
  public:
   void Note(int64_t sequence_nr, uint32_t stack) {
-    if (sequence_nr < 0 || stack == 0) return;
-    std::lock_guard<std::mutex> lock(mutex_);
-    slots_[sequence_nr & (kSlots - 1)] = {sequence_nr, stack};
+    if (sequence_nr < 0 || stack == 0 || stack > kStackMask || uint64_t(sequence_nr) >= kSequenceLimit) return;
+    slots_[sequence_nr & (kSlots - 1)].store(uint64_t(sequence_nr) << kStackBits | stack, std::memory_order_relaxed);
   }
-  uint32_t Find(int64_t sequence_nr) {
-    if (sequence_nr < 0) return 0;
-    std::lock_guard<std::mutex> lock(mutex_);
-    const Slot& s = slots_[sequence_nr & (kSlots - 1)];
-    return s.sequence_nr == sequence_nr ? s.stack : 0;
+  uint32_t Find(int64_t sequence_nr) const {
+    if (sequence_nr < 0 || uint64_t(sequence_nr) >= kSequenceLimit) return 0;
+    const uint64_t slot = slots_[sequence_nr & (kSlots - 1)].load(std::memory_order_relaxed);
+    return slot >> kStackBits == uint64_t(sequence_nr) ? uint32_t(slot & kStackMask) : 0;
   }
 
  private:
   static constexpr size_t kSlots = size_t{1} << 16;
-  struct Slot {
-    int64_t sequence_nr = -1;
-    uint32_t stack = 0;
-  };
-  std::mutex mutex_;
-  std::vector<Slot> slots_ = std::vector<Slot>(kSlots);
+  // 24 bits of stack id (16M distinct Python stacks), 40 of sequence number.
+  static constexpr unsigned kStackBits = 24;
+  static constexpr uint64_t kStackMask = (uint64_t{1} << kStackBits) - 1;
+  static constexpr uint64_t kSequenceLimit = uint64_t{1} << (64 - kStackBits);
+  std::unique_ptr<std::atomic<uint64_t>[]> slots_{new std::atomic<uint64_t>[kSlots]()};
 };
 ForwardStacks& ForwardStacksOf() {
   static auto* stacks = new ForwardStacks;  // lives past exit handlers
@@ -213,7 +211,8 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   const uint64_t start = g_profile.Now();
   AttachAllocatorTracker();
   const OpInfo& info = InfoOf(fn);
-  std::vector<StreamcheckTensorRegion> regions;
+  thread_local std::vector<StreamcheckTensorRegion> regions;  // the hook copies them: reused, no allocation per op
+  regions.clear();
   const auto inputs = fn.inputs();
   for (size_t i = 0; i < inputs.size(); ++i)
     AddRegions(inputs[i], i < info.writes.size() && info.writes[i], &regions);
