@@ -108,21 +108,18 @@ bool IsQuery(CUpti_CallbackId cbid) {
 }
 
 // Entering a runtime call touches only this thread's state (the pending
-// launch), so it runs without the tracer's lock.
-void OnRuntimeEntry(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  const CallbackContext c{t, data, IsPerThreadVariant(cbid)};
+// graph kernel node), so it runs without the tracer's lock.
+void OnRuntimeEntry(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   EnterRuntimeCall();
   if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) {
-    const cudaKernelNodeParams* p = c.params<cudaGraphAddKernelNode_v10000_params>().pNodeParams;
-    OpenPendingKernel(p ? p->kernelParams : nullptr);
+    const auto& params = *static_cast<const cudaGraphAddKernelNode_v10000_params*>(data->functionParams);
+    OpenPendingKernel(params.pNodeParams ? params.pNodeParams->kernelParams : nullptr);
   }
-  HandleRuntimeLaunch(c, cbid, /*entry=*/true);
 }
 
 void OnRuntimeExit(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   const CallbackContext c{t, data, IsPerThreadVariant(cbid)};
   LeaveRuntimeCall();
-  if (HandleRuntimeLaunch(c, cbid, /*entry=*/false)) return;
   const cudaError_t rc = c.result();
   if (rc != cudaSuccess && !(IsQuery(cbid) && rc == cudaErrorNotReady)) return;  // failed calls do nothing
   if (DecodeStreamOrEventCall(c, cbid) || DecodeMemoryCall(c, cbid) || DecodeGraphCall(c, cbid)) return;
@@ -134,18 +131,12 @@ void OnDriverCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* da
   if (data->callbackSite == CUPTI_API_EXIT && !InsideRuntimeCall()) t.CountUnmodeled(data->functionName);
 }
 
-void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* payload) {
-  static const bool callbacks_only = DebugFlag("callbacks-only");
-  Tracer* t = GlobalTracer();
-  if (t == nullptr || callbacks_only) return;
-  const auto* data = static_cast<const CUpti_CallbackData*>(payload);
+void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   const bool entry = data->callbackSite == CUPTI_API_ENTER;
-  // Most callbacks of a kernel launch (the runtime call's entry, the driver
-  // launch nested in it) only note the pending launch in this thread's state:
-  // no lock for them.
+  // Entering a call only notes it in this thread's state: no lock.
   const uint64_t start = t->profile().Now();
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && entry) {
-    OnRuntimeEntry(*t, cbid, data);
+    OnRuntimeEntry(cbid, data);
     return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (entry || InsideRuntimeCall())) {
@@ -159,6 +150,13 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
     t->profile().Add(ProfilePhase::kLockedCallback, start);
   }
   t->AwaitHostSynchronizationAnalysis();  // other threads' calls go on meanwhile
+}
+
+void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* payload) {
+  static const bool callbacks_only = DebugFlag("callbacks-only");
+  Tracer* t = GlobalTracer();
+  if (t == nullptr || callbacks_only) return;
+  GuardInternalErrors("a CUDA callback", [&] { HandleCallback(t, domain, cbid, static_cast<const CUpti_CallbackData*>(payload)); });
 }
 
 bool Enable(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, const CUpti_CallbackId* ids, size_t n) {

@@ -1,7 +1,8 @@
 // STREAMCHECK_DEBUG: comma-separated switches for looking inside the tracer
 // on a new CUDA version or library without reading traces.
 //   launch          print how each kernel launch was decoded
-//   callbacks-only  return from every callback at once (what CUPTI itself costs)
+//   callbacks-only  return from every callback at once, and load no framework
+//                   plugin (what CUPTI itself costs)
 //   profile         time spent by phase (callbacks, arguments, stacks, engine,
 //                   PyTorch plugin), printed at exit
 //   observer-floor  the PyTorch plugin's op observers return at once (what

@@ -19,23 +19,33 @@
 namespace streamcheck::tracer {
 namespace {
 
+// The hooks run inside the framework's own code: an internal error of ours
+// must not surface there as an exception (GuardInternalErrors).
 uint32_t InternString(const char* text) {
   Tracer* t = GlobalTracer();
   if (t == nullptr || text == nullptr) return 0;
-  std::lock_guard<std::mutex> lock(t->mutex());
-  return t->Intern(text);
+  uint32_t id = 0;
+  GuardInternalErrors("a framework hook", [&] {
+    std::lock_guard<std::mutex> lock(t->mutex());
+    id = t->Intern(text);
+  });
+  return id;
 }
 
 uint32_t InternStack(const StreamcheckFrame* frames, size_t count) {
   Tracer* t = GlobalTracer();
   if (t == nullptr || count == 0) return 0;
-  std::lock_guard<std::mutex> lock(t->mutex());
-  return t->AddFrameworkStack(frames, count);
+  uint32_t id = 0;
+  GuardInternalErrors("a framework hook", [&] {
+    std::lock_guard<std::mutex> lock(t->mutex());
+    id = t->AddFrameworkStack(frames, count);
+  });
+  return id;
 }
 
 // Op scopes are the calling thread's own state: no lock.
 void OpBegin(uint32_t name, uint32_t stack, const StreamcheckTensorRegion* regions, size_t count) {
-  ThisThreadFrameworkOps().Begin(name, stack, regions, count);
+  GuardInternalErrors("a framework hook", [&] { ThisThreadFrameworkOps().Begin(name, stack, regions, count); });
 }
 void OpEnd() { ThisThreadFrameworkOps().End(); }
 
@@ -46,8 +56,10 @@ void BlockEvent(StreamcheckBlockEvent event, uint64_t address, uint64_t size, ui
   Tracer* t = GlobalTracer();
   if (t == nullptr) return;
   const uint64_t start = t->profile().Now();
-  std::lock_guard<std::mutex> lock(t->mutex());
-  t->PoolBlock(event, address, size, stream, device, stack);
+  GuardInternalErrors("a framework hook", [&] {
+    std::lock_guard<std::mutex> lock(t->mutex());
+    t->PoolBlock(event, address, size, stream, device, stack);
+  });
   t->profile().Add(ProfilePhase::kFrameworkBlock, start);
 }
 

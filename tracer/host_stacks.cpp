@@ -10,6 +10,7 @@
 #include <map>
 
 #include "tracer/kernel_signature.h"
+#include "tracer/program_frames.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -164,37 +165,6 @@ void HostStacks::ResolvePcs(const std::vector<uint64_t>& pcs) {
   }
 }
 
-namespace {
-
-// "Z14spin_then_fillPfxi" -> "spin_then_fill" (the stub's mangled suffix).
-std::string KernelIdentifier(const std::string& mangled) {
-  size_t i = mangled.rfind('Z', 0) == 0 ? 1 : 0;
-  size_t length = 0;
-  while (i < mangled.size() && std::isdigit(static_cast<unsigned char>(mangled[i]))) length = length * 10 + (mangled[i++] - '0');
-  return length > 0 && i + length <= mangled.size() ? mangled.substr(i, length) : std::string();
-}
-
-// Inline frames from the CUDA toolkit's own headers (cudaMalloc<T>, ...).
-bool IsToolkitHeaderFrame(const ResolvedFrame& f) {
-  return f.file.find("/targets/x86_64-linux/include/") != std::string::npos ||
-         f.file.rfind("/usr/local/cuda", 0) == 0;
-}
-
-// "ns::spin_then_fill<float>(float*, int)" -> "spin_then_fill".
-std::string BareName(const std::string& function) {
-  std::string name = function.substr(0, function.find_first_of("(<"));
-  const size_t colons = name.rfind("::");
-  return colons == std::string::npos ? name : name.substr(colons + 2);
-}
-
-// The CUDA runtime linked statically into the program (cudaLaunchKernel,
-// cudaMalloc, ... without line information) is not the user's code.
-bool IsStaticRuntimeFrame(const ResolvedFrame& f) {
-  return f.file.empty() && (f.function.rfind("cuda", 0) == 0 || f.function.rfind("__cuda", 0) == 0);
-}
-
-}  // namespace
-
 StackId HostStacks::AddSymbolized(std::vector<ResolvedFrame> frames) {
   std::lock_guard<std::mutex> lock(mutex_);
   stacks_.emplace_back();
@@ -217,28 +187,8 @@ std::vector<ResolvedFrame> HostStacks::Symbolize(StackId id) {
   ResolvePcs(pcs);
   std::vector<ResolvedFrame> frames;
   for (uint64_t pc : pcs)
-    if (const auto& chain = frames_by_pc_[pc])
-      for (const ResolvedFrame& f : *chain)
-        if (!IsStaticRuntimeFrame(f) && !IsToolkitHeaderFrame(f)) frames.push_back(f);
-  // nvcc's launch stub `__device_stub__Z<n>K...` and the host wrapper `K` that
-  // calls it stand between the launch and the line that wrote `K<<<...>>>`.
-  for (size_t i = 0; i < frames.size(); ++i) {
-    const std::string& stub = frames[i].function;
-    if (stub.rfind("__device_stub__", 0) != 0) continue;
-    frames.erase(frames.begin(), frames.begin() + i + 1);
-    const std::string kernel = KernelIdentifier(stub.substr(std::strlen("__device_stub__")));
-    if (!frames.empty() && !kernel.empty() && frames[0].function.find(kernel) != std::string::npos)
-      frames.erase(frames.begin());
-    break;
-  }
-  // The host wrapper of the launched kernel, when inlined into the caller,
-  // shows up as the innermost frame at the kernel's definition: skip it.
-  if (!kernel.empty())
-    while (!frames.empty() && BareName(frames[0].function) == kernel) frames.erase(frames.begin());
-  // Drop the process start-up frames below main.
-  while (!frames.empty() && (frames.back().function == "_start" || frames.back().function.empty()))
-    frames.pop_back();
-  return frames;
+    if (const auto& chain = frames_by_pc_[pc]) frames.insert(frames.end(), chain->begin(), chain->end());
+  return ProgramFrames(std::move(frames), kernel);
 }
 
 void HostStacks::NoteKernel(StackId id, const std::string& kernel) {

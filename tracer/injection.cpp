@@ -9,6 +9,7 @@
 #include <mutex>
 
 #include "tracer/cupti_callbacks.h"
+#include "tracer/debug_flags.h"
 #include "tracer/framework_plugin.h"
 #include "tracer/tracer.h"
 
@@ -20,7 +21,7 @@ Tracer* g_tracer = nullptr;
 void FinishAtExit() {
   if (!g_tracer) return;
   std::lock_guard<std::mutex> lock(g_tracer->mutex());
-  g_tracer->Finish();
+  GuardInternalErrors("the final summary", [] { g_tracer->Finish(); });
 }
 
 // fork(): hold the tracer's lock, and keep the analysis worker between two
@@ -38,7 +39,7 @@ void AfterForkInParent() {
 }
 void AfterForkInChild() {
   if (!g_tracer || AnalysisWorker::OnWorkerThread()) return;
-  g_tracer->RestartAfterFork();
+  GuardInternalErrors("the forked child's start", [] { g_tracer->RestartAfterFork(); });
   g_tracer->mutex().unlock();
 }
 
@@ -80,7 +81,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   std::call_once(once, [] {
     g_tracer = new Tracer(TracerConfig::FromEnvironment());  // lives until exit
     if (!SubscribeCallbacks()) return;
-    LoadFrameworkPlugins();
+    if (!DebugFlag("callbacks-only")) LoadFrameworkPlugins();  // that measures CUPTI alone
     std::atexit(FinishAtExit);
     pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
     InstallSignalHandlers();

@@ -116,16 +116,16 @@ void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& a
                args.params ? "kernelParams" : args.buffer ? "extra buffer" : "none", accesses);
 }
 
-// A launch between the runtime call's entry and exit on this thread: the
+// A kernel node being added by cudaGraphAddKernelNode on this thread: the
 // runtime call gives the argument array (one pointer per parameter, as the
 // program passed them), the nested driver call the CUfunction.
-struct PendingLaunch {
+struct PendingKernelNode {
   bool active = false;
   void** args = nullptr;
   CUfunction function = nullptr;
   const char* symbol = nullptr;
 };
-thread_local PendingLaunch t_pending;
+thread_local PendingKernelNode t_pending;
 thread_local int t_runtime_depth = 0;
 
 Handle DriverStream(CUstream s, bool per_thread_variant) {
@@ -134,10 +134,10 @@ Handle DriverStream(CUstream s, bool per_thread_variant) {
   return h;  // CU_STREAM_LEGACY (0x1) and CU_STREAM_PER_THREAD (0x2) match the runtime's values
 }
 
-// Name and accesses of the pending launch; counts when its function was not seen.
+// Name and accesses of the pending kernel; counts when its function was not seen.
 void ResolvePending(Tracer& t, const char* symbol_fallback, StringId* name, std::vector<MemoryAccess>* accesses) {
   if (t_pending.function == nullptr) {
-    t.CountUnmodeled("kernel arguments (no driver-level launch seen)");
+    t.CountUnmodeled("kernel arguments (no driver-level kernel node seen)");
     *name = symbol_fallback ? t.Intern(Demangle(symbol_fallback)) : 0;
     accesses->clear();
     return;
@@ -145,7 +145,7 @@ void ResolvePending(Tracer& t, const char* symbol_fallback, StringId* name, std:
   const KernelLayout& k = LayoutOf(t, t_pending.function, t_pending.symbol ? t_pending.symbol : "");
   *name = k.name_id;
   DecodeArguments(t, k, ArgumentSource::From(t_pending.args), accesses);
-  DebugLaunch("runtime launch", k, ArgumentSource::From(t_pending.args), accesses->size());
+  DebugLaunch("graph kernel node", k, ArgumentSource::From(t_pending.args), accesses->size());
 }
 
 void EmitKernel(Tracer& t, const char* api, Handle stream, StringId name, std::vector<MemoryAccess>&& accesses) {
@@ -165,45 +165,6 @@ bool InsideRuntimeCall() { return t_runtime_depth > 0; }
 void EnterRuntimeCall() { ++t_runtime_depth; }
 void LeaveRuntimeCall() {
   if (t_runtime_depth > 0) --t_runtime_depth;
-}
-
-bool HandleRuntimeLaunch(const CallbackContext& c, CUpti_CallbackId cbid, bool entry) {
-  Handle stream = 0;
-  void** args = nullptr;
-  switch (cbid) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000: {
-      const auto& p = c.params<cudaLaunchKernel_v7000_params>();
-      stream = c.Stream(p.stream), args = p.args;
-      break;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000: {
-      const auto& p = c.params<cudaLaunchCooperativeKernel_v9000_params>();
-      stream = c.Stream(p.stream), args = p.args;
-      break;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060: {
-      const auto& p = c.params<cudaLaunchKernelExC_v11060_params>();
-      stream = c.Stream(p.config ? p.config->stream : nullptr), args = p.args;
-      break;
-    }
-    default:
-      return false;
-  }
-  if (entry) {
-    OpenPendingKernel(args);
-    return true;
-  }
-  if (c.result() == cudaSuccess) {
-    StringId name = 0;
-    std::vector<MemoryAccess> accesses;
-    ResolvePending(c.tracer, c.data->symbolName, &name, &accesses);
-    EmitKernel(c.tracer, c.data->functionName, stream, name, std::move(accesses));
-  }
-  t_pending = PendingLaunch{};
-  return true;
 }
 
 bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_CallbackId cbid) {
@@ -249,7 +210,7 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
     default:
       return false;
   }
-  if (t_pending.active) {  // nested in a traced runtime call: it supplies the function
+  if (t_pending.active) {  // nested in cudaGraphAddKernelNode: it supplies the function
     if (data->callbackSite == CUPTI_API_ENTER && f != nullptr) {
       t_pending.function = f;
       t_pending.symbol = data->symbolName;
@@ -268,7 +229,7 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
 }
 
 void OpenPendingKernel(void** args) {
-  t_pending = PendingLaunch{};
+  t_pending = PendingKernelNode{};
   t_pending.active = true;
   t_pending.args = args;
 }
@@ -276,7 +237,7 @@ void OpenPendingKernel(void** args) {
 void TakePendingKernel(const CallbackContext& c, TraceRecord* node) {
   ResolvePending(c.tracer, c.data->symbolName, &node->name, &node->accesses);
   ThisThreadFrameworkOps().Refine(&node->accesses);
-  t_pending = PendingLaunch{};
+  t_pending = PendingKernelNode{};
 }
 
 }  // namespace streamcheck::tracer

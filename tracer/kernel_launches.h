@@ -1,9 +1,11 @@
-// Kernel launches: the runtime call (cudaLaunchKernel and friends) knows the
-// stream as the program named it; the nested driver call (cuLaunchKernel)
-// knows the CUfunction, whose parameter layout (cuFuncGetParamInfo, cached)
-// lets us read the argument words and match them against live allocations.
-// Launches made directly through the driver (libraries such as cuBLAS) are
-// decoded from the driver call alone.
+// Kernel launches, decoded from the driver call (cuLaunchKernel and friends):
+// the CUDA runtime's launches (cudaLaunchKernel, <<<>>>, cooperative and Ex
+// variants) make one, as do libraries such as cuBLAS directly. It has the
+// CUfunction, whose parameter layout (cuFuncGetParamInfo, cached) lets us read
+// the argument words and match them against live allocations, and the stream
+// (0 or CU_STREAM_LEGACY, CU_STREAM_PER_THREAD or a _ptsz variant, or a
+// stream handle, which is the runtime's cudaStream_t). Subscribing to the
+// runtime's launch calls as well would double CUPTI's cost per launch.
 #pragma once
 
 #include <cupti.h>
@@ -12,11 +14,8 @@
 
 namespace streamcheck::tracer {
 
-// Runtime launch APIs: on entry, opens a pending launch for this thread; on
-// exit, emits it. Returns false for other cbids.
-bool HandleRuntimeLaunch(const CallbackContext& c, CUpti_CallbackId cbid, bool entry);
-// Driver launch APIs and cuGraphAddKernelNode: completes a pending launch, or
-// emits a direct driver launch. Returns false for other cbids.
+// Driver launch APIs and cuGraphAddKernelNode: completes a pending graph
+// kernel node, or emits the launch. Returns false for other cbids.
 bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_CallbackId cbid);
 // cudaGraphAddKernelNode: open a pending kernel at entry, take it at exit to
 // fill the node's name and accesses from the nested driver call.

@@ -128,10 +128,11 @@ void Tracer::Submit(TraceRecord& r) {
 }
 
 void Tracer::Analyze(TraceRecord& r) {
-  const uint64_t engine_start = profile_.Now();
-  engine_->Process(r);
-  profile_.Add(ProfilePhase::kEngine, engine_start);
-  if (trace_) {
+  GuardInternalErrors("the analysis of a record", [&] {
+    const uint64_t engine_start = profile_.Now();
+    engine_->Process(r);
+    profile_.Add(ProfilePhase::kEngine, engine_start);
+    if (!trace_) return;
     const uint64_t trace_start = profile_.Now();
     trace_->Append(r);
     // A program that ends with _exit() runs no exit handler: writing the
@@ -140,7 +141,7 @@ void Tracer::Analyze(TraceRecord& r) {
     if (IsHostSynchronization(r.op)) trace_->Flush();
     else trace_->FlushIfOlderThan(200);
     profile_.Add(ProfilePhase::kTraceOutput, trace_start);
-  }
+  });
 }
 
 void Tracer::AwaitHostSynchronizationAnalysis() {
@@ -339,6 +340,15 @@ void Tracer::SaveForCrash() {
     return;  // the worker crashed inside a record: its trace buffer may be half written
   }
   if (trace_) trace_->Flush();
+}
+
+void ReportInternalError(const char* where, const char* what) noexcept {
+  static std::atomic<int> reported{0};
+  constexpr int kMaxReports = 5;
+  const int n = reported.fetch_add(1);
+  if (n < kMaxReports)
+    std::fprintf(stderr, "streamcheck: internal error in %s: %s; the program goes on, this call is not analysed%s\n",
+                 where, what, n + 1 == kMaxReports ? " (further internal errors are not shown)" : "");
 }
 
 }  // namespace streamcheck::tracer

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <chrono>
+#include <exception>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -118,5 +119,20 @@ class Tracer : public StackResolver {
 
 // The process-wide tracer, created by InitializeInjection; null before.
 Tracer* GlobalTracer();
+
+// Runs `body`; an exception from it (a bug of ours, or memory exhausted) is
+// reported on stderr (the first few) instead of ending the traced program,
+// which is what an exception crossing CUDA's or PyTorch's frames would do.
+void ReportInternalError(const char* where, const char* what) noexcept;
+template <typename Body>
+void GuardInternalErrors(const char* where, Body&& body) noexcept {
+  try {
+    body();
+  } catch (const std::exception& e) {
+    ReportInternalError(where, e.what());
+  } catch (...) {
+    ReportInternalError(where, "unknown exception");
+  }
+}
 
 }  // namespace streamcheck::tracer

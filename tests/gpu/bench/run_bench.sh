@@ -3,9 +3,11 @@
 # item 7). Prints every measurement, then the median of each variant and its
 # ratio to native.
 # Usage: run_bench.sh STREAMCHECK_BINARY OUT_DIR [LAUNCHES] [TORCH_ITERS] [ROUNDS] [TRANSFORMER_STEPS]
-# "inline analysis" runs the engine inside each callback instead of on the
-# analysis worker's thread. BENCH_SPLIT=1 adds the variants that split the
-# PyTorch overhead (no plugin; PyTorch's op observation alone).
+# BENCH_SPLIT=1 adds variants that split the overhead: "inline analysis" (the
+# engine inside each callback instead of on the analysis worker's thread), no
+# plugin, and PyTorch's op observation alone (observer floor). BASE=OTHER_BINARY
+# adds "base" variants traced by another streamcheck build (with its tracer
+# and plugin beside it), to compare two builds in one run.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}; steps=${6:-50}
@@ -13,6 +15,7 @@ mkdir -p "$out"
 results="$out/results.txt"; : >"$results"
 ${NVCC:-nvcc} -O2 -arch=sm_90 -o "$out/launch_rate" "$here/launch_rate.cu" || exit 1
 traced=("$sc" run -q --db "$out/bench.db")
+base=(); [[ -n ${BASE:-} ]] && base=("$BASE" run -q --db "$out/bench-base.db")
 # Every variant runs on the same cores (BENCH_CPUS), so that where the
 # scheduler puts a process does not differ between native and traced runs.
 pin=(); command -v taskset >/dev/null && pin=(taskset -c "${BENCH_CPUS:-2-7}")
@@ -26,25 +29,34 @@ measure() {
 for ((r = 0; r < rounds; r++)); do
   measure "launch native" "$out/launch_rate" "$n"
   measure "launch traced" "${traced[@]}" -- "$out/launch_rate" "$n"
-  measure "launch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$out/launch_rate" "$n"
+  [[ ${BENCH_SPLIT:-0} == 1 ]] && measure "launch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$out/launch_rate" "$n"
   measure "launch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
+  if ((${#base[@]})); then
+    measure "launch traced, base" "${base[@]}" -- "$out/launch_rate" "$n"
+    measure "launch CUPTI callbacks only, base" env STREAMCHECK_DEBUG=callbacks-only "${base[@]}" -- "$out/launch_rate" "$n"
+  fi
 done
 py=${PYTHON:-python3}
 if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   for ((r = 0; r < rounds; r++)); do
     measure "torch native" "$py" "$here/torch_loop.py" "$iters"
     measure "torch traced" "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    measure "torch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    [[ ${BENCH_SPLIT:-0} == 1 ]] &&
+    if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
+      measure "torch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
       measure "torch traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
+    fi
+    measure "torch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
+    ((${#base[@]})) && measure "torch traced, base" "${base[@]}" -- "$py" "$here/torch_loop.py" "$iters"
     measure "torch TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))"
     measure "transformer native" "$py" "$here/torch_transformer.py" "$steps"
     measure "transformer traced" "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
-    measure "transformer inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
     if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
+      measure "transformer inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
       measure "transformer observer floor" env STREAMCHECK_DEBUG=observer-floor "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
       measure "transformer traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
     fi
+    measure "transformer CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
+    ((${#base[@]})) && measure "transformer traced, base" "${base[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
     measure "transformer TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_transformer.py" "$((steps / 5))"
   done
 fi
