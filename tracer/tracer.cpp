@@ -32,13 +32,27 @@ std::string CommandLine() {
 
 void Warn(const std::string& message) { std::fprintf(stderr, "streamcheck: %s\n", message.c_str()); }
 
-bool IsHostSynchronization(OpCode op) {
-  return op == OpCode::kDeviceSynchronize || op == OpCode::kStreamSynchronize || op == OpCode::kEventSynchronize;
+// Calls after which the host waited for the device: already slow, so the
+// tracer waits there too (for the analysis worker, for the trace file), and
+// programs do them before they end, whether by exit() or by _exit().
+bool HostWaitedForDevice(const TraceRecord& r) {
+  switch (r.op) {
+    case OpCode::kDeviceSynchronize:
+    case OpCode::kStreamSynchronize:
+    case OpCode::kEventSynchronize:
+    case OpCode::kFree:  // cudaFree synchronizes the device
+    case OpCode::kDeviceReset:
+      return true;
+    case OpCode::kMemcpy:
+      return !r.is_async;
+    default:
+      return false;
+  }
 }
 
 std::atomic<ThreadId> g_next_thread{1};
 thread_local ThreadId t_thread = 0;
-// The last host synchronization this thread queued, for AwaitHostSynchronizationAnalysis.
+// The last call of this thread that waited for the device, for AwaitHostSynchronizationAnalysis.
 thread_local uint64_t t_unanalysed_sync = 0;
 
 }  // namespace
@@ -121,7 +135,7 @@ void Tracer::Define(TraceRecord& definition) { Submit(definition); }
 void Tracer::Submit(TraceRecord& r) {
   if (!worker_ || !worker_->running()) return Analyze(r);
   const uint64_t queue_start = profile_.Now();
-  const bool host_sync = IsHostSynchronization(r.op);
+  const bool host_sync = HostWaitedForDevice(r);
   const uint64_t sequence = worker_->Push(r);
   if (host_sync) t_unanalysed_sync = sequence;
   profile_.Add(ProfilePhase::kQueue, queue_start);
@@ -136,9 +150,9 @@ void Tracer::Analyze(TraceRecord& r) {
     const uint64_t trace_start = profile_.Now();
     trace_->Append(r);
     // A program that ends with _exit() runs no exit handler: writing the
-    // trace out at host synchronizations (already slow calls) keeps it
-    // complete up to the last one.
-    if (IsHostSynchronization(r.op)) trace_->Flush();
+    // trace out where the host waited for the device keeps it complete up
+    // to the last such call.
+    if (HostWaitedForDevice(r)) trace_->Flush();
     else trace_->FlushIfOlderThan(200);
     profile_.Add(ProfilePhase::kTraceOutput, trace_start);
   });

@@ -75,7 +75,8 @@ class Tracer : public StackResolver {
   // while: the crashing thread may hold what it needs), then writes what the
   // trace writer buffered.
   void SaveForCrash();
-  // Without mutex() held: after a host synchronization, waits until the
+  // Without mutex() held: after a call that made the host wait for the
+  // device (a synchronization, cudaFree, a synchronous copy), waits until the
   // worker has analysed it, so findings up to here are on disk even if the
   // program ends with _exit().
   void AwaitHostSynchronizationAnalysis();

@@ -3,9 +3,9 @@
 # item 7). Prints every measurement, then the median of each variant and its
 # ratio to native.
 # Usage: run_bench.sh STREAMCHECK_BINARY OUT_DIR [LAUNCHES] [TORCH_ITERS] [ROUNDS] [TRANSFORMER_STEPS]
-# BENCH_SPLIT=1 adds variants that split the overhead: "inline analysis" (the
-# engine inside each callback instead of on the analysis worker's thread), no
-# plugin, and PyTorch's op observation alone (observer floor). BASE=OTHER_BINARY
+# BENCH_INLINE=1 adds "inline analysis" variants (the engine inside each
+# callback instead of on the analysis worker's thread); BENCH_SPLIT=1 those
+# that split the PyTorch overhead (no plugin; PyTorch's op observation alone). BASE=OTHER_BINARY
 # adds "base" variants traced by another streamcheck build (with its tracer
 # and plugin beside it), to compare two builds in one run.
 set -uo pipefail
@@ -29,7 +29,7 @@ measure() {
 for ((r = 0; r < rounds; r++)); do
   measure "launch native" "$out/launch_rate" "$n"
   measure "launch traced" "${traced[@]}" -- "$out/launch_rate" "$n"
-  [[ ${BENCH_SPLIT:-0} == 1 ]] && measure "launch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$out/launch_rate" "$n"
+  [[ ${BENCH_INLINE:-0} == 1 ]] && measure "launch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$out/launch_rate" "$n"
   measure "launch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
   if ((${#base[@]})); then
     measure "launch traced, base" "${base[@]}" -- "$out/launch_rate" "$n"
@@ -41,17 +41,18 @@ if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   for ((r = 0; r < rounds; r++)); do
     measure "torch native" "$py" "$here/torch_loop.py" "$iters"
     measure "torch traced" "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
+    [[ ${BENCH_INLINE:-0} == 1 ]] &&
       measure "torch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
+    [[ ${BENCH_SPLIT:-0} == 1 ]] &&
       measure "torch traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    fi
     measure "torch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
     ((${#base[@]})) && measure "torch traced, base" "${base[@]}" -- "$py" "$here/torch_loop.py" "$iters"
     measure "torch TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))"
     measure "transformer native" "$py" "$here/torch_transformer.py" "$steps"
     measure "transformer traced" "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
-    if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
+    [[ ${BENCH_INLINE:-0} == 1 ]] &&
       measure "transformer inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
+    if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
       measure "transformer observer floor" env STREAMCHECK_DEBUG=observer-floor "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
       measure "transformer traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
     fi
