@@ -1,30 +1,40 @@
-// The two-stream producer/consumer of event_record_wait.cu as a function, for
-// the programs that test what happens after it (exit paths, fork, reset).
+// The two-stream producer/consumer of event_record_wait.cu as functions, for
+// the programs that test what happens after it (exit paths, crashes, fork, reset).
 #pragma once
 
 #include "common.cuh"
 
-// Runs fill on one stream and a read of its output on another; with `racy`
-// the reader does not wait. Leaves the GPU idle.
-inline void ProduceConsume(bool racy) {
+struct ProducerConsumer {
   cudaStream_t s1, s2;
   cudaEvent_t done;
   float *a, *b;
-  CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
-  CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-  CHECK(cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
-  CHECK(cudaMalloc(&a, kN * sizeof(float)));
-  CHECK(cudaMalloc(&b, kN * sizeof(float)));
-  spin_then_fill<<<64, 256, 0, s1>>>(a, 1000000, kN);
+};
+
+// Launches fill on one stream and a read of its output on another; with
+// `racy` the reader does not wait. Returns at once: nothing waits for the GPU.
+inline ProducerConsumer LaunchProducerConsumer(bool racy) {
+  ProducerConsumer p;
+  CHECK(cudaStreamCreateWithFlags(&p.s1, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&p.s2, cudaStreamNonBlocking));
+  CHECK(cudaEventCreateWithFlags(&p.done, cudaEventDisableTiming));
+  CHECK(cudaMalloc(&p.a, kN * sizeof(float)));
+  CHECK(cudaMalloc(&p.b, kN * sizeof(float)));
+  spin_then_fill<<<64, 256, 0, p.s1>>>(p.a, 1000000, kN);
   if (!racy) {
-    CHECK(cudaEventRecord(done, s1));
-    CHECK(cudaStreamWaitEvent(s2, done, 0));
+    CHECK(cudaEventRecord(p.done, p.s1));
+    CHECK(cudaStreamWaitEvent(p.s2, p.done, 0));
   }
-  scale<<<64, 256, 0, s2>>>(a, b, kN);
+  scale<<<64, 256, 0, p.s2>>>(p.a, p.b, kN);
+  return p;
+}
+
+// The same, then waits for it and releases everything: leaves the GPU idle.
+inline void ProduceConsume(bool racy) {
+  const ProducerConsumer p = LaunchProducerConsumer(racy);
   CHECK(cudaDeviceSynchronize());
-  CHECK(cudaFree(a));
-  CHECK(cudaFree(b));
-  CHECK(cudaEventDestroy(done));
-  CHECK(cudaStreamDestroy(s1));
-  CHECK(cudaStreamDestroy(s2));
+  CHECK(cudaFree(p.a));
+  CHECK(cudaFree(p.b));
+  CHECK(cudaEventDestroy(p.done));
+  CHECK(cudaStreamDestroy(p.s1));
+  CHECK(cudaStreamDestroy(p.s2));
 }
