@@ -13,7 +13,8 @@ namespace streamcheck::cli {
 
 void AddReportCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand(
-      "report", "Print the findings of a store as text, JSON, SARIF or a self-contained HTML page");
+      "report", "Print the findings of a store as text, a one-line-per-finding summary, JSON, SARIF or a "
+                "self-contained HTML page");
   struct Options {
     store::ReportRequest request;
     std::string run;
@@ -22,8 +23,10 @@ void AddReportCommand(CLI::App& app) {
   auto options = std::make_shared<Options>();
   store::ReportRequest& r = options->request;
   cmd->add_option("DB", r.db_path, "the findings database")->required();
-  cmd->add_option("--format", r.format, "text (default), json, sarif or html")
-      ->check(CLI::IsMember({"text", "json", "sarif", "html"}));
+  cmd->add_option("--format", r.format,
+                  "text (default: each finding with both stacks, why and fix), summary (one line per finding, "
+                  "counts by rule), json, sarif or html")
+      ->check(CLI::IsMember({"text", "summary", "json", "sarif", "html"}));
   cmd->add_option("--rule", r.rule, "only findings of this rule id");
   cmd->add_option("--run", options->run, "only this run id, or 'last' (default: every run)");
   cmd->add_option("--baseline", r.baseline_path,

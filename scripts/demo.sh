@@ -24,5 +24,14 @@ shopt -s nullglob
 "$sc" replay -q --db "$db" "$root"/testdata/examples/*.trace.txt "$root"/testdata/traces/*.sctrace || true
 
 echo
-echo "== streamcheck report $db"
-"$sc" report "$db"
+echo "== streamcheck report --format summary $db (one line per finding)"
+"$sc" report --format summary "$db"
+
+# One finding in full: both accesses with their stacks, why no ordering
+# exists, and the fix. The PyTorch docs' normal_()/sum() race, replayed alone.
+example_db=${db%.db}-example.db
+rm -f "$example_db" "$example_db-wal" "$example_db-shm"
+"$sc" replay -q --db "$example_db" "$root/testdata/examples/pytorch_normal_sum.trace.txt" || true
+echo
+echo "== streamcheck report $example_db (every finding in full; here the PyTorch docs' example)"
+"$sc" report "$example_db"

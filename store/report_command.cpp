@@ -62,9 +62,9 @@ bool SelectRuns(Store& store, std::optional<int64_t> run, std::vector<StoredRun>
 
 int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err) {
   const std::string_view command = "report";
-  if (request.format != "text" && request.format != "json" && request.format != "sarif" &&
-      request.format != "html")
-    return Fail(err, command, "unknown format '" + request.format + "' (text, json, sarif or html)");
+  if (request.format != "text" && request.format != "summary" && request.format != "json" &&
+      request.format != "sarif" && request.format != "html")
+    return Fail(err, command, "unknown format '" + request.format + "' (text, summary, json, sarif or html)");
   if (!request.rule.empty() && rules::Find(request.rule) == nullptr)
     return Fail(err, command, "unknown rule '" + request.rule + "' (`streamcheck rules` lists them)");
 
@@ -96,6 +96,7 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
                   [&](const StoredFinding& f) { return suppressions->Suppressed(f.finding); });
 
   if (request.format == "text") WriteTextReport(data, out);
+  else if (request.format == "summary") WriteSummaryReport(data, out);
   else if (request.format == "json") out << JsonReport(data).dump(2) << "\n";
   else if (request.format == "sarif") out << SarifReport(data).dump(2) << "\n";
   else WriteHtmlReport(data, out);

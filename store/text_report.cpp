@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <map>
+#include <string>
+
 namespace streamcheck::store {
 namespace {
 
@@ -14,12 +17,16 @@ void WriteStack(const std::vector<ResolvedFrame>& stack, std::ostream& out) {
   }
 }
 
+// Where the diagnostic points: the later access, the one that races.
+std::string Location(const StoredFinding& stored) {
+  const Finding& f = stored.finding;
+  const ResolvedFrame* where = f.accesses.empty() ? nullptr : PrimaryFrame(f.accesses.back());
+  return where ? FrameLocation(*where) : "<unknown>";
+}
+
 void WriteFinding(const StoredFinding& stored, std::ostream& out) {
   const Finding& f = stored.finding;
-  const ResolvedFrame* where = nullptr;
-  if (!f.accesses.empty()) where = PrimaryFrame(f.accesses.back());
-  std::string location = where ? FrameLocation(*where) : "<unknown>";
-  fmt::print(out, "{}: {}: {} [{}]\n", location, stored.severity, f.message, f.rule);
+  fmt::print(out, "{}: {}: {} [{}]\n", Location(stored), stored.severity, f.message, f.rule);
   fmt::print(out, "  {}, confidence {}, seen {} time{}\n", FindingKindName(f.kind),
              ConfidenceName(f.confidence), f.count, f.count == 1 ? "" : "s");
   if (f.buffer.size != 0 || f.buffer.address != 0)
@@ -36,19 +43,49 @@ void WriteFinding(const StoredFinding& stored, std::ostream& out) {
   fmt::print(out, "  fingerprint: {}\n\n", f.fingerprint);
 }
 
-}  // namespace
+// What an access did, short: the framework op when there is one (aten::sum
+// says more than a 300-character kernel name), else the kernel or API.
+std::string OperationLabel(const FindingAccess& a) {
+  constexpr size_t kMaxLength = 60;
+  std::string label = !a.framework_op.empty() ? a.framework_op : !a.op.empty() ? a.op : a.api;
+  if (label.size() > kMaxLength) label = label.substr(0, kMaxLength - 3) + "...";
+  return label;
+}
 
-void WriteTextReport(const ReportData& data, std::ostream& out) {
-  size_t errors = 0, warnings = 0;
-  for (const StoredFinding& f : data.findings) {
-    WriteFinding(f, out);
-    (f.severity == "error" ? errors : warnings) += 1;
-  }
+void WriteTotals(const ReportData& data, std::ostream& out) {
+  size_t errors = 0;
+  for (const StoredFinding& f : data.findings) errors += f.severity == "error";
+  const size_t others = data.findings.size() - errors;
   // `run` and `replay` report the run they just made and name no runs.
   const std::string runs = data.runs.empty() ? ""
                            : fmt::format("{} run{} of ", data.runs.size(), data.runs.size() == 1 ? "" : "s");
   fmt::print(out, "{} finding{} ({} error{}, {} other) in {}{}\n", data.findings.size(),
-             data.findings.size() == 1 ? "" : "s", errors, errors == 1 ? "" : "s", warnings, runs, data.db_path);
+             data.findings.size() == 1 ? "" : "s", errors, errors == 1 ? "" : "s", others, runs, data.db_path);
+}
+
+}  // namespace
+
+void WriteTextReport(const ReportData& data, std::ostream& out) {
+  for (const StoredFinding& f : data.findings) WriteFinding(f, out);
+  WriteTotals(data, out);
+}
+
+void WriteSummaryReport(const ReportData& data, std::ostream& out) {
+  std::map<std::string, size_t> by_rule;
+  for (const StoredFinding& stored : data.findings) {
+    const Finding& f = stored.finding;
+    std::string operations;
+    for (const FindingAccess& a : f.accesses) operations += (operations.empty() ? "" : " vs ") + OperationLabel(a);
+    fmt::print(out, "{}: {}: {} ({}): {}{}\n", Location(stored), stored.severity, f.rule, FindingKindName(f.kind),
+               operations, f.count > 1 ? fmt::format(" (seen {} times)", f.count) : "");
+    ++by_rule[f.rule];
+  }
+  if (!by_rule.empty()) {
+    std::string counts;
+    for (const auto& [rule, n] : by_rule) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, rule);
+    fmt::print(out, "by rule: {}\n", counts);
+  }
+  WriteTotals(data, out);
 }
 
 }  // namespace streamcheck::store

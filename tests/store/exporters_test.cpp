@@ -46,6 +46,20 @@ TEST(TextReport, ReadsLikeACompilerDiagnostic) {
   EXPECT_NE(text.find("1 finding (1 error"), std::string::npos) << text;
 }
 
+// One line per finding: where, rule, kind, the framework ops (not the long
+// kernel names) in order, how often; then the counts by rule and the totals.
+TEST(SummaryReport, OneLinePerFindingThenCountsByRule) {
+  ReportData data = Data();
+  data.findings.push_back(data.findings.front());
+  data.findings.back().finding.count = 3;
+  std::ostringstream out;
+  WriteSummaryReport(data, out);
+  const std::string expected_line =
+      "model.py:11:5: error: cross-stream-race (read-after-write): aten::normal_ vs aten::sum";
+  EXPECT_EQ(out.str(), expected_line + "\n" + expected_line + " (seen 3 times)\n" +
+                           "by rule: 2 cross-stream-race\n2 findings (2 errors, 0 other) in 1 run of findings.db\n");
+}
+
 TEST(JsonReport, HasTheDocumentedKeys) {
   json report = JsonReport(Data());
   EXPECT_EQ(report["format_version"], kJsonFormatVersion);
