@@ -78,6 +78,7 @@ void Engine::Impl::Process(const TraceRecord& r) {
 }
 
 void Engine::Impl::Prefetch(const TraceRecord& r) const {
+  caller_prefetches_ = true;
   for (const MemoryAccess& a : r.accesses) shadow_.Prefetch(a.addr);
   if (r.op == OpCode::kMemcpy) shadow_.Prefetch(r.src);
   // An allocation inserts its interval at dst: a random slot too.

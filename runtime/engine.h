@@ -55,6 +55,9 @@ class Engine {
   void Process(const TraceRecord& record);
   // A hint that `record` comes next: starts loading the shadow memory it will
   // touch, so the cache misses of consecutive operations overlap (replay).
+  // A caller that calls it once is taken to hint every record, several
+  // records ahead: Process() then no longer prefetches an operation's
+  // accesses itself.
   void Prefetch(const TraceRecord& record) const;
   // Flushes final occurrence counts to the sink. Call once at the end.
   void Finish();

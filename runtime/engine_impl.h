@@ -142,6 +142,9 @@ class Engine::Impl {
   std::unordered_map<uint64_t, std::vector<StreamState*>> capturing_;
   std::vector<ShadowConflict> conflicts_;  // scratch for the access hot path
   const TraceRecord* current_ = nullptr;
+  // Set by the first Prefetch(): the caller hints every record ahead of
+  // Process() (replay does), so ApplyAccesses need not prefetch again.
+  mutable bool caller_prefetches_ = false;
 };
 
 }  // namespace streamcheck

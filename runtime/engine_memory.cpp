@@ -1,19 +1,19 @@
 // Memory: allocation lifetimes, the accesses of kernels, copies and memsets,
 // and host accesses.
+#include <iterator>
+
 #include "runtime/engine_impl.h"
 #include "runtime/transfer_semantics.h"
 
 namespace streamcheck {
 namespace {
 
+// A table, not a switch: it runs for every access.
 ShadowKind ShadowKindOf(AccessMode mode) {
-  switch (mode) {
-    case AccessMode::kRead: return ShadowKind::kRead;
-    case AccessMode::kWrite: return ShadowKind::kWrite;
-    case AccessMode::kReadWrite: return ShadowKind::kReadWrite;
-    case AccessMode::kUnknown: return ShadowKind::kUnknown;
-  }
-  return ShadowKind::kUnknown;
+  static constexpr ShadowKind kByMode[] = {ShadowKind::kUnknown, ShadowKind::kRead, ShadowKind::kWrite,
+                                           ShadowKind::kReadWrite, ShadowKind::kUnknown};
+  const auto index = static_cast<size_t>(mode);
+  return index < std::size(kByMode) ? kByMode[index] : ShadowKind::kUnknown;
 }
 
 // Bytes a strided (2D) transfer spans: rows-1 full pitches plus one row. The
@@ -37,18 +37,25 @@ void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t s
                                  const std::vector<MemoryAccess>& accesses, uint64_t trace_index,
                                  uint64_t timestamp_ns) {
   auto is_host = [this](Lane l) { return lanes_.IsHost(l); };
-  op_log_.Note({lane, clock.Get(lane)}, trace_index, timestamp_ns);
+  const Clock now_clock = clock.Get(lane);
+  op_log_.Note({lane, now_clock}, trace_index, timestamp_ns);
   // The accesses' shadow slots are independent cache misses: start them all
-  // before the first lookup waits (replay also prefetches records ahead).
-  if (accesses.size() > 1)
+  // before the first lookup waits, unless the caller prefetched this record
+  // already, several records ahead (replay): then they are in cache or on
+  // their way, and hashing each address again costs more than it saves.
+  if (!caller_prefetches_ && accesses.size() > 1)
     for (const MemoryAccess& a : accesses) shadow_.Prefetch(a.addr);
+  // Conflicts are rare: the scratch list is emptied after a report, not
+  // before every access.
+  conflicts_.clear();
   for (const MemoryAccess& a : accesses) {
     ++stats_.accesses_checked;
-    ShadowAccess now{lane, clock.Get(lane), site, ShadowKindOf(a.mode)};
-    conflicts_.clear();
+    const ShadowAccess now{lane, now_clock, site, ShadowKindOf(a.mode)};
     shadow_.Access(a.addr, a.size, now, clock, is_host, &conflicts_);
-    if (!conflicts_.empty())
+    if (!conflicts_.empty()) [[unlikely]] {
       ReportConflicts({lane, site, now.kind, a.addr, a.size, trace_index, timestamp_ns});
+      conflicts_.clear();
+    }
   }
 }
 

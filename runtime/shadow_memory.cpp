@@ -99,10 +99,15 @@ void ShadowMemory::Fresh(Address addr, uint64_t size) {
   const Address end = addr + size;
   // Memory new to the shadow (no interval overlaps it) is the common case:
   // one descent of the ordered starts and one insert, where Replace's carve
-  // descends twice more and looks up the previous interval again.
-  auto next = starts_.lower_bound(addr);
+  // descends twice more and looks up the previous interval again. Past the
+  // end of the last interval (intervals are disjoint, so it ends last; rising
+  // addresses, as allocators hand them out at start) not even the descent.
+  const bool past_last = starts_.empty() || intervals_.Find(*starts_.rbegin())->end <= addr;
+  auto next = past_last ? starts_.end() : starts_.lower_bound(addr);
   const bool clear_after = next == starts_.end() || *next >= end;
-  if (clear_after && (next == starts_.begin() || intervals_.Find(*std::prev(next))->end <= addr)) {
+  const bool clear_before =
+      past_last || next == starts_.begin() || intervals_.Find(*std::prev(next))->end <= addr;
+  if (clear_after && clear_before) {
     starts_.emplace_hint(next, addr);
     intervals_.Set(addr, ShadowInterval{end, ShadowAccess{}, ReadSet{}});
     return;

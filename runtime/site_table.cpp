@@ -9,18 +9,18 @@ uint32_t SiteTable::Add(const Site& site) {
   sites_.push_back(site);
   const size_t grown_mask = slots_.size() - 1;
   size_t i = Hash(site) & grown_mask;
-  while (slots_[i] != 0) i = (i + 1) & grown_mask;
-  slots_[i] = id;
+  while (slots_[i].id != 0) i = (i + 1) & grown_mask;
+  slots_[i] = {site, id};
   return id;
 }
 
 void SiteTable::Grow() {
-  slots_.assign(slots_.size() * 2, 0);
+  slots_.assign(slots_.size() * 2, Slot{});
   const size_t mask = slots_.size() - 1;
   for (uint32_t id = 1; id < sites_.size(); ++id) {
     size_t i = Hash(sites_[id]) & mask;
-    while (slots_[i] != 0) i = (i + 1) & mask;
-    slots_[i] = id;
+    while (slots_[i].id != 0) i = (i + 1) & mask;
+    slots_[i] = {sites_[id], id};
   }
 }
 

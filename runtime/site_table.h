@@ -24,13 +24,13 @@ struct Site {
 
 class SiteTable {
  public:
-  SiteTable() : sites_(1), slots_(kInitialSlots, 0) {}  // id 0: unknown site
+  SiteTable() : sites_(1), slots_(kInitialSlots) {}  // id 0: unknown site
   uint32_t Intern(const Site& site) {
     const size_t mask = slots_.size() - 1;
     for (size_t i = Hash(site) & mask;; i = (i + 1) & mask) {
-      const uint32_t id = slots_[i];
-      if (id == 0) return Add(site);
-      if (sites_[id] == site) return id;
+      const Slot& slot = slots_[i];
+      if (slot.id == 0) return Add(site);
+      if (slot.site == site) return slot.id;
     }
   }
   const Site& Get(uint32_t id) const { return sites_[id]; }
@@ -50,8 +50,14 @@ class SiteTable {
   uint32_t Add(const Site& site);
   void Grow();
 
+  // A slot holds its site, not only the id: interning is then one load and
+  // a compare, not a second, dependent load from sites_.
+  struct Slot {
+    Site site;
+    uint32_t id = 0;  // 0 = empty
+  };
   std::vector<Site> sites_;
-  std::vector<uint32_t> slots_;  // site ids; 0 = empty
+  std::vector<Slot> slots_;
 };
 
 }  // namespace streamcheck

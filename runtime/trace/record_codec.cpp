@@ -90,6 +90,11 @@ class FieldReader {
     if (ReadVarint(&p_, end_, v)) [[likely]] return true;
     return Fail(field, "truncated or overlong varint");
   }
+  // For fields that are rarely one or two bytes (addresses).
+  [[gnu::always_inline]] bool WideU64(const char* field, uint64_t* v) {
+    if (ReadWideVarint(&p_, end_, v)) [[likely]] return true;
+    return Fail(field, "truncated or overlong varint");
+  }
   [[gnu::always_inline]] bool U32(const char* field, uint32_t* v) {
     uint64_t x = 0;
     if (!U64(field, &x)) return false;
@@ -146,7 +151,7 @@ constexpr uint64_t kLeadingFields = Bit(kBitThread) | Bit(kBitTimestamp) | Bit(k
   for (size_t i = 0; i < n; ++i) {
     MemoryAccess& a = accesses->emplace_back();
     uint8_t byte = 0;
-    if (!in.U64("access address", &a.addr) || !in.U64("access size", &a.size) ||
+    if (!in.WideU64("access address", &a.addr) || !in.U64("access size", &a.size) ||
         !in.Byte("access mode", &byte)) {
       return false;
     }

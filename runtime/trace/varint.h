@@ -40,37 +40,9 @@ template <int Bytes>
   return x;
 }
 
-// Multi-byte values; see ReadVarint.
-[[gnu::always_inline]] inline bool ReadLongVarint(const uint8_t** p, const uint8_t* end, uint64_t* value) {
+// Past 8 bytes, or too close to `end` for a word load: byte by byte.
+inline bool ReadVarintBytewise(const uint8_t** p, const uint8_t* end, uint64_t* value) {
   const uint8_t* q = *p;
-  if (end - q >= 2 && q[1] < 0x80) {  // sizes, handles: two bytes are common too
-    *value = (q[0] & 0x7f) | (uint64_t{q[1]} << 7);
-    *p = q + 2;
-    return true;
-  }
-  if constexpr (std::endian::native == std::endian::little) {
-    // Up to 8 bytes: one word load finds the last byte. The cursor then
-    // advances by a branch per length, not by the computed length: the
-    // decoder is one chain of dependent cursor updates, and a computed
-    // advance put the load, the bit scan and the add of every multi-byte
-    // field on it (~12 cycles each), where a predicted branch lets the next
-    // field's load start at once. Each field's call site is inlined, so the
-    // prediction is per field (addresses are nearly always one length).
-    if (end - q >= 8) {
-      uint64_t word;
-      std::memcpy(&word, q, 8);
-      const uint64_t stops = ~word & 0x8080808080808080ull;  // bytes without a continuation bit
-      switch (std::countr_zero(stops) / 8 + 1) {
-        case 3: *value = GatherVarint<3>(word); *p = q + 3; return true;
-        case 4: *value = GatherVarint<4>(word); *p = q + 4; return true;
-        case 5: *value = GatherVarint<5>(word); *p = q + 5; return true;
-        case 6: *value = GatherVarint<6>(word); *p = q + 6; return true;
-        case 7: *value = GatherVarint<7>(word); *p = q + 7; return true;
-        case 8: *value = GatherVarint<8>(word); *p = q + 8; return true;
-        default: break;  // longer than 8 bytes (stops == 0); 1 and 2 bytes were handled above
-      }
-    }
-  }
   uint64_t result = 0;
   for (int shift = 0; shift < 64; shift += 7) {
     if (q == end) return false;
@@ -86,6 +58,49 @@ template <int Bytes>
   return false;
 }
 
+// Values of `kShortest` to 8 bytes, with 8 bytes readable at *p: one word
+// load finds the last byte. The cursor then advances by a branch per length,
+// not by the computed length: the decoder is one chain of dependent cursor
+// updates, and a computed advance put the load, the bit scan and the add of
+// every multi-byte field on it (~12 cycles each), where a predicted branch
+// lets the next field's load start at once. Each field's call site is
+// inlined, so the prediction is per field (addresses are nearly always one
+// length). False when the value is longer (or shorter than kShortest).
+// Little-endian machines only.
+template <int kShortest>
+[[gnu::always_inline]] inline bool ReadVarintWord(const uint8_t** p, uint64_t* value) {
+  const uint8_t* q = *p;
+  uint64_t word;
+  std::memcpy(&word, q, 8);
+  const uint64_t stops = ~word & 0x8080808080808080ull;  // bytes without a continuation bit
+  switch (std::countr_zero(stops) / 8 + 1) {
+    case 1: if constexpr (kShortest <= 1) { *value = GatherVarint<1>(word); *p = q + 1; return true; } break;
+    case 2: if constexpr (kShortest <= 2) { *value = GatherVarint<2>(word); *p = q + 2; return true; } break;
+    case 3: *value = GatherVarint<3>(word); *p = q + 3; return true;
+    case 4: *value = GatherVarint<4>(word); *p = q + 4; return true;
+    case 5: *value = GatherVarint<5>(word); *p = q + 5; return true;
+    case 6: *value = GatherVarint<6>(word); *p = q + 6; return true;
+    case 7: *value = GatherVarint<7>(word); *p = q + 7; return true;
+    case 8: *value = GatherVarint<8>(word); *p = q + 8; return true;
+    default: break;  // longer than 8 bytes (stops == 0)
+  }
+  return false;
+}
+
+// Multi-byte values; see ReadVarint.
+[[gnu::always_inline]] inline bool ReadLongVarint(const uint8_t** p, const uint8_t* end, uint64_t* value) {
+  const uint8_t* q = *p;
+  if (end - q >= 2 && q[1] < 0x80) {  // sizes, handles: two bytes are common too
+    *value = (q[0] & 0x7f) | (uint64_t{q[1]} << 7);
+    *p = q + 2;
+    return true;
+  }
+  if constexpr (std::endian::native == std::endian::little) {
+    if (end - q >= 8 && ReadVarintWord<3>(p, value)) return true;
+  }
+  return ReadVarintBytewise(p, end, value);
+}
+
 // Reads one varint from [*p, end). Returns false on running past `end` or on
 // an encoding longer than 10 bytes / wider than 64 bits; *p is then unchanged.
 [[gnu::always_inline]] inline bool ReadVarint(const uint8_t** p, const uint8_t* end, uint64_t* value) {
@@ -96,6 +111,16 @@ template <int Bytes>
     return true;
   }
   return ReadLongVarint(p, end, value);
+}
+
+// ReadVarint for fields that are rarely one or two bytes (addresses: 6 or 7):
+// the word load comes first, where ReadVarint would test for one byte and
+// for two before it (~7 instructions per address, three per kernel record).
+[[gnu::always_inline]] inline bool ReadWideVarint(const uint8_t** p, const uint8_t* end, uint64_t* value) {
+  if constexpr (std::endian::native == std::endian::little) {
+    if (end - *p >= 8) return ReadVarintWord<1>(p, value) || ReadVarintBytewise(p, end, value);
+  }
+  return ReadVarint(p, end, value);
 }
 
 }  // namespace streamcheck::trace_internal

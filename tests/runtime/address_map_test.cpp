@@ -29,7 +29,9 @@ void CheckAgainstReference(uint64_t seed, uint64_t key_space, uint64_t stride) {
       const uint64_t* found = map.Find(key);
       auto it = reference.find(key);
       ASSERT_EQ(found != nullptr, it != reference.end()) << "seed " << seed << " step " << step;
-      if (found) ASSERT_EQ(*found, it->second) << "seed " << seed << " step " << step;
+      if (found) {
+        ASSERT_EQ(*found, it->second) << "seed " << seed << " step " << step;
+      }
     }
     ASSERT_EQ(map.size(), reference.size());
   }

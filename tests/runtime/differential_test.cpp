@@ -274,7 +274,9 @@ TEST(Differential, EngineMatchesBruteForceHappensBefore) {
       }
     }
     if (!first_race.empty()) ++racy_traces;
-    if (first_race.empty()) ASSERT_TRUE(reported_later.empty()) << "seed " << seed;
+    if (first_race.empty()) {
+      ASSERT_TRUE(reported_later.empty()) << "seed " << seed;
+    }
     for (const auto& [byte, idx] : first_race)
       ASSERT_TRUE(reported_later.count(idx)) << "seed " << seed << ": missed the first race on byte 0x"
                                              << std::hex << byte << " at record " << std::dec << idx;

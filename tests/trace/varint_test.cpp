@@ -1,5 +1,6 @@
-// ReadVarint: every length, in the middle of a buffer (the word-at-a-time
-// path) and at its end (the byte-by-byte paths), against a reference decoder.
+// ReadVarint and ReadWideVarint (the word load first, for addresses): every
+// length, in the middle of a buffer (the word-at-a-time path) and at its end
+// (the byte-by-byte paths), against a reference decoder.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -23,20 +24,25 @@ std::optional<std::pair<uint64_t, size_t>> Reference(const std::string& bytes) {
   return std::nullopt;
 }
 
+using Reader = bool (*)(const uint8_t**, const uint8_t*, uint64_t*);
+constexpr Reader kReaders[] = {ReadVarint, ReadWideVarint};
+
 // Decodes `encoding` followed by `tail` (bytes that must not be consumed).
 void ExpectDecodes(const std::string& encoding, size_t tail) {
   const std::string buffer = encoding + std::string(tail, '\x85');
   const auto* begin = reinterpret_cast<const uint8_t*>(buffer.data());
-  const uint8_t* p = begin;
-  uint64_t value = 0;
-  const bool ok = ReadVarint(&p, begin + buffer.size(), &value);
   const auto expected = Reference(buffer);
-  ASSERT_EQ(ok, expected.has_value()) << "length " << encoding.size() << " tail " << tail;
-  if (ok) {
-    EXPECT_EQ(value, expected->first) << "length " << encoding.size() << " tail " << tail;
-    EXPECT_EQ(static_cast<size_t>(p - begin), expected->second);
-  } else {
-    EXPECT_EQ(p, begin);
+  for (Reader read : kReaders) {
+    const uint8_t* p = begin;
+    uint64_t value = 0;
+    const bool ok = read(&p, begin + buffer.size(), &value);
+    ASSERT_EQ(ok, expected.has_value()) << "length " << encoding.size() << " tail " << tail;
+    if (ok) {
+      EXPECT_EQ(value, expected->first) << "length " << encoding.size() << " tail " << tail;
+      EXPECT_EQ(static_cast<size_t>(p - begin), expected->second);
+    } else {
+      EXPECT_EQ(p, begin);
+    }
   }
 }
 
@@ -49,11 +55,13 @@ TEST(Varint, EveryWidthRoundTripsWithAndWithoutBytesAfterIt) {
       for (size_t tail : {0, 1, 3, 7, 9, 16}) {
         const std::string buffer = encoding + std::string(tail, '\x01');
         const auto* begin = reinterpret_cast<const uint8_t*>(buffer.data());
-        const uint8_t* p = begin;
-        uint64_t decoded = 0;
-        ASSERT_TRUE(ReadVarint(&p, begin + buffer.size(), &decoded)) << v;
-        EXPECT_EQ(decoded, v);
-        EXPECT_EQ(static_cast<size_t>(p - begin), encoding.size());
+        for (Reader read : kReaders) {
+          const uint8_t* p = begin;
+          uint64_t decoded = 0;
+          ASSERT_TRUE(read(&p, begin + buffer.size(), &decoded)) << v;
+          EXPECT_EQ(decoded, v);
+          EXPECT_EQ(static_cast<size_t>(p - begin), encoding.size());
+        }
       }
     }
   }

@@ -1,0 +1,63 @@
+// AllocationTable against a plain list that applies its rule (a new
+// allocation replaces every one it overlaps): addresses that mostly rise, as
+// allocators hand them out at start (the append path), with allocations that
+// overlap the last one, start at its base, or have no size mixed in.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+#include "runtime/allocation_table.h"
+
+namespace streamcheck {
+namespace {
+
+// The table's rule: an entry goes when it starts inside the new range or
+// the new base lies inside it. An allocation of no size at the base of one
+// that stays is not added (the entry there keeps the base).
+void AddToReference(std::vector<Allocation>* reference, const Allocation& a) {
+  std::erase_if(*reference, [&](const Allocation& r) {
+    return (r.base >= a.base && r.base < a.base + a.size) || (r.base < a.base && r.base + r.size > a.base);
+  });
+  if (std::any_of(reference->begin(), reference->end(), [&](const Allocation& r) { return r.base == a.base; }))
+    return;
+  reference->push_back(a);
+  std::sort(reference->begin(), reference->end(),
+            [](const Allocation& x, const Allocation& y) { return x.base < y.base; });
+}
+
+TEST(AllocationTable, RisingAndOverlappingAllocationsMatchAReference) {
+  std::mt19937_64 rng(7);
+  AllocationTable table;
+  std::vector<Allocation> reference;
+  Address next = 0x1000;
+  for (int step = 0; step < 20000; ++step) {
+    Allocation a;
+    const uint64_t dice = rng() % 10;
+    if (dice < 6 || reference.empty()) {  // past the end of the last one
+      a.base = next + (rng() % 3) * 64;
+    } else if (dice < 8) {  // at or inside the last one
+      const Allocation& last = reference.back();  // sorted: the highest
+      a.base = last.base + (last.size > 0 ? rng() % last.size : 0);
+    } else {  // anywhere below
+      a.base = 0x1000 + rng() % (next - 0x1000 + 1);
+    }
+    a.size = rng() % 5 == 0 ? 0 : 64 * (1 + rng() % 8);
+    a.site = static_cast<uint32_t>(step);
+    AddToReference(&reference, a);
+    next = std::max(next, a.base + a.size);
+    table.Add(a);
+    ASSERT_EQ(table.size(), reference.size()) << "step " << step;
+  }
+  for (const Allocation& r : reference) {
+    const Allocation* found = table.Find(r.base);
+    ASSERT_NE(found, nullptr);
+    EXPECT_EQ(found->base, r.base);
+    EXPECT_EQ(found->size, r.size);
+    EXPECT_EQ(found->site, r.site);
+  }
+}
+
+}  // namespace
+}  // namespace streamcheck
