@@ -59,9 +59,22 @@ std::string Join(const std::vector<std::string>& parts) {
   return out;
 }
 
+// The _exit() hook (tracer/exit_hook.c) is preloaded ahead of the program's
+// own LD_PRELOAD; without it (not built beside the tracer) everything works
+// but a program ending with _exit() may lose what the tracer had queued.
+void PreloadExitHook(const std::string& tracer) {
+  std::error_code ec;
+  const fs::path hook = fs::path(tracer).parent_path() / "libstreamcheck_exit_hook.so";
+  if (!fs::exists(hook, ec)) return;
+  const char* existing = std::getenv("LD_PRELOAD");
+  const std::string preload = hook.string() + (existing && *existing ? std::string(":") + existing : "");
+  setenv("LD_PRELOAD", preload.c_str(), 1);
+}
+
 // Child side of fork: environment for the tracer, then exec.
 [[noreturn]] void ExecTraced(const RunOptions& o, const std::string& tracer, int64_t run) {
   setenv("CUDA_INJECTION64_PATH", tracer.c_str(), 1);
+  PreloadExitHook(tracer);
   setenv("STREAMCHECK_DB", Absolute(o.db).c_str(), 1);
   setenv("STREAMCHECK_RUN_ID", std::to_string(run).c_str(), 1);
   setenv("STREAMCHECK_ROOT_PID", std::to_string(getpid()).c_str(), 1);

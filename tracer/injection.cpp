@@ -1,5 +1,6 @@
 // The entry point CUDA calls when CUDA_INJECTION64_PATH names this library,
 // and the process lifecycle around it: exit, fork and fatal signals.
+#include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -55,6 +56,21 @@ void OnFatalSignal(int sig) {
   raise(sig);
 }
 
+// _exit() and _Exit(), through the hook of exit_hook.c (preloaded by
+// `streamcheck run`): what exit() would do when the tracer's lock is free,
+// else (another thread is inside a callback) what the crash handler does.
+void BeforeImmediateExit() {
+  if (!g_tracer || !g_tracer->OwnsThisProcess()) return;
+  if (!g_tracer->mutex().try_lock()) return g_tracer->SaveForCrash();
+  GuardInternalErrors("the final summary", [] { g_tracer->Finish(); });
+  g_tracer->mutex().unlock();
+}
+
+void RegisterExitHook() {
+  using SetExitHook = void (*)(void (*)());
+  if (auto set = reinterpret_cast<SetExitHook>(dlsym(RTLD_DEFAULT, "streamcheck_set_exit_hook"))) set(BeforeImmediateExit);
+}
+
 void InstallSignalHandlers() {
   for (int sig : kFatalSignals) {
     struct sigaction current {};
@@ -83,6 +99,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (!SubscribeCallbacks()) return;
     if (!DebugFlag("callbacks-only")) LoadFrameworkPlugins();  // that measures CUPTI alone
     std::atexit(FinishAtExit);
+    RegisterExitHook();
     pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
     InstallSignalHandlers();
   });

@@ -73,7 +73,8 @@ TracerConfig TracerConfig::FromEnvironment() {
   return c;
 }
 
-Tracer::Tracer(TracerConfig config) : config_(std::move(config)), start_(std::chrono::steady_clock::now()) {
+Tracer::Tracer(TracerConfig config)
+    : config_(std::move(config)), os_pid_(getpid()), start_(std::chrono::steady_clock::now()) {
   OpenOutputs();
   StartWorker();
 }
@@ -334,11 +335,14 @@ void Tracer::RestartAfterFork() {
   finished_ = false;
   // STREAMCHECK_TRACE names the root process's trace; every other process
   // writes beside it, suffixed with its pid.
+  os_pid_ = getpid();
   const std::string root_trace = Env("STREAMCHECK_TRACE");
   if (!root_trace.empty()) config_.trace_path = root_trace + "." + std::to_string(getpid());
   OpenOutputs();
   StartWorker();
 }
+
+bool Tracer::OwnsThisProcess() const { return getpid() == os_pid_; }
 
 void Tracer::SaveForCrash() {
   // Findings are committed to the database as the worker finds them; give it

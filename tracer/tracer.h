@@ -71,6 +71,9 @@ class Tracer : public StackResolver {
   // In a forked child: the parent's database connection and trace file are
   // not ours; open our own and start a fresh engine (and worker).
   void RestartAfterFork();
+  // False in a vfork() child, which runs on this process's memory while the
+  // parent waits: it must leave the tracer alone.
+  bool OwnsThisProcess() const;
   // Async-signal context: lets the worker analyse what is queued (for a
   // while: the crashing thread may hold what it needs), then writes what the
   // trace writer buffered.
@@ -114,6 +117,7 @@ class Tracer : public StackResolver {
   std::unique_ptr<TraceSink> trace_;
   std::unique_ptr<AnalysisWorker> worker_;  // null: analysed inline (configured so, or after Finish)
   int64_t process_id_ = 0;
+  int os_pid_ = 0;  // the process the tracer's outputs belong to
   std::chrono::steady_clock::time_point start_;
   bool finished_ = false;
 };

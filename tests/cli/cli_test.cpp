@@ -213,6 +213,28 @@ TEST(Replay, LateStackDefinitionsSymbolizeEarlierFindings) {
   EXPECT_EQ(found[0].accesses[0].stack[0].line, 42u);
 }
 
+// `run` without CUDA in the program: the exit status passes through, and the
+// _exit() hook is preloaded ahead of the program's own LD_PRELOAD, which stays.
+TEST(Run, PassesTheExitStatusAndPreloadsTheExitHook) {
+  const std::string db = TempPath("run.db");
+  Result r = Streamcheck("run -q --db " + db + " -- sh -c 'exit 7'");
+  EXPECT_EQ(r.exit_code, 7) << r.output;
+  r = Streamcheck("run -q --db " + db + " -- sh -c 'echo \"preload=$LD_PRELOAD\"'");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("libstreamcheck_exit_hook.so"), std::string::npos) << r.output;
+  r = Streamcheck("run -q --db " + db + " -- env LD_PRELOAD=libmine.so sh -c 'echo \"preload=$LD_PRELOAD\"'");
+  EXPECT_NE(r.output.find("preload=libmine.so"), std::string::npos) << r.output;  // what the program sets wins
+  const std::string with_own = "LD_PRELOAD=libmine.so " + std::string(STREAMCHECK_BINARY) + " run -q --db " + db +
+                               " -- sh -c 'echo \"preload=$LD_PRELOAD\"' 2>&1";
+  FILE* p = popen(with_own.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::array<char, 4096> buf{};
+  const size_t n = fread(buf.data(), 1, buf.size() - 1, p);
+  pclose(p);
+  const std::string output(buf.data(), n);
+  EXPECT_NE(output.find("libstreamcheck_exit_hook.so:libmine.so"), std::string::npos) << output;
+}
+
 TEST(Rules, ListsEveryRuleAndPrintsItsPage) {
   Result list = Streamcheck("rules");
   EXPECT_EQ(list.exit_code, 0);
