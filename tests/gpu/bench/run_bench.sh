@@ -7,7 +7,8 @@
 # callback instead of on the analysis worker's thread); BENCH_SPLIT=1 those
 # that split the PyTorch overhead (no plugin; PyTorch's op observation alone). BASE=OTHER_BINARY
 # adds "base" variants traced by another streamcheck build (with its tracer
-# and plugin beside it), to compare two builds in one run.
+# and plugin beside it), to compare two builds in one run. BENCH_TRANSFORMER=0
+# leaves the transformer out (a shorter run for the launch and loop figures).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}; steps=${6:-50}
@@ -48,6 +49,7 @@ if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     measure "torch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
     ((${#base[@]})) && measure "torch traced, base" "${base[@]}" -- "$py" "$here/torch_loop.py" "$iters"
     measure "torch TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))"
+    [[ ${BENCH_TRANSFORMER:-1} == 1 ]] || continue
     measure "transformer native" "$py" "$here/torch_transformer.py" "$steps"
     measure "transformer traced" "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
     [[ ${BENCH_INLINE:-0} == 1 ]] &&
@@ -62,7 +64,9 @@ if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   done
 fi
 # Where the tracer's time goes (STREAMCHECK_DEBUG=profile), once per workload.
-for cmd in "$out/launch_rate $n" "$py $here/torch_loop.py $iters" "$py $here/torch_transformer.py $steps"; do
+profiled=("$out/launch_rate $n" "$py $here/torch_loop.py $iters")
+[[ ${BENCH_TRANSFORMER:-1} == 1 ]] && profiled+=("$py $here/torch_transformer.py $steps")
+for cmd in "${profiled[@]}"; do
   STREAMCHECK_DEBUG=profile "${pin[@]}" "$sc" run -q --db "$out/bench.db" -- $cmd 2>&1 | grep -E 'profile|_per_'
 done
 python3 - "$results" <<'PY'
