@@ -32,6 +32,7 @@ class BinaryTraceReader final : public TraceSource {
     if (!DecodeRecord(&pos_, end_, &state_, out, &problem_)) {
       const uint64_t index = block_records_ - records_left_;
       const uint64_t at = block_offset_ + kBlockHeaderBytes + (record_start - payload_);
+      if (!input_->error().empty()) return Fail(at, "byte " + std::to_string(at) + ": " + input_->error());
       return Fail(at, "record " + std::to_string(index) + " of " +
                           std::to_string(block_records_) + " in block at offset " +
                           std::to_string(block_offset_) + " (byte " + std::to_string(at) +
@@ -106,6 +107,8 @@ class BinaryTraceReader final : public TraceSource {
     }
     uint32_t crc = BlockChecksum(data, data + kBlockHeaderBytes, payload_bytes);
     if (crc != stored_crc) {
+      // Bytes the input lost under us (a file that shrank) fail the check: say that.
+      if (!input_->error().empty()) return Fail(block_offset_, at + input_->error());
       return Fail(block_offset_, at + "CRC mismatch (stored " + Hex(stored_crc) + ", computed " +
                                      Hex(crc) + ")");
     }

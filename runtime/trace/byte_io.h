@@ -32,7 +32,8 @@ std::unique_ptr<ByteInput> MakeFileInput(std::FILE* file);
 // `window_bytes` window that slides along it; a window grows to hold a longer
 // Peek. Returns nullptr, leaving `file` to the caller, where the platform or
 // the file does not allow it (a pipe, an empty file); otherwise it takes
-// ownership of `file`. The file must not shrink while it is read.
+// ownership of `file`. A file that shrinks while it is read gives a read
+// error (error()), not a SIGBUS: a handler for it is installed on first use.
 inline constexpr size_t kMappedWindowBytes = size_t{4} << 20;
 std::unique_ptr<ByteInput> MakeMappedFileInput(std::FILE* file,
                                                size_t window_bytes = kMappedWindowBytes);

@@ -62,6 +62,31 @@ TEST(MappedInput, DamageReadsLikeTheStreamReader) {
   EXPECT_EQ(mapped.error_offset, streamed.error_offset);
 }
 
+// Another process truncates the trace while its window is mapped: reading the
+// lost pages would raise SIGBUS. The reader fails with a clear error instead,
+// after the records it read before, and the process lives on.
+TEST(MappedInput, FileThatShrinksWhileMappedGivesAnErrorNotSigbus) {
+  testing::RandomRecords random(9);
+  std::vector<TraceRecord> records;
+  for (int i = 0; i < 20000; ++i) records.push_back(random.Make());
+  const std::string bytes = testing::WriteBinary(records, {10000});
+  const std::string path = WriteTemp("mapped_shrinks.sctrace", bytes);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  ASSERT_GT(bytes.size(), 64 * page);
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  ASSERT_NE(file, nullptr);
+  auto source = trace_internal::MakeBinaryTraceReader(trace_internal::MakeMappedFileInput(file, 64 * page), path);
+  TraceRecord record;
+  ASSERT_EQ(source->Next(&record), TraceSource::Status::kRecord);  // the first window is mapped now
+  ASSERT_EQ(truncate(path.c_str(), static_cast<off_t>(page)), 0);
+  size_t read = 1;
+  TraceSource::Status status;
+  while ((status = source->Next(&record)) == TraceSource::Status::kRecord) ++read;
+  EXPECT_EQ(status, TraceSource::Status::kError);
+  EXPECT_NE(source->error().find("the file shrank while it was being read"), std::string::npos) << source->error();
+  EXPECT_LT(read, records.size());
+}
+
 TEST(MappedInput, EmptyFilesAndPipesAreNotMapped) {
   const std::string path = WriteTemp("mapped_empty.sctrace", "");
   std::FILE* file = std::fopen(path.c_str(), "rb");
