@@ -90,8 +90,10 @@ class Engine::Impl {
   void ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t site,
                      const std::vector<MemoryAccess>& accesses, uint64_t trace_index,
                      uint64_t timestamp_ns);
+  // Checks that every earlier use of the range is ordered before the free;
+  // the range then holds the free, or `reused_by` (an allocation taking the memory).
   void FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock, uint32_t site, bool reuse,
-                 uint64_t timestamp_ns);
+                 uint64_t timestamp_ns, const ShadowAccess* reused_by = nullptr);
   // Accesses a copy or memset makes, from its record (2D extents included).
   static std::vector<MemoryAccess> TransferAccesses(const TraceRecord& r);
 

@@ -185,12 +185,12 @@ void Engine::Impl::HostRegister(const TraceRecord& r) {
 }
 
 void Engine::Impl::FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock,
-                             uint32_t site, bool reuse, uint64_t timestamp_ns) {
+                             uint32_t site, bool reuse, uint64_t timestamp_ns, const ShadowAccess* reused_by) {
   auto is_host = [this](Lane l) { return lanes_.IsHost(l); };
   ShadowAccess free{lane, clock.Get(lane), site, ShadowKind::kFree};
   op_log_.Note(free.epoch(), index_, timestamp_ns);
   conflicts_.clear();
-  shadow_.Free(base, size, free, clock, is_host, &conflicts_);
+  shadow_.Free(base, size, free, clock, is_host, &conflicts_, reused_by ? *reused_by : free);
   if (!conflicts_.empty())
     ReportConflicts({lane, site, ShadowKind::kFree, base, size, index_, timestamp_ns, 0, reuse});
 }
@@ -264,8 +264,8 @@ void Engine::Impl::PoolBlockAllocate(const TraceRecord& r) {
   }
   sync_.PrepareStreamOperation(s, t);
   const Epoch e = sync_.TickStream(s);
-  FreeRange(r.dst, r.size, s.lane, s.clock, site, /*reuse=*/true, r.timestamp_ns);
-  shadow_.Reset(r.dst, r.size, ShadowAccess{e.lane, e.clock, site, ShadowKind::kAllocate});
+  const ShadowAccess allocation{e.lane, e.clock, site, ShadowKind::kAllocate};
+  FreeRange(r.dst, r.size, s.lane, s.clock, site, /*reuse=*/true, r.timestamp_ns, &allocation);
 }
 
 // The block goes back to the allocator; PoolBlockAllocate checks its reuse.

@@ -48,10 +48,12 @@ class ShadowMemory {
   void Prefetch(Address addr) const { intervals_.Prefetch(addr); }
 
   // Like Access for a free: every earlier access must be ordered before it
-  // (violations are returned); then the range holds a single free marker.
+  // (violations are returned); then the range holds the single marker
+  // `after`: the free itself, or the allocation reusing the memory (one
+  // rewrite of the range instead of two).
   template <typename IsHost>
   void Free(Address addr, uint64_t size, const ShadowAccess& free, const VectorClock& clock,
-            IsHost is_host, std::vector<ShadowConflict>* conflicts);
+            IsHost is_host, std::vector<ShadowConflict>* conflicts, const ShadowAccess& after);
 
   // Forgets [addr, addr+size) (destroyed memory); if `marker` is valid the
   // range starts with it as its last write (stream-ordered allocation).

@@ -64,7 +64,7 @@ void ShadowMemory::Access(Address addr, uint64_t size, const ShadowAccess& now,
 template <typename IsHost>
 void ShadowMemory::Free(Address addr, uint64_t size, const ShadowAccess& free,
                         const VectorClock& clock, IsHost is_host,
-                        std::vector<ShadowConflict>* conflicts) {
+                        std::vector<ShadowConflict>* conflicts, const ShadowAccess& after) {
   if (size == 0) return;
   const Address end = addr + size;
   Overlapping(addr, end, &covering_);
@@ -80,7 +80,7 @@ void ShadowMemory::Free(Address addr, uint64_t size, const ShadowAccess& free,
     for (size_t i = 0; i < iv.reads.size(); ++i)
       if (shadow_detail::Unordered(iv.reads[i], free, clock, is_host)) conflicts->push_back({iv.reads[i], b, e});
   }
-  Reset(addr, size, free);
+  Reset(addr, size, after);
 }
 
 }  // namespace streamcheck
