@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/trace/trace_io.h"
+#include "tests/common/run_command.h"
 #include "store/reader.h"
 #include "store/store.h"
 
@@ -21,22 +22,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct Result {
-  int exit_code;
-  std::string output;  // stdout and stderr together
-};
+using Result = testing::CommandResult;
 
+// stdout and stderr together.
 Result Streamcheck(const std::string& args) {
-  const std::string cmd = std::string(STREAMCHECK_BINARY) + " " + args + " 2>&1";
-  Result r{-1, ""};
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.output.append(buf.data(), n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return testing::RunCommand(std::string(STREAMCHECK_BINARY) + " " + args + " 2>&1");
 }
 
 std::string TempPath(const std::string& name) {
@@ -224,15 +214,9 @@ TEST(Run, PassesTheExitStatusAndPreloadsTheExitHook) {
   EXPECT_NE(r.output.find("libstreamcheck_exit_hook.so"), std::string::npos) << r.output;
   r = Streamcheck("run -q --db " + db + " -- env LD_PRELOAD=libmine.so sh -c 'echo \"preload=$LD_PRELOAD\"'");
   EXPECT_NE(r.output.find("preload=libmine.so"), std::string::npos) << r.output;  // what the program sets wins
-  const std::string with_own = "LD_PRELOAD=libmine.so " + std::string(STREAMCHECK_BINARY) + " run -q --db " + db +
-                               " -- sh -c 'echo \"preload=$LD_PRELOAD\"' 2>&1";
-  FILE* p = popen(with_own.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::array<char, 4096> buf{};
-  const size_t n = fread(buf.data(), 1, buf.size() - 1, p);
-  pclose(p);
-  const std::string output(buf.data(), n);
-  EXPECT_NE(output.find("libstreamcheck_exit_hook.so:libmine.so"), std::string::npos) << output;
+  r = testing::RunCommand("LD_PRELOAD=libmine.so " + std::string(STREAMCHECK_BINARY) + " run -q --db " + db +
+                         " -- sh -c 'echo \"preload=$LD_PRELOAD\"' 2>&1");
+  EXPECT_NE(r.output.find("libstreamcheck_exit_hook.so:libmine.so"), std::string::npos) << r.output;
 }
 
 TEST(Rules, ListsEveryRuleAndPrintsItsPage) {

@@ -23,6 +23,20 @@ std::string WriteTemp(const std::string& name, const std::string& bytes) {
   return path;
 }
 
+// A binary trace of `count` random records in blocks of about 10 KB, written to `name`.
+struct RandomTrace {
+  std::vector<TraceRecord> records;
+  std::string bytes, path;
+};
+RandomTrace WriteRandomTrace(uint64_t seed, int count, const std::string& name) {
+  testing::RandomRecords random(seed);
+  RandomTrace t;
+  for (int i = 0; i < count; ++i) t.records.push_back(random.Make());
+  t.bytes = testing::WriteBinary(t.records, {10000});
+  t.path = WriteTemp(name, t.bytes);
+  return t;
+}
+
 testing::ReadResult ReadMapped(const std::string& path, size_t window_bytes) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   EXPECT_NE(file, nullptr);
@@ -33,11 +47,7 @@ testing::ReadResult ReadMapped(const std::string& path, size_t window_bytes) {
 }
 
 TEST(MappedInput, SmallWindowsSlideOverEveryBlock) {
-  testing::RandomRecords random(7);
-  std::vector<TraceRecord> records;
-  for (int i = 0; i < 5000; ++i) records.push_back(random.Make());
-  const std::string bytes = testing::WriteBinary(records, {10000});
-  const std::string path = WriteTemp("mapped.sctrace", bytes);
+  const auto [records, bytes, path] = WriteRandomTrace(7, 5000, "mapped.sctrace");
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   // Blocks of ~10 KB: one page (every block outgrows it, the window grows),
   // a few pages (blocks straddle windows), and the default window.
@@ -66,11 +76,7 @@ TEST(MappedInput, DamageReadsLikeTheStreamReader) {
 // lost pages would raise SIGBUS. The reader fails with a clear error instead,
 // after the records it read before, and the process lives on.
 TEST(MappedInput, FileThatShrinksWhileMappedGivesAnErrorNotSigbus) {
-  testing::RandomRecords random(9);
-  std::vector<TraceRecord> records;
-  for (int i = 0; i < 20000; ++i) records.push_back(random.Make());
-  const std::string bytes = testing::WriteBinary(records, {10000});
-  const std::string path = WriteTemp("mapped_shrinks.sctrace", bytes);
+  const auto [records, bytes, path] = WriteRandomTrace(9, 20000, "mapped_shrinks.sctrace");
   const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   ASSERT_GT(bytes.size(), 64 * page);
   std::FILE* file = std::fopen(path.c_str(), "rb");
