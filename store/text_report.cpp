@@ -76,8 +76,11 @@ void WriteSummaryReport(const ReportData& data, std::ostream& out) {
     const Finding& f = stored.finding;
     std::string operations;
     for (const FindingAccess& a : f.accesses) operations += (operations.empty() ? "" : " vs ") + OperationLabel(a);
-    fmt::print(out, "{}: {}: {} ({}): {}{}\n", Location(stored), stored.severity, f.rule, FindingKindName(f.kind),
-               operations, f.count > 1 ? fmt::format(" (seen {} times)", f.count) : "");
+    // The kind only where it says more than the rule (read-after-write, ...).
+    const std::string_view kind = FindingKindName(f.kind);
+    const std::string rule = kind == f.rule ? f.rule : fmt::format("{} ({})", f.rule, kind);
+    fmt::print(out, "{}: {}: {}: {}{}\n", Location(stored), stored.severity, rule, operations,
+               f.count > 1 ? fmt::format(" (seen {} times)", f.count) : "");
     ++by_rule[f.rule];
   }
   if (!by_rule.empty()) {
