@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 #include <execinfo.h>
 
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>

@@ -120,18 +120,16 @@ void Tracer::OpenOutputs() {
   TraceRecord info;
   info.op = OpCode::kProcessInfo;
   info.text = "pid=" + std::to_string(getpid()) + " command=" + CommandLine();
-  Define(info);
+  Submit(info);
   // Every string and stack defined so far must reach a fresh engine/trace too.
   for (const auto& [text, id] : strings_) {
     TraceRecord def;
     def.op = OpCode::kDefineString;
     def.id = id;
     def.text = text;
-    Define(def);
+    Submit(def);
   }
 }
-
-void Tracer::Define(TraceRecord& definition) { Submit(definition); }
 
 void Tracer::Submit(TraceRecord& r) {
   if (!worker_ || !worker_->running()) return Analyze(r);
@@ -178,7 +176,7 @@ StringId Tracer::Intern(std::string_view text) {
   def.op = OpCode::kDefineString;
   def.id = id;
   def.text = std::string(text);
-  Define(def);
+  Submit(def);
   return id;
 }
 
@@ -219,7 +217,7 @@ void Tracer::Emit(TraceRecord& r) {
       def.op = OpCode::kDefineStack;
       def.id = r.stack;
       for (uint64_t pc : stacks_.ProgramCounters(r.stack)) def.frames.push_back({0, 0, 0, pc});
-      Define(def);
+      Submit(def);
     }
   }
   Submit(r);
@@ -242,7 +240,7 @@ StackId Tracer::AddFrameworkStack(const StreamcheckFrame* frames, size_t count) 
     def.frames.push_back({Intern(resolved.back().function), Intern(resolved.back().file), f.line, 0});
   }
   def.id = stacks_.AddSymbolized(std::move(resolved));
-  Define(def);
+  Submit(def);
   return def.id;
 }
 
@@ -347,15 +345,14 @@ bool Tracer::OwnsThisProcess() const { return getpid() == os_pid_; }
 void Tracer::SaveForCrash() {
   // Findings are committed to the database as the worker finds them; give it
   // time to reach the records queued before the crash. The crashing thread
-  // may hold a lock the worker needs, hence the limit; the worker itself
-  // crashing must not wait for itself.
+  // may hold a lock the worker needs, hence the limit.
   constexpr int kCrashDrainMs = 3000;
-  if (worker_ && worker_->running() && !AnalysisWorker::OnWorkerThread()) {
+  if (worker_ && worker_->running()) {
+    // The worker crashed inside a record: its trace buffer may be half written.
+    if (AnalysisWorker::OnWorkerThread()) return;
     if (!worker_->DrainForCrash(kCrashDrainMs)) return;
     // Between records from here on: the trace writer is ours to flush.
     if (!worker_->busy().try_lock()) return;
-  } else if (worker_ && worker_->running()) {
-    return;  // the worker crashed inside a record: its trace buffer may be half written
   }
   if (trace_) trace_->Flush();
 }

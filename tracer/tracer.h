@@ -91,8 +91,8 @@ class Tracer : public StackResolver {
   void OpenOutputs();
   void StartWorker();
   void WriteSymbolizedStacks();
-  void Define(TraceRecord& definition);
-  // To the worker, or analysed here when there is none.
+  // To the worker, or analysed here when there is none (records and
+  // definitions alike: a definition reaches the engine before its uses).
   void Submit(TraceRecord& record);
   // Engine and trace file: on the worker thread (or inline).
   void Analyze(TraceRecord& record);
