@@ -4,9 +4,14 @@
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <bitset>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "tracer/callback_context.h"
 #include "tracer/debug_flags.h"
@@ -152,8 +157,58 @@ void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbi
   t->AwaitHostSynchronizationAnalysis();  // other threads' calls go on meanwhile
 }
 
+// STREAMCHECK_DEBUG=profile: how often each enabled call's callbacks fired,
+// printed at exit, because CUPTI's cost is per callback and a workload's mix
+// of calls decides which of them are worth modeling from another site.
+class CallbackCensus {
+ public:
+  void Count(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
+    Slot* slot = SlotOf(domain, cbid);
+    if (slot == nullptr) return;
+    slot->name.store(name, std::memory_order_relaxed);
+    slot->count.fetch_add(1, std::memory_order_relaxed);
+  }
+  void Print() const {
+    std::vector<std::pair<uint64_t, const Slot*>> fired;
+    auto collect = [&](const auto& table) {
+      for (const Slot& s : table)
+        if (const uint64_t n = s.count.load()) fired.emplace_back(n, &s);
+    };
+    collect(runtime_);
+    collect(driver_);
+    std::sort(fired.begin(), fired.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::fprintf(stderr, "streamcheck[profile]: callbacks by call (entry and exit each count):");
+    for (const auto& [n, slot] : fired) {
+      const char* name = slot->name.load();
+      std::fprintf(stderr, " %s %llu%s", name ? name : "?", static_cast<unsigned long long>(n),
+                   slot->driver ? " (driver);" : ";");
+    }
+    std::fprintf(stderr, "\n");
+  }
+
+ private:
+  struct Slot {
+    std::atomic<uint64_t> count{0};
+    std::atomic<const char*> name{nullptr};
+    bool driver = false;
+  };
+  Slot* SlotOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < runtime_.size()) return &runtime_[cbid];
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < driver_.size()) {
+      driver_[cbid].driver = true;
+      return &driver_[cbid];
+    }
+    return nullptr;
+  }
+  std::array<Slot, CUPTI_RUNTIME_TRACE_CBID_SIZE> runtime_;
+  std::array<Slot, CUPTI_DRIVER_TRACE_CBID_SIZE> driver_;
+};
+
+CallbackCensus* g_census = nullptr;  // only with STREAMCHECK_DEBUG=profile
+
 void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* payload) {
   static const bool callbacks_only = DebugFlag("callbacks-only");
+  if (g_census != nullptr) g_census->Count(domain, cbid, static_cast<const CUpti_CallbackData*>(payload)->functionName);
   Tracer* t = GlobalTracer();
   if (t == nullptr || callbacks_only) return;
   GuardInternalErrors("a CUDA callback", [&] { HandleCallback(t, domain, cbid, static_cast<const CUpti_CallbackData*>(payload)); });
@@ -169,6 +224,10 @@ bool Enable(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, const CUpti_C
 
 bool SubscribeCallbacks() {
   FindPerThreadRuntimeCalls();
+  if (DebugFlag("profile")) {
+    g_census = new CallbackCensus;  // lives until exit: callbacks may still come during teardown
+    std::atexit([] { g_census->Print(); });
+  }
   CUpti_SubscriberHandle subscriber;
   const CUptiResult rc = cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(OnCallback), nullptr);
   if (rc != CUPTI_SUCCESS) {
@@ -180,6 +239,11 @@ bool SubscribeCallbacks() {
                  why ? why : "unknown error");
     return false;
   }
+  // Floors for measuring CUPTI's own cost: a subscription with nothing
+  // enabled, or with the kernel launches alone.
+  if (DebugFlag("subscribe-only")) return true;
+  if (DebugFlag("launch-callbacks-only"))
+    return Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches));
   const bool ok = Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kModeledRuntime, std::size(kModeledRuntime)) &&
                   Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kUnmodeledRuntime, std::size(kUnmodeledRuntime)) &&
                   Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches)) &&

@@ -4,7 +4,12 @@
 //   callbacks-only  return from every callback at once, and load no framework
 //                   plugin (what CUPTI itself costs)
 //   profile         time spent by phase (callbacks, arguments, stacks, engine,
-//                   PyTorch plugin), printed at exit
+//                   PyTorch plugin) and callbacks fired per CUDA call,
+//                   printed at exit
+//   subscribe-only  subscribe to CUPTI but enable no callback (what the
+//                   subscription alone costs); nothing is traced
+//   launch-callbacks-only  enable the driver's kernel launch callbacks alone;
+//                   only launches are traced
 //   observer-floor  the PyTorch plugin's op observers return at once (what
 //                   PyTorch's observation with inputs costs by itself)
 //   inline-analysis the engine, store and trace file run inside each callback
@@ -16,10 +21,19 @@
 
 namespace streamcheck::tracer {
 
-// Read once per flag; the environment does not change under a running program.
+// Whole comma-separated words only: "launch" must not match
+// "launch-callbacks-only". Callers read each flag once; the environment does
+// not change under a running program.
 inline bool DebugFlag(const char* name) {
   const char* v = std::getenv("STREAMCHECK_DEBUG");
-  return v != nullptr && std::strstr(v, name) != nullptr;
+  if (v == nullptr) return false;
+  const size_t n = std::strlen(name);
+  for (const char* p = v; (p = std::strstr(p, name)) != nullptr; p += n) {
+    const bool starts = p == v || p[-1] == ',';
+    const bool ends = p[n] == '\0' || p[n] == ',';
+    if (starts && ends) return true;
+  }
+  return false;
 }
 
 }  // namespace streamcheck::tracer

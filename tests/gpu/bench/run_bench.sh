@@ -9,6 +9,8 @@
 # adds "base" variants traced by another streamcheck build (with its tracer
 # and plugin beside it), to compare two builds in one run. BENCH_TRANSFORMER=0
 # leaves the transformer out (a shorter run for the launch and loop figures).
+# BENCH_FLOORS=1 adds CUPTI floors below "callbacks only": a subscription with
+# no callback enabled, and one with the kernel launch callbacks alone.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}; steps=${6:-50}
@@ -32,6 +34,10 @@ for ((r = 0; r < rounds; r++)); do
   measure "launch traced" "${traced[@]}" -- "$out/launch_rate" "$n"
   [[ ${BENCH_INLINE:-0} == 1 ]] && measure "launch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$out/launch_rate" "$n"
   measure "launch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
+  if [[ ${BENCH_FLOORS:-0} == 1 ]]; then
+    measure "launch CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
+    measure "launch CUPTI subscription only" env STREAMCHECK_DEBUG=callbacks-only,subscribe-only "${traced[@]}" -- "$out/launch_rate" "$n"
+  fi
   if ((${#base[@]})); then
     measure "launch traced, base" "${base[@]}" -- "$out/launch_rate" "$n"
     measure "launch CUPTI callbacks only, base" env STREAMCHECK_DEBUG=callbacks-only "${base[@]}" -- "$out/launch_rate" "$n"
@@ -47,6 +53,10 @@ if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     [[ ${BENCH_SPLIT:-0} == 1 ]] &&
       measure "torch traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
     measure "torch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
+    if [[ ${BENCH_FLOORS:-0} == 1 ]]; then
+      measure "torch CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
+      measure "torch CUPTI subscription only" env STREAMCHECK_DEBUG=callbacks-only,subscribe-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
+    fi
     ((${#base[@]})) && measure "torch traced, base" "${base[@]}" -- "$py" "$here/torch_loop.py" "$iters"
     measure "torch TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))"
     [[ ${BENCH_TRANSFORMER:-1} == 1 ]] || continue
