@@ -48,9 +48,15 @@ uint64_t AnalysisWorker::Push(const TraceRecord& record) {
   uint64_t offset = write_position_ % size;
   const uint64_t skip = size - offset < kHeader + length ? size - offset : 0;
   const uint64_t end = write_position_ + skip + kHeader + length;
-  // Reading consumed_ pulls a line the worker writes: only when the ring may be full.
-  if (end - consumed_.load(std::memory_order_acquire) > size)
-    WaitUntil([&] { return end - consumed_.load(std::memory_order_acquire) <= size; });
+  // Reading consumed_ pulls a line the worker writes: only when the ring
+  // looks full by what was read last time.
+  if (end - consumed_seen_ > size) {
+    consumed_seen_ = consumed_.load(std::memory_order_acquire);
+    if (end - consumed_seen_ > size) {
+      WaitUntil([&] { return end - consumed_.load(std::memory_order_acquire) <= size; });
+      consumed_seen_ = consumed_.load(std::memory_order_acquire);
+    }
+  }
   if (skip != 0) {
     if (skip >= kHeader) std::memcpy(&ring_[offset], &kWrapMarker, kHeader);
     offset = 0;

@@ -77,6 +77,7 @@ class AnalysisWorker {
   // Producer side (under the tracer's lock), on cache lines of its own: a
   // line the worker writes would cost the program a miss on every record.
   alignas(64) uint64_t write_position_ = 0;  // bytes written since the start, ring position = % size
+  uint64_t consumed_seen_ = 0;               // consumed_ when last read (it only grows)
   uint64_t records_pushed_ = 0;
   std::string encoded_;
   trace_internal::BlockCodecState encode_state_;

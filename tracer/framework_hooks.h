@@ -14,7 +14,13 @@
 extern "C" {
 #endif
 
-#define STREAMCHECK_FRAMEWORK_HOOKS_VERSION 1
+#define STREAMCHECK_FRAMEWORK_HOOKS_VERSION 2
+
+/* A stack argument saying "none, and none worth capturing here": work on a
+ * framework's own threads (autograd's engine) whose native frames are the
+ * framework's alone. The tracer then takes no native stack for it, which
+ * would cost microseconds per operation and tell the user nothing. */
+#define STREAMCHECK_STACK_NONE 0xffffffffu
 
 /* Bytes an op reads or writes through one tensor argument: [begin, end). */
 typedef struct StreamcheckTensorRegion {
@@ -43,8 +49,9 @@ typedef struct StreamcheckFrameworkHooks {
   uint32_t (*intern_stack)(const StreamcheckFrame* frames, size_t count);
   /* An op starts / ends on the calling thread. Work the op issues (kernels,
    * copies) is attributed to the outermost open op, carries its stack (0:
-   * none), and touches the regions' bytes instead of what pointer arguments
-   * suggest. The regions are copied. */
+   * none, the tracer captures a native one; STREAMCHECK_STACK_NONE), and
+   * touches the regions' bytes instead of what pointer arguments suggest.
+   * The regions are copied. */
   void (*op_begin)(uint32_t name, uint32_t stack, const StreamcheckTensorRegion* regions, size_t count);
   void (*op_end)(void);
   /* A block of the framework's caching allocator (inside memory it got from

@@ -21,11 +21,15 @@ class FrameworkOpStack {
   // The outermost op: what the user called (aten::matmul, not the aten::mm inside).
   StringId name() const { return open_ == 0 ? 0 : ops_.front().name; }
   // The outermost op's stack, or where it has none (autograd's threads run
-  // Python-less ops around each backward node) the first open op's that has one.
+  // Python-less ops around each backward node) the first open op's that has
+  // one; else STREAMCHECK_STACK_NONE if an open op said so, else 0.
   StackId stack() const {
-    for (size_t i = 0; i < open_; ++i)
-      if (ops_[i].stack != 0) return ops_[i].stack;
-    return 0;
+    StackId none = 0;
+    for (size_t i = 0; i < open_; ++i) {
+      if (ops_[i].stack == STREAMCHECK_STACK_NONE) none = STREAMCHECK_STACK_NONE;
+      else if (ops_[i].stack != 0) return ops_[i].stack;
+    }
+    return none;
   }
   // Memory allocated while an op runs is its output or workspace: written.
   void AddFreshBlock(Address base, uint64_t size);

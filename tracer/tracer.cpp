@@ -203,12 +203,16 @@ void Tracer::Emit(TraceRecord& r) {
     if (r.stack == 0) r.stack = ops.stack();
   }
   // A pool block's free appears in no finding (reuse is reported at the
-  // block's next allocation): no stack for it.
-  if (config_.capture_stacks && r.stack == 0 && r.op != OpCode::kPoolBlockFree) {
+  // block's next allocation): no stack for it. Nor for work the framework
+  // says has no stack worth taking (its own threads).
+  bool wanted = r.op != OpCode::kPoolBlockFree;
+  if (r.stack == STREAMCHECK_STACK_NONE) r.stack = 0, wanted = false;
+  if (config_.capture_stacks && r.stack == 0 && wanted) {
     const uint64_t stack_start = profile_.Now();
     bool is_new = false;
     r.stack = stacks_.Capture(&is_new);
     profile_.Add(ProfilePhase::kStack, stack_start);
+    if (profile_.on()) ++native_stacks_by_op_[static_cast<uint8_t>(r.op)];
     if (is_new && r.op == OpCode::kKernelLaunch && r.name != 0) stacks_.NoteKernel(r.stack, *string_texts_[r.name]);
     if (is_new) {
       // The trace keeps raw program counters; a replay elsewhere shows them
@@ -292,6 +296,13 @@ void Tracer::Finish() {
     trace_->Close();
   }
   profile_.Print();
+  if (profile_.on()) {
+    std::string line = "streamcheck[profile]: native stacks by operation:";
+    for (size_t op = 0; op < native_stacks_by_op_.size(); ++op)
+      if (native_stacks_by_op_[op] != 0)
+        line += " " + std::string(OpCodeName(static_cast<OpCode>(op))) + " " + std::to_string(native_stacks_by_op_[op]) + ";";
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
   if (!store_ && filter_->forwarded() > 0)
     Warn(std::to_string(filter_->forwarded()) + " findings were not stored (no database)");
 }

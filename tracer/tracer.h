@@ -6,6 +6,7 @@
 // then take them on the analysis worker's thread (analysis_worker.h).
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <exception>
 #include <cstdint>
@@ -110,6 +111,7 @@ class Tracer : public StackResolver {
   HostStacks stacks_;
   AllocationBounds allocations_;
   TracerProfile profile_;
+  std::array<uint64_t, 256> native_stacks_by_op_{};  // by OpCode, with STREAMCHECK_DEBUG=profile
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<FindingSink> store_sink_;
   std::unique_ptr<SuppressingSink> filter_;

@@ -154,6 +154,25 @@ void BM_ForeachLaunchArguments(benchmark::State& state) {
 }
 BENCHMARK(BM_ForeachLaunchArguments);
 
+// A caching allocator's churn as the tracer books it (AllocationBounds): with
+// `live` blocks in one segment, a block is given back and handed out again
+// at the same address (PyTorch reuses same-sized blocks each iteration).
+void BM_PoolBlockReuse(benchmark::State& state) {
+  const int live = int(state.range(0));
+  constexpr Address kSegment = 0x7f0000000000, kBlock = 4096;
+  tracer::AllocationBounds bounds;
+  bounds.Add(kSegment, Address(live) * kBlock, MemoryKind::kDevice);
+  for (int i = 0; i < live; ++i) bounds.AddPoolBlock(kSegment + Address(i) * kBlock, kBlock);
+  uint64_t k = 0;
+  for (auto _ : state) {
+    const Address block = kSegment + Address((k++ * 7919) % live) * kBlock;  // a stride through the blocks
+    bounds.RemovePoolBlock(block);
+    bounds.AddPoolBlock(block, kBlock);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_PoolBlockReuse)->ArgName("live_blocks")->Arg(64)->Arg(4096);
+
 }  // namespace
 }  // namespace streamcheck::bench
 

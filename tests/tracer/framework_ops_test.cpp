@@ -75,6 +75,24 @@ TEST(FrameworkOps, OutermostStackOrTheFirstNestedOne) {
   EXPECT_EQ(ops.stack(), 3u);
 }
 
+// An autograd thread's wrapper op says "no stack worth capturing"; the
+// node inside it may still bring its forward op's stack, which wins.
+TEST(FrameworkOps, ARealStackWinsOverNone) {
+  FrameworkOpStack ops;
+  ops.Begin(kSum, STREAMCHECK_STACK_NONE, nullptr, 0);
+  EXPECT_EQ(ops.stack(), STREAMCHECK_STACK_NONE);
+  ops.Begin(kNormal, 0, nullptr, 0);
+  EXPECT_EQ(ops.stack(), STREAMCHECK_STACK_NONE);
+  ops.Begin(kNormal, 7, nullptr, 0);
+  EXPECT_EQ(ops.stack(), 7u);
+  ops.End();
+  ops.End();
+  ops.End();
+  ops.Begin(kSum, 0, nullptr, 0);
+  ops.Begin(kNormal, STREAMCHECK_STACK_NONE, nullptr, 0);
+  EXPECT_EQ(ops.stack(), STREAMCHECK_STACK_NONE);
+}
+
 TEST(FrameworkOps, ManyTensorsAndViewsInsideOthers) {
   // An op over a list of 300 adjacent tensors (a _foreach op), plus a big
   // tensor and a view inside it: each pointer finds its own region.

@@ -7,6 +7,7 @@
 //   * the caching allocator's trace tracker: blocks handed to a stream and
 //     given back (FREE_COMPLETED: after record_stream's events completed).
 // Built only where PyTorch's headers are (tracer/pytorch/CMakeLists.txt).
+#include <ATen/SequenceNumber.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/record_function.h>
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -17,6 +18,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -44,7 +46,8 @@ uint32_t TimedPythonStack(bool take_gil) {
 // What the schema of one op says: its name's id and which arguments it writes.
 struct OpInfo {
   uint32_t name = 0;
-  std::vector<bool> writes;  // by argument index
+  bool dispatcher_op = false;  // a registered schema (not a named range such as autograd's wrappers)
+  std::vector<bool> writes;    // by argument index
 };
 
 struct OpInfoCache {
@@ -78,6 +81,7 @@ const OpInfo& InfoOf(const at::RecordFunction& fn) {
   std::optional<c10::OperatorHandle> handle;
   if (op) handle = c10::Dispatcher::singleton().findSchema(*op);
   if (handle && handle->schema().name().c_str() == key) {
+    info->dispatcher_op = true;
     for (const c10::Argument& a : handle->schema().arguments())
       info->writes.push_back(a.alias_info() != nullptr && a.alias_info()->isWrite());
     const OpInfo& stored = *(cache.by_schema_name[key] = std::move(info));
@@ -158,6 +162,41 @@ void AddRegions(const c10::IValue& v, bool writes, std::vector<StreamcheckTensor
 
 thread_local int t_depth = 0;  // ops open on this thread (ours to count: the tracer's are its own)
 thread_local uint32_t t_outer_stack = 0;  // the stack of this thread's outermost open op
+// This thread has run a backward node: one of autograd's engine threads (or
+// the caller's thread during backward). Where such a thread finds no Python
+// stack, its native frames are the engine's: STREAMCHECK_STACK_NONE spares
+// the tracer capturing them (several microseconds each, cold).
+thread_local bool t_runs_backward = false;
+
+bool HasStack(uint32_t stack) { return stack != 0 && stack != STREAMCHECK_STACK_NONE; }
+
+// The stack for work outside an op, or for an outermost op: the thread's
+// Python stack, else none worth capturing on autograd's threads, else 0 (the
+// tracer captures a native one: a C++ program's own frames).
+uint32_t OuterStack(bool take_gil) {
+  const uint32_t stack = TimedPythonStack(take_gil);
+  return stack == 0 && t_runs_backward ? STREAMCHECK_STACK_NONE : stack;
+}
+
+// Observing an op with its inputs makes PyTorch box every argument of every
+// op, nested ones included (aten::linear's aten::t and aten::addmm, the ops
+// inside a backward node's): most of what the plugin costs a program. The
+// outermost dispatcher op on a thread already says all the nested ones can:
+// the work inside is attributed to it, its arguments' regions and schema say
+// what it reads and writes, and memory allocated inside it is written. So
+// while one is open, RecordFunction is switched off on that thread (PyTorch's
+// thread-local switch, which also travels with the thread-local state to
+// intra-op workers) and nested ops cost nothing. The autograd sequence
+// numbers its nested ops took are noted at its end, so backward nodes still
+// find its Python stack. STREAMCHECK_TORCH_ALL_OPS=1 observes every op (e.g.
+// for a program that runs PyTorch's profiler under streamcheck and wants the
+// nested ops in its profile).
+bool g_observe_nested_ops = false;
+struct OuterOp {
+  int depth = 0;  // t_depth inside it; 0: none switched RecordFunction off
+  uint64_t first_sequence_nr = 0;
+};
+thread_local OuterOp t_outer_op;
 
 // The caching allocator's tracker; attached once the allocator exists (it is
 // created after cuInit, when the tracer loads us, so attaching then is lost).
@@ -172,7 +211,7 @@ void OnAllocatorTrace(const c10::cuda::CUDACachingAllocator::TraceEntry& e) {
   // finding (a reuse is reported at the allocation): no walk. Under the
   // allocator's lock the GIL may be taken only if already held.
   const bool walk = t_depth == 0 && event == STREAMCHECK_BLOCK_ALLOCATED;
-  const uint32_t stack = walk ? TimedPythonStack(/*take_gil=*/false) : 0;
+  const uint32_t stack = walk ? OuterStack(/*take_gil=*/false) : 0;
   g_hooks->block_event(event, static_cast<uint64_t>(e.addr_), static_cast<uint64_t>(e.size_),
                        reinterpret_cast<uint64_t>(e.stream_), static_cast<int>(e.device_), stack);
   g_profile.Add(PluginPhase::kAllocatorEvent, start);
@@ -198,7 +237,7 @@ void AttachAllocatorTracker() {
 
 // An op or backward node starts: the outermost on a thread gets `stack`.
 void BeginOp(uint32_t name, uint32_t stack, const std::vector<StreamcheckTensorRegion>& regions) {
-  if (t_depth++ == 0 || t_outer_stack == 0) t_outer_stack = stack;
+  if (t_depth++ == 0 || !HasStack(t_outer_stack)) t_outer_stack = stack;
   g_hooks->op_begin(name, stack, regions.data(), regions.size());
 }
 
@@ -217,8 +256,12 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   for (size_t i = 0; i < inputs.size(); ++i)
     AddRegions(inputs[i], i < info.writes.size() && info.writes[i], &regions);
   // The ops the program called carry its Python stack; nested ops inherit it.
-  BeginOp(info.name, t_depth == 0 ? TimedPythonStack(/*take_gil=*/true) : 0, regions);
+  BeginOp(info.name, t_depth == 0 ? OuterStack(/*take_gil=*/true) : 0, regions);
   ForwardStacksOf().Note(fn.seqNr(), t_outer_stack);
+  if (info.dispatcher_op && !g_observe_nested_ops && t_outer_op.depth == 0 && at::isRecordFunctionEnabled()) {
+    t_outer_op = {t_depth, at::sequence_number::peek()};
+    at::enableRecordFunction(false);
+  }
   g_profile.Add(PluginPhase::kOpStart, start);
   return nullptr;
 }
@@ -233,14 +276,27 @@ std::unique_ptr<at::ObserverContext> OnBackwardStart(const at::RecordFunction& f
   // Autograd's engine wraps each node in an op of its own
   // (autograd::engine::evaluate_function: ...), which has no stack there.
   uint32_t stack = 0;
-  if (t_depth == 0 || t_outer_stack == 0) stack = ForwardStacksOf().Find(fn.seqNr());
-  if (stack == 0 && t_depth == 0) stack = TimedPythonStack(/*take_gil=*/true);  // a backward run on the caller's thread
+  if (t_depth == 0 || !HasStack(t_outer_stack)) stack = ForwardStacksOf().Find(fn.seqNr());
+  t_runs_backward = true;
+  if (stack == 0 && t_depth == 0) stack = OuterStack(/*take_gil=*/true);  // a backward run on the caller's thread
+  // A node with no forward stack (AccumulateGrad, or a forward op too old
+  // for the table) on an engine thread: its native frames are the engine's.
+  if (stack == 0 && !HasStack(t_outer_stack)) stack = STREAMCHECK_STACK_NONE;
   BeginOp(it->second, stack, {});
   return nullptr;
 }
 
 void OnOpEnd(const at::RecordFunction&, at::ObserverContext*) {
   if (g_observer_floor) return;
+  if (t_outer_op.depth != 0 && t_outer_op.depth == t_depth) {
+    at::enableRecordFunction(true);
+    // Autograd nodes made by the unobserved nested ops: each gets the stack.
+    const uint64_t end = at::sequence_number::peek();
+    constexpr uint64_t kMostNoted = 4096;  // an op building a larger graph notes its first nodes
+    for (uint64_t n = t_outer_op.first_sequence_nr; n < end && n - t_outer_op.first_sequence_nr < kMostNoted; ++n)
+      ForwardStacksOf().Note(static_cast<int64_t>(n), t_outer_stack);
+    t_outer_op = {};
+  }
   if (t_depth > 0) --t_depth;
   g_hooks->op_end();
 }
@@ -257,6 +313,8 @@ extern "C" __attribute__((visibility("default"))) int streamcheck_framework_atta
   }
   g_hooks = hooks;
   g_observer_floor = streamcheck::tracer::DebugFlag("observer-floor");
+  const char* all_ops = std::getenv("STREAMCHECK_TORCH_ALL_OPS");
+  g_observe_nested_ops = all_ops != nullptr && std::string(all_ops) == "1";
   if (g_profile.on()) std::atexit([] { g_profile.Print(); });
   at::addGlobalCallback(at::RecordFunctionCallback(OnOpStart, OnOpEnd)
                             .needsInputs(true)

@@ -5,7 +5,8 @@
 # Usage: run_bench.sh STREAMCHECK_BINARY OUT_DIR [LAUNCHES] [TORCH_ITERS] [ROUNDS] [TRANSFORMER_STEPS]
 # BENCH_INLINE=1 adds "inline analysis" variants (the engine inside each
 # callback instead of on the analysis worker's thread); BENCH_SPLIT=1 those
-# that split the PyTorch overhead (no plugin; PyTorch's op observation alone). BASE=OTHER_BINARY
+# that split the overhead (no host stacks; no plugin; PyTorch's op
+# observation alone). BASE=OTHER_BINARY
 # adds "base" variants traced by another streamcheck build (with its tracer
 # and plugin beside it), to compare two builds in one run. BENCH_TRANSFORMER=0
 # leaves the transformer out (a shorter run for the launch and loop figures).
@@ -18,21 +19,34 @@ mkdir -p "$out"
 results="$out/results.txt"; : >"$results"
 ${NVCC:-nvcc} -O2 -arch=sm_90 -o "$out/launch_rate" "$here/launch_rate.cu" || exit 1
 traced=("$sc" run -q --db "$out/bench.db")
+nostacks=("$sc" run -q --no-stacks --db "$out/bench.db")
 base=(); [[ -n ${BASE:-} ]] && base=("$BASE" run -q --db "$out/bench-base.db")
 # Every variant runs on the same cores (BENCH_CPUS), so that where the
 # scheduler puts a process does not differ between native and traced runs.
 pin=(); command -v taskset >/dev/null && pin=(taskset -c "${BENCH_CPUS:-2-7}")
+# The GPU machine is a virtual machine: time its host takes from our cores
+# (steal, /proc/stat) slows whichever variant it hits. Each measurement says
+# how much there was, so a noisy figure can be told from a slow one.
+steal_and_total() {
+  awk -v cpus="${BENCH_CPUS:-2-7}" 'BEGIN { split(cpus, r, "-"); lo = r[1]; hi = (2 in r) ? r[2] : r[1] }
+    $1 ~ /^cpu[0-9]+$/ { n = substr($1, 4) + 0; if (n >= lo && n <= hi) { s += $9; t += $2+$3+$4+$5+$6+$7+$8+$9 } }
+    END { print s + 0, t + 0 }' /proc/stat 2>/dev/null || echo "0 0"
+}
 # measure LABEL COMMAND...: runs it, keeps the number after the last '='.
 measure() {
   local label=$1; shift
-  local line; line=$("${pin[@]}" "$@" 2>>"$out/bench.stderr")
-  echo "$label: $line"
+  local s0 t0 s1 t1 line
+  read -r s0 t0 < <(steal_and_total)
+  line=$("${pin[@]}" "$@" 2>>"$out/bench.stderr")
+  read -r s1 t1 < <(steal_and_total)
+  echo "$label: $line steal=$(awk -v s=$((s1 - s0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.1f%%", (t > 0 ? 100 * s / t : 0) }')"
   echo "$label ${line##*=}" >>"$results"
 }
 for ((r = 0; r < rounds; r++)); do
   measure "launch native" "$out/launch_rate" "$n"
   measure "launch traced" "${traced[@]}" -- "$out/launch_rate" "$n"
   [[ ${BENCH_INLINE:-0} == 1 ]] && measure "launch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$out/launch_rate" "$n"
+  [[ ${BENCH_SPLIT:-0} == 1 ]] && measure "launch traced, no stacks" "${nostacks[@]}" -- "$out/launch_rate" "$n"
   measure "launch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
   if [[ ${BENCH_FLOORS:-0} == 1 ]]; then
     measure "launch CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
@@ -50,8 +64,11 @@ if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     measure "torch traced" "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
     [[ ${BENCH_INLINE:-0} == 1 ]] &&
       measure "torch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    [[ ${BENCH_SPLIT:-0} == 1 ]] &&
+    if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
+      measure "torch observer floor" env STREAMCHECK_DEBUG=observer-floor "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
       measure "torch traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
+      measure "torch traced, no stacks" "${nostacks[@]}" -- "$py" "$here/torch_loop.py" "$iters"
+    fi
     measure "torch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
     if [[ ${BENCH_FLOORS:-0} == 1 ]]; then
       measure "torch CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
@@ -67,6 +84,7 @@ if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
       measure "transformer observer floor" env STREAMCHECK_DEBUG=observer-floor "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
       measure "transformer traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
+      measure "transformer traced, no stacks" "${nostacks[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
     fi
     measure "transformer CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
     ((${#base[@]})) && measure "transformer traced, base" "${base[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
