@@ -169,20 +169,23 @@ class CallbackCensus {
     slot->count.fetch_add(1, std::memory_order_relaxed);
   }
   void Print() const {
-    std::vector<std::pair<uint64_t, const Slot*>> fired;
-    auto collect = [&](const auto& table) {
-      for (const Slot& s : table)
-        if (const uint64_t n = s.count.load()) fired.emplace_back(n, &s);
+    struct Fired {
+      uint64_t count;
+      const char* name;
+      bool driver;
     };
-    collect(runtime_);
-    collect(driver_);
-    std::sort(fired.begin(), fired.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    std::vector<Fired> fired;
+    auto collect = [&](const auto& table, bool driver) {
+      for (const Slot& s : table)
+        if (const uint64_t n = s.count.load()) fired.push_back({n, s.name.load(), driver});
+    };
+    collect(runtime_, false);
+    collect(driver_, true);
+    std::sort(fired.begin(), fired.end(), [](const Fired& a, const Fired& b) { return a.count > b.count; });
     std::fprintf(stderr, "streamcheck[profile]: callbacks by call (entry and exit each count):");
-    for (const auto& [n, slot] : fired) {
-      const char* name = slot->name.load();
-      std::fprintf(stderr, " %s %llu%s", name ? name : "?", static_cast<unsigned long long>(n),
-                   slot->driver ? " (driver);" : ";");
-    }
+    for (const Fired& f : fired)
+      std::fprintf(stderr, " %s %llu%s", f.name ? f.name : "?", static_cast<unsigned long long>(f.count),
+                   f.driver ? " (driver);" : ";");
     std::fprintf(stderr, "\n");
   }
 
@@ -190,14 +193,10 @@ class CallbackCensus {
   struct Slot {
     std::atomic<uint64_t> count{0};
     std::atomic<const char*> name{nullptr};
-    bool driver = false;
   };
   Slot* SlotOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && cbid < runtime_.size()) return &runtime_[cbid];
-    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < driver_.size()) {
-      driver_[cbid].driver = true;
-      return &driver_[cbid];
-    }
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API && cbid < driver_.size()) return &driver_[cbid];
     return nullptr;
   }
   std::array<Slot, CUPTI_RUNTIME_TRACE_CBID_SIZE> runtime_;

@@ -258,7 +258,7 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   // The ops the program called carry its Python stack; nested ops inherit it.
   BeginOp(info.name, t_depth == 0 ? OuterStack(/*take_gil=*/true) : 0, regions);
   ForwardStacksOf().Note(fn.seqNr(), t_outer_stack);
-  if (info.dispatcher_op && !g_observe_nested_ops && t_outer_op.depth == 0 && at::isRecordFunctionEnabled()) {
+  if (info.dispatcher_op && !g_observe_nested_ops && t_outer_op.depth == 0) {  // called: RecordFunction is on
     t_outer_op = {t_depth, at::sequence_number::peek()};
     at::enableRecordFunction(false);
   }

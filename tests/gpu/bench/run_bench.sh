@@ -58,37 +58,31 @@ for ((r = 0; r < rounds; r++)); do
   fi
 done
 py=${PYTHON:-python3}
+# pytorch_variants KIND SCRIPT COUNT SANITIZER_COUNT [floors]: one round of a
+# PyTorch workload's variants (PyTorch's sanitizer runs fewer, slower steps).
+pytorch_variants() {
+  local kind=$1 script=$here/$2 count=$3 sanitizer_count=$4 floors=${5:-}
+  measure "$kind native" "$py" "$script" "$count"
+  measure "$kind traced" "${traced[@]}" -- "$py" "$script" "$count"
+  [[ ${BENCH_INLINE:-0} == 1 ]] &&
+    measure "$kind inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$script" "$count"
+  if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
+    measure "$kind observer floor" env STREAMCHECK_DEBUG=observer-floor "${traced[@]}" -- "$py" "$script" "$count"
+    measure "$kind traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$script" "$count"
+    measure "$kind traced, no stacks" "${nostacks[@]}" -- "$py" "$script" "$count"
+  fi
+  measure "$kind CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$script" "$count"
+  if [[ $floors == floors && ${BENCH_FLOORS:-0} == 1 ]]; then
+    measure "$kind CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$py" "$script" "$count"
+    measure "$kind CUPTI subscription only" env STREAMCHECK_DEBUG=callbacks-only,subscribe-only "${traced[@]}" -- "$py" "$script" "$count"
+  fi
+  ((${#base[@]})) && measure "$kind traced, base" "${base[@]}" -- "$py" "$script" "$count"
+  measure "$kind TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$script" "$sanitizer_count"
+}
 if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   for ((r = 0; r < rounds; r++)); do
-    measure "torch native" "$py" "$here/torch_loop.py" "$iters"
-    measure "torch traced" "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    [[ ${BENCH_INLINE:-0} == 1 ]] &&
-      measure "torch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
-      measure "torch observer floor" env STREAMCHECK_DEBUG=observer-floor "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-      measure "torch traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-      measure "torch traced, no stacks" "${nostacks[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    fi
-    measure "torch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    if [[ ${BENCH_FLOORS:-0} == 1 ]]; then
-      measure "torch CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-      measure "torch CUPTI subscription only" env STREAMCHECK_DEBUG=callbacks-only,subscribe-only "${traced[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    fi
-    ((${#base[@]})) && measure "torch traced, base" "${base[@]}" -- "$py" "$here/torch_loop.py" "$iters"
-    measure "torch TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_loop.py" "$((iters / 10))"
-    [[ ${BENCH_TRANSFORMER:-1} == 1 ]] || continue
-    measure "transformer native" "$py" "$here/torch_transformer.py" "$steps"
-    measure "transformer traced" "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
-    [[ ${BENCH_INLINE:-0} == 1 ]] &&
-      measure "transformer inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
-    if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
-      measure "transformer observer floor" env STREAMCHECK_DEBUG=observer-floor "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
-      measure "transformer traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
-      measure "transformer traced, no stacks" "${nostacks[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
-    fi
-    measure "transformer CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
-    ((${#base[@]})) && measure "transformer traced, base" "${base[@]}" -- "$py" "$here/torch_transformer.py" "$steps"
-    measure "transformer TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$here/torch_transformer.py" "$((steps / 5))"
+    pytorch_variants torch torch_loop.py "$iters" "$((iters / 10))" floors
+    [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && pytorch_variants transformer torch_transformer.py "$steps" "$((steps / 5))"
   done
 fi
 # Where the tracer's time goes (STREAMCHECK_DEBUG=profile), once per workload.
