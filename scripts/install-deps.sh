@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache pkg-config
   libsqlite3-dev sqlite3 libgtest-dev libgmock-dev libbenchmark-dev
-  libcli11-dev nlohmann-json3-dev libfmt-dev
+  libcli11-dev nlohmann-json3-dev libfmt-dev libunwind-dev
   clang-22 libclang-22-dev llvm-22-dev libclang-rt-22-dev
   "$@"
 )

@@ -14,6 +14,9 @@
 //                   PyTorch's observation with inputs costs by itself)
 //   inline-analysis the engine, store and trace file run inside each callback
 //                   instead of on the analysis worker's thread
+//   stack-cache-verify  every stack recognized as repeated (repeated_stacks.h)
+//                   is unwound anyway and compared; mismatches are counted
+//                   and printed at exit
 #pragma once
 
 #include <cstdlib>

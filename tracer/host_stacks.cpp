@@ -1,15 +1,19 @@
 #include "tracer/host_stacks.h"
 
 #include <dlfcn.h>
-#include <execinfo.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 
+#include "tracer/debug_flags.h"
 #include "tracer/kernel_signature.h"
+#include "tracer/native_unwinder.h"
 #include "tracer/program_frames.h"
+#include "tracer/repeated_stacks.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -17,33 +21,17 @@ namespace {
 // Deep enough to get past CUPTI's and the driver's own frames (~15) to the program's.
 constexpr int kMaxFrames = 48;
 
-// glibc's backtrace() re-reads the unwind tables (DWARF CFI) of every frame on
-// every call: several microseconds for the ~20 frames between a CUDA call and
-// main(). libunwind's unw_backtrace caches each return address's frame layout
-// and is several times faster once warm, so it is used when the system has
-// it (loaded privately, never interposing on the program's own unwinder).
-// STREAMCHECK_UNWINDER=glibc forces the fallback.
-using BacktraceFn = int (*)(void**, int);
-
-BacktraceFn ChooseBacktrace() {
-  const char* forced = std::getenv("STREAMCHECK_UNWINDER");
-  if (forced == nullptr || std::strcmp(forced, "glibc") != 0) {
-    if (void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL)) {
-      if (auto fn = reinterpret_cast<BacktraceFn>(dlsym(lib, "unw_backtrace"))) return fn;
-    }
-  }
-  return &backtrace;
-}
-
-BacktraceFn Backtrace() {
-  static const BacktraceFn fn = ChooseBacktrace();
-  return fn;
-}
-
-uint64_t HashPcs(void* const* pcs, int n) {
+uint64_t HashPcs(const uint64_t* pcs, size_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
-  for (int i = 0; i < n; ++i) h = (h ^ reinterpret_cast<uint64_t>(pcs[i])) * 0x100000001b3ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ pcs[i]) * 0x100000001b3ull;
   return h;
+}
+
+std::atomic<uint64_t> g_next_owner{1};
+
+bool RepeatedStacksWanted() {
+  const char* v = std::getenv("STREAMCHECK_STACK_CACHE");
+  return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
 struct SourceLine {
@@ -100,35 +88,90 @@ std::vector<std::vector<SourceLine>> SourceLines(const std::string& module, cons
 
 bool IsRuntimeFrame(const std::string& path) {
   const std::string base = path.substr(path.rfind('/') + 1);
-  for (const char* prefix : {"libcuda.", "libcupti.", "libcudart.", "libstreamcheck_tracer.", "libc.so",
+  for (const char* prefix : {"libcuda.", "libcupti.", "libcudart.", "libstreamcheck_tracer.", "libunwind.", "libc.so",
                              "ld-linux", "libnvidia-", "libcublas", "libcudnn"})
     if (base.rfind(prefix, 0) == 0) return true;
   return false;
 }
 
-HostStacks::HostStacks() { (void)Backtrace(); }
+HostStacks::HostStacks() : HostStacks(RepeatedStacksWanted(), DebugFlag("stack-cache-verify")) {}
 
-StackId HostStacks::Capture(bool* is_new) {
-  void* pcs[kMaxFrames];
-  const int n = Backtrace()(pcs, kMaxFrames);
+HostStacks::HostStacks(bool recognize_repeated_stacks, bool verify_repeated_stacks)
+    : owner_(g_next_owner.fetch_add(1)),
+      repeated_stacks_(recognize_repeated_stacks),
+      verify_repeated_(verify_repeated_stacks),
+      count_repeated_(verify_repeated_ || DebugFlag("profile")) {
+  (void)NativeUnwinder::Get();  // chosen now, not inside the first CUDA call
+}
+
+// Its own frame is what RepeatedStacks keys on: never inlined, and built
+// with a frame pointer (CMakeLists.txt), so the caller's RBP is saved in
+// the frame's top words, where a witness may point.
+__attribute__((noinline)) StackId HostStacks::Capture(bool* is_new) {
   *is_new = false;
-  if (n <= 0) return 0;
+  const auto outer_sp = reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa());
+  const auto first_pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));
+  const NativeUnwinder& unwinder = NativeUnwinder::Get();
+  RepeatedStackCounts& counts = RepeatedStackCounters();
+  if (repeated_stacks_ && unwinder.CanWalk()) {
+    RepeatedStacks& repeated = RepeatedStacks::ThisThread();
+    if (const StackId id = repeated.Find(outer_sp, owner_)) {
+      if (count_repeated_) counts.hits.fetch_add(1, std::memory_order_relaxed);
+      if (verify_repeated_) VerifyRepeated(id, first_pc, "recognized");
+      return id;
+    }
+    if (repeated.ShouldWalk(outer_sp)) {
+      std::vector<uint64_t> pcs;
+      std::vector<StackWitness> witnesses;
+      if (unwinder.Walk(outer_sp, kMaxFrames, repeated.WitnessBounds(outer_sp), &pcs, &witnesses)) {
+        const StackId id = Intern(pcs.data(), pcs.size(), is_new);
+        repeated.Remember(outer_sp, owner_, id, witnesses);
+        if (count_repeated_) counts.walks.fetch_add(1, std::memory_order_relaxed);
+        if (verify_repeated_) VerifyRepeated(id, first_pc, "witnessed");
+        return id;
+      }
+      if (count_repeated_) counts.unwitnessed.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  uint64_t pcs[kMaxFrames];
+  const int n = unwinder.Backtrace(pcs, kMaxFrames, first_pc);
+  return n > 0 ? Intern(pcs, static_cast<size_t>(n), is_new) : 0;
+}
+
+void HostStacks::VerifyRepeated(StackId id, uint64_t first_pc, const char* how) {
+  uint64_t pcs[kMaxFrames];
+  const int n = NativeUnwinder::Get().Backtrace(pcs, kMaxFrames, first_pc);
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto& known = stacks_[id];
+  if (known.size() == static_cast<size_t>(n) && std::equal(known.begin(), known.end(), pcs)) return;
+  if (RepeatedStackCounters().mismatches.fetch_add(1) < 3)
+    std::fprintf(stderr, "streamcheck: stack-cache-verify: a %s stack (%zu frames) differs from a fresh unwind (%d frames)\n",
+                 how, known.size(), n);
+}
+
+StackId HostStacks::Intern(const uint64_t* pcs, size_t n, bool* is_new) {
+  *is_new = false;
   const uint64_t h = HashPcs(pcs, n);
   std::lock_guard<std::mutex> lock(mutex_);
   auto& candidates = by_hash_[h];
   for (StackId id : candidates) {
     const auto& known = stacks_[id];
-    if (known.size() == static_cast<size_t>(n) &&
-        std::equal(known.begin(), known.end(), pcs, [](uint64_t a, void* b) { return a == reinterpret_cast<uint64_t>(b); }))
-      return id;
+    if (known.size() == n && std::equal(known.begin(), known.end(), pcs)) return id;
   }
-  std::vector<uint64_t> frame_pcs(n);
-  for (int i = 0; i < n; ++i) frame_pcs[i] = reinterpret_cast<uint64_t>(pcs[i]);
-  stacks_.push_back(std::move(frame_pcs));
+  stacks_.emplace_back(pcs, pcs + n);
   const StackId id = static_cast<StackId>(stacks_.size() - 1);
   candidates.push_back(id);
   *is_new = true;
   return id;
+}
+
+std::string HostStacks::RepeatedStacksSummary() {
+  const RepeatedStackCounts& c = RepeatedStackCounters();
+  std::string line = "repeated stacks: " + std::to_string(c.hits.load()) + " recognized, " +
+                     std::to_string(c.walks.load()) + " witnessed walks, " + std::to_string(c.unwitnessed.load()) +
+                     " walks without witnesses";
+  if (DebugFlag("stack-cache-verify")) line += ", " + std::to_string(c.mismatches.load()) + " mismatches";
+  return line;
 }
 
 void HostStacks::ResolvePcs(const std::vector<uint64_t>& pcs) {

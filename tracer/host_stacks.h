@@ -1,5 +1,6 @@
 // Host call stacks: captured as raw return addresses on every traced call
-// (cheap), interned so each distinct stack is stored once, and symbolized
+// (cheap; cheaper still when this thread captured the same stack before,
+// repeated_stacks.h), interned so each distinct stack is stored once, and symbolized
 // (function, file:line) only when a finding needs one. Captured on the
 // program's threads (under the tracer's lock), symbolized on the analysis
 // worker: the tables have locks of their own, and a symbolization (which
@@ -21,9 +22,16 @@ namespace streamcheck::tracer {
 class HostStacks {
  public:
   HostStacks();  // picks the unwinder now, not inside the first CUDA call
-  // Interns the calling thread's stack. Returns 0 when capture failed; sets
-  // *is_new for a stack not seen before (the caller then defines it).
+  // For tests: verification unwinds anyway on every recognized or witnessed
+  // stack and counts the differences (STREAMCHECK_DEBUG=stack-cache-verify).
+  HostStacks(bool recognize_repeated_stacks, bool verify_repeated_stacks);
+  // Interns the calling thread's stack, from the caller's frame out. Returns
+  // 0 when capture failed; sets *is_new for a stack not seen before (the
+  // caller then defines it). STREAMCHECK_STACK_CACHE=0 turns the
+  // recognition of repeated stacks off (every capture unwinds).
   StackId Capture(bool* is_new);
+  // How often repeated stacks were recognized (for STREAMCHECK_DEBUG=profile).
+  static std::string RepeatedStacksSummary();
   // Under the tracer's lock, like Capture (no other thread adds stacks meanwhile).
   const std::vector<uint64_t>& ProgramCounters(StackId id) const { return stacks_[id]; }
   // Function, file and line for each frame of the program (frames inside the
@@ -42,6 +50,12 @@ class HostStacks {
   }
 
  private:
+  StackId Intern(const uint64_t* pcs, size_t n, bool* is_new);
+  // STREAMCHECK_DEBUG=stack-cache-verify: unwinds anyway and compares.
+  void VerifyRepeated(StackId id, uint64_t first_pc, const char* how);
+
+  const uint64_t owner_;  // tells this table's ids from another's in RepeatedStacks
+  const bool repeated_stacks_, verify_repeated_, count_repeated_;
   mutable std::mutex mutex_;  // the stacks, their hashes, kernels and symbolized stacks
   std::vector<std::vector<uint64_t>> stacks_{{}};  // id 0: none
   std::unordered_map<uint64_t, std::vector<StackId>> by_hash_;

@@ -14,6 +14,7 @@
 #include "runtime/engine.h"
 #include "tracer/analysis_worker.h"
 #include "tracer/framework_ops.h"
+#include "tracer/host_stacks.h"
 #include "tracer/kernel_arguments.h"
 
 namespace streamcheck::bench {
@@ -172,6 +173,27 @@ void BM_PoolBlockReuse(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_PoolBlockReuse)->ArgName("live_blocks")->Arg(64)->Arg(4096);
+
+// A host stack captured from one call site 20 frames deep, as a launch loop
+// does: unwound every time (recognize=0) or recognized as repeated
+// (tracer/repeated_stacks.h; 1).
+__attribute__((noinline)) StackId CaptureAtDepth(tracer::HostStacks& stacks, int depth) {
+  if (depth > 0) {
+    const StackId id = CaptureAtDepth(stacks, depth - 1);
+    benchmark::DoNotOptimize(id);
+    return id;
+  }
+  bool is_new = false;
+  return stacks.Capture(&is_new);
+}
+void BM_HostStackCapture(benchmark::State& state) {
+  tracer::HostStacks stacks(/*recognize_repeated_stacks=*/state.range(0) != 0, /*verify_repeated_stacks=*/false);
+  StackId id = 0;
+  for (auto _ : state) id = CaptureAtDepth(stacks, 20);
+  if (id == 0) state.SkipWithError("no stack captured");
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_HostStackCapture)->ArgName("recognize")->Arg(0)->Arg(1);
 
 }  // namespace
 }  // namespace streamcheck::bench

@@ -9,9 +9,12 @@
 # observation alone). BASE=OTHER_BINARY
 # adds "base" variants traced by another streamcheck build (with its tracer
 # and plugin beside it), to compare two builds in one run. BENCH_TRANSFORMER=0
-# leaves the transformer out (a shorter run for the launch and loop figures).
+# leaves the transformer out (a shorter run for the launch and loop figures);
+# BENCH_LAUNCH=0 the launch rate.
 # BENCH_FLOORS=1 adds CUPTI floors below "callbacks only": a subscription with
 # no callback enabled, and one with the kernel launch callbacks alone.
+# BENCH_STACK_CACHE=1 adds "traced, every stack unwound" (repeated stacks not
+# recognized: STREAMCHECK_STACK_CACHE=0).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}; steps=${6:-50}
@@ -43,10 +46,13 @@ measure() {
   echo "$label ${line##*=}" >>"$results"
 }
 for ((r = 0; r < rounds; r++)); do
+  [[ ${BENCH_LAUNCH:-1} == 1 ]] || break
   measure "launch native" "$out/launch_rate" "$n"
   measure "launch traced" "${traced[@]}" -- "$out/launch_rate" "$n"
   [[ ${BENCH_INLINE:-0} == 1 ]] && measure "launch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$out/launch_rate" "$n"
   [[ ${BENCH_SPLIT:-0} == 1 ]] && measure "launch traced, no stacks" "${nostacks[@]}" -- "$out/launch_rate" "$n"
+  [[ ${BENCH_STACK_CACHE:-0} == 1 ]] &&
+    measure "launch traced, every stack unwound" env STREAMCHECK_STACK_CACHE=0 "${traced[@]}" -- "$out/launch_rate" "$n"
   measure "launch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
   if [[ ${BENCH_FLOORS:-0} == 1 ]]; then
     measure "launch CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
@@ -71,6 +77,8 @@ pytorch_variants() {
     measure "$kind traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$script" "$count"
     measure "$kind traced, no stacks" "${nostacks[@]}" -- "$py" "$script" "$count"
   fi
+  [[ ${BENCH_STACK_CACHE:-0} == 1 ]] &&
+    measure "$kind traced, every stack unwound" env STREAMCHECK_STACK_CACHE=0 "${traced[@]}" -- "$py" "$script" "$count"
   measure "$kind CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$script" "$count"
   if [[ $floors == floors && ${BENCH_FLOORS:-0} == 1 ]]; then
     measure "$kind CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$py" "$script" "$count"
@@ -86,7 +94,8 @@ if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   done
 fi
 # Where the tracer's time goes (STREAMCHECK_DEBUG=profile), once per workload.
-profiled=("$out/launch_rate $n" "$py $here/torch_loop.py $iters")
+profiled=("$py $here/torch_loop.py $iters")
+[[ ${BENCH_LAUNCH:-1} == 1 ]] && profiled=("$out/launch_rate $n" "${profiled[@]}")
 [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && profiled+=("$py $here/torch_transformer.py $steps")
 for cmd in "${profiled[@]}"; do
   STREAMCHECK_DEBUG=profile "${pin[@]}" "$sc" run -q --db "$out/bench.db" -- $cmd 2>&1 | grep -E 'profile|_per_'

@@ -1,0 +1,64 @@
+#include "tracer/repeated_stacks.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace streamcheck::tracer {
+namespace {
+
+// Reads the caller's frames, which are no objects of ours: through volatile
+// (nothing to assume about them) and without AddressSanitizer's checks
+// (their locals' red zones are where saved registers may sit).
+__attribute__((no_sanitize("address"))) bool AllHold(const std::vector<StackWitness>& witnesses) {
+  for (const StackWitness& w : witnesses)
+    if (*reinterpret_cast<const volatile uintptr_t*>(w.address) != w.value) return false;
+  return true;
+}
+
+}  // namespace
+
+RepeatedStackCounts& RepeatedStackCounters() {
+  static auto* counts = new RepeatedStackCounts;  // lives past exit handlers
+  return *counts;
+}
+
+RepeatedStacks& RepeatedStacks::ThisThread() {
+  thread_local std::unique_ptr<RepeatedStacks> stacks;
+  if (!stacks) stacks = std::make_unique<RepeatedStacks>();
+  return *stacks;
+}
+
+StackId RepeatedStacks::Find(uintptr_t outer_sp, uint64_t owner) const {
+  for (const Entry& e : entries_)
+    if (e.outer_sp == outer_sp && e.owner == owner && AllHold(e.witnesses)) return e.id;
+  return 0;
+}
+
+bool RepeatedStacks::ShouldWalk(uintptr_t outer_sp) {
+  ++captures_;
+  const auto end = recent_misses_.end();
+  if (std::find(recent_misses_.begin(), end, outer_sp) == end) {
+    recent_misses_[next_miss_++ % kRecentMisses] = outer_sp;
+    return false;
+  }
+  if (walks_ >= kFreeWalks + captures_ / kCapturesPerWalk) return false;
+  ++walks_;
+  return true;
+}
+
+void RepeatedStacks::Remember(uintptr_t outer_sp, uint64_t owner, StackId id,
+                              const std::vector<StackWitness>& witnesses) {
+  Entry& e = entries_[next_entry_++ % kEntries];
+  e.outer_sp = outer_sp;
+  e.owner = owner;
+  e.id = id;
+  e.witnesses = witnesses;
+}
+
+StackBounds RepeatedStacks::WitnessBounds(uintptr_t outer_sp) {
+  if (!bounds_known_) bounds_ = StackBounds::OfThisThread(), bounds_known_ = true;
+  if (outer_sp < 16 || !bounds_.Contains(outer_sp - 16, 16)) return {};
+  return {outer_sp - 16, bounds_.high};
+}
+
+}  // namespace streamcheck::tracer
