@@ -56,7 +56,7 @@ class RepeatedStacks {
     std::vector<StackWitness> witnesses;
   };
   static constexpr size_t kEntries = 16, kRecentMisses = 16;
-  // Walks a thread may always make, and one more per this many captures.
+  // Walks a thread may always make, and one more per this many misses.
   static constexpr uint64_t kFreeWalks = 8, kCapturesPerWalk = 256;
 
   std::array<Entry, kEntries> entries_;
