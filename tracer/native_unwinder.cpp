@@ -106,23 +106,21 @@ bool NativeUnwinder::Walk(uintptr_t outer_sp, int max, const StackBounds& bounds
     if (step(&cursor) <= 0) return false;
   }
   // A witness is a word in `bounds` that holds what the unwinder read there.
-  const auto witness = [&](int reg, unw_word_t value) {
-    unw_save_loc_t loc;
-    if (get_save_loc(&cursor, reg, &loc) != 0 || loc.type != UNW_SLT_MEMORY || !bounds.Contains(loc.u.addr) ||
-        Word(loc.u.addr) != value)
-      return false;
+  const auto witness = [&](const unw_save_loc_t& loc, unw_word_t value) {
+    if (loc.type != UNW_SLT_MEMORY || !bounds.Contains(loc.u.addr) || Word(loc.u.addr) != value) return false;
     witnesses->push_back({loc.u.addr, value});
     return true;
   };
+  unw_save_loc_t ip_loc, rbp_loc;
   for (;;) {
     if (reinterpret_cast<IsSignalFrameFn>(is_signal_frame_)(&cursor) > 0) return false;
-    if (get_reg(&cursor, UNW_REG_IP, &ip) != 0 || get_reg(&cursor, UNW_X86_64_RBP, &rbp) != 0) return false;
-    if (!witness(UNW_REG_IP, ip)) return false;
+    // The frame's return address, its RBP, and where each came from, before stepping past it.
+    if (get_reg(&cursor, UNW_REG_IP, &ip) != 0 || get_reg(&cursor, UNW_X86_64_RBP, &rbp) != 0 ||
+        get_save_loc(&cursor, UNW_REG_IP, &ip_loc) != 0 || get_save_loc(&cursor, UNW_X86_64_RBP, &rbp_loc) != 0)
+      return false;
+    if (!witness(ip_loc, ip)) return false;
     pcs->push_back(ip);
     if (static_cast<int>(pcs->size()) >= max) return true;
-    // The frame's RBP and where it came from, before stepping past it.
-    unw_save_loc_t rbp_loc;
-    if (get_save_loc(&cursor, UNW_X86_64_RBP, &rbp_loc) != 0) return false;
     const int stepped = step(&cursor);
     if (stepped < 0) return false;
     if (stepped == 0) return true;  // the outermost frame: decided by its return address, witnessed
@@ -133,8 +131,7 @@ bool NativeUnwinder::Walk(uintptr_t outer_sp, int max, const StackBounds& bounds
     // gcc's realigned frames (CFA loaded from RBP-8) that slot as well.
     const bool rbp_in_frame = rbp >= sp && rbp < cfa;
     if (cfa == rbp + 16 || rbp_in_frame) {
-      if (rbp_loc.type != UNW_SLT_MEMORY || !bounds.Contains(rbp_loc.u.addr) || Word(rbp_loc.u.addr) != rbp) return false;
-      witnesses->push_back({rbp_loc.u.addr, rbp});
+      if (!witness(rbp_loc, rbp)) return false;
       if (rbp_in_frame && rbp - 8 >= sp && bounds.Contains(rbp - 8) && Word(rbp - 8) == cfa) witnesses->push_back({rbp - 8, cfa});
     }
     sp = cfa;
