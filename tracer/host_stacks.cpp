@@ -165,12 +165,13 @@ StackId HostStacks::Intern(const uint64_t* pcs, size_t n, bool* is_new) {
   return id;
 }
 
-std::string HostStacks::RepeatedStacksSummary() {
+std::string HostStacks::RepeatedStacksSummary() const {
+  if (!count_repeated_) return {};
   const RepeatedStackCounts& c = RepeatedStackCounters();
   std::string line = "repeated stacks: " + std::to_string(c.hits.load()) + " recognized, " +
                      std::to_string(c.walks.load()) + " witnessed walks, " + std::to_string(c.unwitnessed.load()) +
                      " walks without witnesses";
-  if (DebugFlag("stack-cache-verify")) line += ", " + std::to_string(c.mismatches.load()) + " mismatches";
+  if (verify_repeated_) line += ", " + std::to_string(c.mismatches.load()) + " mismatches";
   return line;
 }
 

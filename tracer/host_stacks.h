@@ -30,8 +30,9 @@ class HostStacks {
   // caller then defines it). STREAMCHECK_STACK_CACHE=0 turns the
   // recognition of repeated stacks off (every capture unwinds).
   StackId Capture(bool* is_new);
-  // How often repeated stacks were recognized (for STREAMCHECK_DEBUG=profile).
-  static std::string RepeatedStacksSummary();
+  // How often repeated stacks were recognized (and, verifying, how often
+  // wrongly): empty unless counted (STREAMCHECK_DEBUG=profile or stack-cache-verify).
+  std::string RepeatedStacksSummary() const;
   // Under the tracer's lock, like Capture (no other thread adds stacks meanwhile).
   const std::vector<uint64_t>& ProgramCounters(StackId id) const { return stacks_[id]; }
   // Function, file and line for each frame of the program (frames inside the

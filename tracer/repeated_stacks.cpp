@@ -35,13 +35,13 @@ StackId RepeatedStacks::Find(uintptr_t outer_sp, uint64_t owner) const {
 }
 
 bool RepeatedStacks::ShouldWalk(uintptr_t outer_sp) {
-  ++captures_;
+  ++misses_;
   const auto end = recent_misses_.end();
   if (std::find(recent_misses_.begin(), end, outer_sp) == end) {
     recent_misses_[next_miss_++ % kRecentMisses] = outer_sp;
     return false;
   }
-  if (walks_ >= kFreeWalks + captures_ / kCapturesPerWalk) return false;
+  if (walks_ >= kFreeWalks + misses_ / kMissesPerWalk) return false;
   ++walks_;
   return true;
 }

@@ -57,13 +57,13 @@ class RepeatedStacks {
   };
   static constexpr size_t kEntries = 16, kRecentMisses = 16;
   // Walks a thread may always make, and one more per this many misses.
-  static constexpr uint64_t kFreeWalks = 8, kCapturesPerWalk = 256;
+  static constexpr uint64_t kFreeWalks = 8, kMissesPerWalk = 256;
 
   std::array<Entry, kEntries> entries_;
   size_t next_entry_ = 0;
   std::array<uintptr_t, kRecentMisses> recent_misses_{};
   size_t next_miss_ = 0;
-  uint64_t captures_ = 0, walks_ = 0;
+  uint64_t misses_ = 0, walks_ = 0;
   StackBounds bounds_;
   bool bounds_known_ = false;
 };

@@ -296,10 +296,9 @@ void Tracer::Finish() {
     trace_->Close();
   }
   profile_.Print();
-  // The verification's result goes to every run that asked for it (the GPU tests check it).
-  static const bool verify_stacks = DebugFlag("stack-cache-verify");
-  if (profile_.on() || verify_stacks)
-    std::fprintf(stderr, "streamcheck[profile]: %s\n", HostStacks::RepeatedStacksSummary().c_str());
+  // With profiling, and with stack verification (whose result the GPU tests check).
+  if (const std::string repeated = stacks_.RepeatedStacksSummary(); !repeated.empty())
+    std::fprintf(stderr, "streamcheck[profile]: %s\n", repeated.c_str());
   if (profile_.on()) {
     std::string line = "streamcheck[profile]: native stacks by operation:";
     for (size_t op = 0; op < native_stacks_by_op_.size(); ++op)
