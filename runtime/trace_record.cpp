@@ -129,33 +129,4 @@ bool CopyKindFromName(std::string_view name, CopyKind* kind) {
   return LookUp(kCopyKindNames, name, kind);
 }
 
-void TraceRecord::Clear() {
-  // Field by field rather than `*this = TraceRecord()`: decoding calls this
-  // for every record, and the containers must keep their buffers.
-  // (TraceRecord.ClearResetsEveryFieldAndKeepsCapacity checks nothing is missed.)
-  op = OpCode::kInvalid;
-  node_op = OpCode::kInvalid;
-  thread = 0;
-  stack = 0;
-  api = 0;
-  name = 0;
-  framework_op = 0;
-  id = 0;
-  flags = 0;
-  device = -1;
-  result = 0;
-  priority = 0;
-  is_async = false;
-  memory_kind = MemoryKind::kDevice;
-  copy_kind = CopyKind::kDefault;
-  stream = event = event2 = graph = graph_exec = node = 0;
-  dst = src = 0;
-  size = height = dst_pitch = src_pitch = 0;
-  timestamp_ns = 0;
-  accesses.clear();
-  deps.clear();
-  frames.clear();
-  text.clear();
-}
-
 }  // namespace streamcheck

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "runtime/ids.h"
@@ -127,7 +128,9 @@ struct StackFrame {
   friend bool operator==(const StackFrame&, const StackFrame&) = default;
 };
 
-struct TraceRecord {
+// The fixed-size fields of a record: plain data, which records travelling
+// inside one process copy as bytes (tracer/analysis_worker.h).
+struct TraceRecordFields {
   OpCode op = OpCode::kInvalid;
   OpCode node_op = OpCode::kInvalid;  // kGraphAddNode: what the node does
   ThreadId thread = 0;
@@ -156,13 +159,25 @@ struct TraceRecord {
   uint64_t dst_pitch = 0;
   uint64_t src_pitch = 0;
   uint64_t timestamp_ns = 0;  // host time since trace start, for timelines
+  friend bool operator==(const TraceRecordFields&, const TraceRecordFields&) = default;
+};
+
+static_assert(std::is_trivially_copyable_v<TraceRecordFields>);
+
+struct TraceRecord : TraceRecordFields {
   std::vector<MemoryAccess> accesses;
   std::vector<Handle> deps;       // graph node dependencies
   std::vector<StackFrame> frames; // kDefineStack
   std::string text;               // kDefineString / kProcessInfo / kThreadName
 
   // Resets every field while keeping vector capacity (decode loops reuse one record).
-  void Clear();
+  void Clear() {
+    static_cast<TraceRecordFields&>(*this) = TraceRecordFields{};
+    accesses.clear();
+    deps.clear();
+    frames.clear();
+    text.clear();
+  }
   friend bool operator==(const TraceRecord&, const TraceRecord&) = default;
 };
 

@@ -1,11 +1,18 @@
 #include "tracer/access_extent.h"
 
 #include <algorithm>
+#include <atomic>
 #include <utility>
 
 namespace streamcheck::tracer {
 
+uint64_t AllocationBounds::NextGeneration() {
+  static std::atomic<uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 void AllocationBounds::Add(Address base, uint64_t size, MemoryKind kind) {
+  generation_ = NextGeneration();
   auto [it, inserted] = by_base_.insert_or_assign(base, Allocation{size, kind, {}, false});
   if (size > 0) allocation_at_[base] = &*it;
   else allocation_at_.erase(base);
@@ -14,14 +21,37 @@ void AllocationBounds::Add(Address base, uint64_t size, MemoryKind kind) {
 }
 
 void AllocationBounds::Remove(Address base) {
+  generation_ = NextGeneration();
   by_base_.erase(base);
   allocation_at_.erase(base);
 }
 
 void AllocationBounds::AddPoolBlock(Address base, uint64_t size) {
-  auto [it, inserted] = blocks_.insert_or_assign(base, Allocation{size, MemoryKind::kDevice, {}, false});
-  if (size > 0) block_at_[base] = &*it;
-  else block_at_.erase(base);
+  generation_ = NextGeneration();
+  const Allocation block{size, MemoryKind::kDevice, {}, false};
+  auto it = blocks_.find(base);
+  if (it != blocks_.end()) {
+    it->second = block;
+  } else if (!spare_blocks_.empty()) {
+    Table::node_type node = std::move(spare_blocks_.back());
+    spare_blocks_.pop_back();
+    node.key() = base;
+    node.mapped() = block;
+    it = blocks_.insert(std::move(node)).position;
+  } else {
+    it = blocks_.emplace(base, block).first;
+  }
+  if (size == 0) {
+    block_at_.erase(base);
+  } else if (!spare_block_at_.empty()) {
+    auto node = std::move(spare_block_at_.back());
+    spare_block_at_.pop_back();
+    node.key() = base;
+    node.mapped() = &*it;
+    if (auto result = block_at_.insert(std::move(node)); !result.inserted) result.position->second = &*it;
+  } else {
+    block_at_[base] = &*it;
+  }
   // Blocks of segments the tracer did not see allocated (expandable segments map memory with cuMemMap).
   low_ = std::min(low_, base);
   high_ = std::max(high_, base + size);
@@ -29,8 +59,14 @@ void AllocationBounds::AddPoolBlock(Address base, uint64_t size) {
 }
 
 void AllocationBounds::RemovePoolBlock(Address base) {
-  blocks_.erase(base);
-  block_at_.erase(base);
+  generation_ = NextGeneration();
+  // The nodes are kept for the next blocks: a caching allocator hands out
+  // and takes back blocks around every op.
+  constexpr size_t kSpareNodes = 64;
+  if (auto node = blocks_.extract(base); !node.empty() && spare_blocks_.size() < kSpareNodes)
+    spare_blocks_.push_back(std::move(node));
+  if (auto node = block_at_.extract(base); !node.empty() && spare_block_at_.size() < kSpareNodes)
+    spare_block_at_.push_back(std::move(node));
 }
 
 AllocationBounds::Entry* AllocationBounds::Holder(Address p) {
@@ -63,7 +99,7 @@ AllocationBounds::Entry* AllocationBounds::Find(Address p) {
 
 void AllocationBounds::NoteBoundary(Address addr) {
   auto* a = Find(addr);
-  if (a && addr != a->first) a->second.boundaries.insert(addr);
+  if (a && addr != a->first) AddBoundary(*a, addr);
 }
 
 void AllocationBounds::NoteRangeEnd(Address end) {
@@ -72,7 +108,11 @@ void AllocationBounds::NoteRangeEnd(Address end) {
   // pointer to the last chunk. It is never taken as the start of the next
   // allocation, which may sit right there.
   auto* a = end != 0 ? Find(end - 1) : nullptr;
-  if (a) a->second.boundaries.insert(end);
+  if (a) AddBoundary(*a, end);
+}
+
+void AllocationBounds::AddBoundary(Entry& holder, Address addr) {
+  if (holder.second.boundaries.insert(addr).second) generation_ = NextGeneration();
 }
 
 MemoryAccess AllocationBounds::ExtentIn(const Entry& holder, Address p, AccessMode mode, bool* bounded) {
@@ -98,7 +138,7 @@ MemoryAccess AllocationBounds::ExtentOf(Address p, AccessMode mode, bool* bounde
 void AllocationBounds::LaunchExtents(const std::vector<Pointer>& pointers, std::vector<MemoryAccess>* out) {
   // Sibling arguments bound each other (`in + off` and `in + off + chunk`).
   for (const Pointer& p : pointers)
-    if (p.addr != p.holder->first) p.holder->second.boundaries.insert(p.addr);
+    if (p.addr != p.holder->first) AddBoundary(*p.holder, p.addr);
   out->clear();
   bounded_.assign(pointers.size(), 0);
   uint64_t sibling = 0;  // smallest bounded extent among the arguments

@@ -7,16 +7,69 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 namespace streamcheck::tracer {
 namespace {
 
 thread_local bool t_on_worker = false;
 
-// Each record in the ring: its length (4 bytes), then its encoding. A length
-// of kWrapMarker (or fewer than 4 bytes left) sends the reader to the ring's start.
+// Each record in the ring: its length (4 bytes), then its copy. A length of
+// kWrapMarker (or fewer than 4 bytes left) sends the reader to the ring's start.
 constexpr size_t kHeader = sizeof(uint32_t);
 constexpr uint32_t kWrapMarker = 0xffffffff;
+
+// A record's copy: its fixed fields as they are in memory, the element count
+// of each container, then the containers' elements. Both sides are this
+// process, so there is nothing to encode: a launch costs a few block copies
+// (the trace format's varint coding took some 600 instructions a record).
+struct ContainerSizes {
+  uint32_t accesses, deps, frames, text;
+};
+static_assert(std::is_trivially_copyable_v<MemoryAccess> && std::is_trivially_copyable_v<StackFrame>);
+
+size_t CopySize(const TraceRecord& r) {
+  return sizeof(TraceRecordFields) + sizeof(ContainerSizes) + r.accesses.size() * sizeof(MemoryAccess) +
+         r.deps.size() * sizeof(Handle) + r.frames.size() * sizeof(StackFrame) + r.text.size();
+}
+
+template <typename T>
+uint8_t* PutBytes(const T* data, size_t count, uint8_t* p) {
+  if (count != 0) std::memcpy(p, data, count * sizeof(T));
+  return p + count * sizeof(T);
+}
+
+template <typename Container>
+const uint8_t* TakeBytes(const uint8_t* p, uint32_t count, Container* out) {
+  out->resize(count);
+  if (count != 0) std::memcpy(out->data(), p, count * sizeof(typename Container::value_type));
+  return p + count * sizeof(typename Container::value_type);
+}
+
+// Writes CopySize(r) bytes at p.
+void CopyInto(const TraceRecord& r, uint8_t* p) {
+  p = PutBytes(static_cast<const TraceRecordFields*>(&r), 1, p);
+  const ContainerSizes sizes{static_cast<uint32_t>(r.accesses.size()), static_cast<uint32_t>(r.deps.size()),
+                             static_cast<uint32_t>(r.frames.size()), static_cast<uint32_t>(r.text.size())};
+  p = PutBytes(&sizes, 1, p);
+  p = PutBytes(r.accesses.data(), r.accesses.size(), p);
+  p = PutBytes(r.deps.data(), r.deps.size(), p);
+  p = PutBytes(r.frames.data(), r.frames.size(), p);
+  PutBytes(r.text.data(), r.text.size(), p);
+}
+
+// The record CopyInto wrote at p, into *out (whose containers keep their capacity).
+void CopyOut(const uint8_t* p, TraceRecord* out) {
+  std::memcpy(static_cast<TraceRecordFields*>(out), p, sizeof(TraceRecordFields));
+  p += sizeof(TraceRecordFields);
+  ContainerSizes sizes;
+  std::memcpy(&sizes, p, sizeof sizes);
+  p += sizeof sizes;
+  p = TakeBytes(p, sizes.accesses, &out->accesses);
+  p = TakeBytes(p, sizes.deps, &out->deps);
+  p = TakeBytes(p, sizes.frames, &out->frames);
+  TakeBytes(p, sizes.text, &out->text);
+}
 
 // An empty ring sends the worker to sleep for this long, doubling while it
 // stays empty; a waiting producer wakes it at once.
@@ -35,16 +88,12 @@ AnalysisWorker::~AnalysisWorker() { Stop(); }
 bool AnalysisWorker::OnWorkerThread() { return t_on_worker; }
 
 uint64_t AnalysisWorker::Push(const TraceRecord& record) {
-  const trace_internal::BlockCodecState before = encode_state_;
-  encoded_.clear();
-  trace_internal::EncodeRecord(record, &encode_state_, &encoded_);
+  const uint64_t length = CopySize(record);
   const size_t size = ring_.size();
-  if (encoded_.size() + kHeader > size / 4) {
-    encode_state_ = before;  // the worker never decodes this one
+  if (length + kHeader > size / 4 || length >= kWrapMarker) {
     AnalyseInPlace(record);
     return ++records_pushed_;
   }
-  const uint64_t length = encoded_.size();
   uint64_t offset = write_position_ % size;
   const uint64_t skip = size - offset < kHeader + length ? size - offset : 0;
   const uint64_t end = write_position_ + skip + kHeader + length;
@@ -63,7 +112,7 @@ uint64_t AnalysisWorker::Push(const TraceRecord& record) {
   }
   const auto length32 = static_cast<uint32_t>(length);
   std::memcpy(&ring_[offset], &length32, kHeader);
-  std::memcpy(&ring_[offset + kHeader], encoded_.data(), length);
+  CopyInto(record, &ring_[offset + kHeader]);
   write_position_ = end;
   published_.store(end, std::memory_order_release);
   return ++records_pushed_;
@@ -132,16 +181,8 @@ void AnalysisWorker::AnalyseBatch(uint64_t* position, uint64_t end) {
         *position += size - offset;
         continue;
       }
-      const uint8_t* p = &ring_[offset + kHeader];
-      std::string problem;  // stays empty (no allocation) unless decoding fails
-      if (trace_internal::DecodeRecord(&p, p + length, &decode_state_, &decoded_, &problem)) {
-        analyze_(decoded_);
-      } else {
-        // Our own encoding: only a bug gets here. Say so once, go on.
-        static bool said = false;
-        if (!said) std::fprintf(stderr, "streamcheck: internal error: a queued record did not decode (%s)\n", problem.c_str());
-        said = true;
-      }
+      CopyOut(&ring_[offset + kHeader], &decoded_);
+      analyze_(decoded_);
       *position += kHeader + length;
       consumed_.store(*position, std::memory_order_release);
       analysed_.store(analysed_.load(std::memory_order_relaxed) + 1, std::memory_order_release);

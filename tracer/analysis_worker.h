@@ -5,10 +5,10 @@
 // shadow tables. Records are analysed in exactly the order they were queued.
 //
 // Queuing must cost the program less than the engine would: a record travels
-// encoded (the trace format's record codec, some 30 bytes for a launch) in a
-// ring of bytes, so the program's thread writes a cache line or so and reads
-// nothing the worker writes; it never waits on nor wakes the worker. The
-// worker naps while the ring is empty and takes what arrived in batches.
+// as a copy of its bytes (some 200 for a launch) in a ring, so the program's
+// thread writes a few cache lines and reads nothing the worker writes; it
+// never waits on nor wakes the worker. The worker naps while the ring is
+// empty and takes what arrived in batches.
 //
 // Nothing is lost on the way out: the tracer waits for the queue at host
 // synchronizations (so findings up to the last one are on disk when the
@@ -26,7 +26,6 @@
 #include <thread>
 #include <vector>
 
-#include "runtime/trace/record_codec.h"
 #include "runtime/trace_record.h"
 
 namespace streamcheck::tracer {
@@ -79,11 +78,8 @@ class AnalysisWorker {
   alignas(64) uint64_t write_position_ = 0;  // bytes written since the start, ring position = % size
   uint64_t consumed_seen_ = 0;               // consumed_ when last read (it only grows)
   uint64_t records_pushed_ = 0;
-  std::string encoded_;
-  trace_internal::BlockCodecState encode_state_;
   // Worker side.
-  alignas(64) trace_internal::BlockCodecState decode_state_;
-  TraceRecord decoded_;
+  alignas(64) TraceRecord decoded_;
   // Shared. published_ is written by producers, the rest by the worker;
   // producers read the worker's only when the ring looks full or they wait.
   alignas(64) std::atomic<uint64_t> published_{0};  // bytes the worker may read

@@ -136,27 +136,6 @@ void OnDriverCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* da
   if (data->callbackSite == CUPTI_API_EXIT && !InsideRuntimeCall()) t.CountUnmodeled(data->functionName);
 }
 
-void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  const bool entry = data->callbackSite == CUPTI_API_ENTER;
-  // Entering a call only notes it in this thread's state: no lock.
-  const uint64_t start = t->profile().Now();
-  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && entry) {
-    OnRuntimeEntry(cbid, data);
-    return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
-  }
-  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (entry || InsideRuntimeCall())) {
-    HandleDriverLaunch(*t, data, cbid);
-    return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
-  }
-  {
-    std::lock_guard<std::mutex> lock(t->mutex());
-    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) OnRuntimeExit(*t, cbid, data);
-    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) OnDriverCall(*t, cbid, data);
-    t->profile().Add(ProfilePhase::kLockedCallback, start);
-  }
-  t->AwaitHostSynchronizationAnalysis();  // other threads' calls go on meanwhile
-}
-
 // STREAMCHECK_DEBUG=profile: how often each enabled call's callbacks fired,
 // printed at exit, because CUPTI's cost is per callback and a workload's mix
 // of calls decides which of them are worth modeling from another site.
@@ -220,6 +199,27 @@ bool Enable(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, const CUpti_C
 }
 
 }  // namespace
+
+void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  const bool entry = data->callbackSite == CUPTI_API_ENTER;
+  // Entering a call only notes it in this thread's state: no lock.
+  const uint64_t start = t->profile().Now();
+  if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && entry) {
+    OnRuntimeEntry(cbid, data);
+    return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
+  }
+  if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (entry || InsideRuntimeCall())) {
+    HandleDriverLaunch(*t, data, cbid);
+    return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
+  }
+  {
+    std::lock_guard<std::mutex> lock(t->mutex());
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) OnRuntimeExit(*t, cbid, data);
+    else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) OnDriverCall(*t, cbid, data);
+    t->profile().Add(ProfilePhase::kLockedCallback, start);
+  }
+  t->AwaitHostSynchronizationAnalysis();  // other threads' calls go on meanwhile
+}
 
 bool SubscribeCallbacks() {
   FindPerThreadRuntimeCalls();

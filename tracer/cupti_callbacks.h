@@ -1,11 +1,19 @@
 // The CUPTI subscription: which callbacks are enabled and how each is routed.
 #pragma once
 
+#include <cupti.h>
+
 namespace streamcheck::tracer {
+
+class Tracer;
 
 // Subscribes and enables the callbacks streamcheck models (and those it
 // counts as not modeled). Returns false, with a message printed, when CUPTI
 // refuses (e.g. another tool already subscribed).
 bool SubscribeCallbacks();
+
+// One callback, routed to its decoder: what the subscription calls for every
+// enabled call (tests/bench drives it with made-up payloads).
+void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data);
 
 }  // namespace streamcheck::tracer

@@ -21,6 +21,7 @@ struct KernelLayout {
   std::string name;
   StringId name_id = 0;  // interned once: PyTorch's kernel names run to kilobytes
   std::vector<ParamSlot> params;
+  RecentArguments recent_arguments;
 };
 
 std::unordered_map<CUfunction, KernelLayout>& Layouts() {
@@ -42,7 +43,7 @@ CUresult ReadParams(Handle h, GetParamInfo get, std::vector<ParamSlot>* params) 
   return CUDA_SUCCESS;
 }
 
-const KernelLayout& LayoutOf(Tracer& t, CUfunction f, const char* fallback_name) {
+KernelLayout& LayoutOf(Tracer& t, CUfunction f, const char* fallback_name) {
   auto [it, inserted] = Layouts().try_emplace(f);
   KernelLayout& k = it->second;
   if (!inserted) return k;
@@ -90,7 +91,7 @@ struct ArgumentSource {
   }
 };
 
-void DecodeArguments(Tracer& t, const KernelLayout& k, const ArgumentSource& args, std::vector<MemoryAccess>* out) {
+void DecodeArguments(Tracer& t, KernelLayout& k, const ArgumentSource& args, std::vector<MemoryAccess>* out) {
   if (k.params.empty() && k.layout_error != CUDA_SUCCESS) {
     const char* why = nullptr;
     cuGetErrorName(k.layout_error, &why);
@@ -101,7 +102,7 @@ void DecodeArguments(Tracer& t, const KernelLayout& k, const ArgumentSource& arg
     return;
   }
   const uint64_t start = t.profile().Now();
-  MatchPointerArguments(k.params, [&](size_t i) { return args.Value(k, i); }, t.allocations(), out);
+  k.recent_arguments.Match(k.params, [&](size_t i) { return args.Value(k, i); }, t.allocations(), out);
   t.profile().Add(ProfilePhase::kArguments, start);
 }
 
@@ -142,21 +143,18 @@ void ResolvePending(Tracer& t, const char* symbol_fallback, StringId* name, std:
     accesses->clear();
     return;
   }
-  const KernelLayout& k = LayoutOf(t, t_pending.function, t_pending.symbol ? t_pending.symbol : "");
+  KernelLayout& k = LayoutOf(t, t_pending.function, t_pending.symbol ? t_pending.symbol : "");
   *name = k.name_id;
   DecodeArguments(t, k, ArgumentSource::From(t_pending.args), accesses);
   DebugLaunch("graph kernel node", k, ArgumentSource::From(t_pending.args), accesses->size());
 }
 
-void EmitKernel(Tracer& t, const char* api, Handle stream, StringId name, std::vector<MemoryAccess>&& accesses) {
-  TraceRecord r;
-  r.op = OpCode::kKernelLaunch;
-  r.api = t.InternStatic(api);
-  r.name = name;
-  r.stream = stream;
-  r.accesses = std::move(accesses);
-  ThisThreadFrameworkOps().Refine(&r.accesses);
-  t.Emit(r);
+// This thread's launch record, cleared: reused, so its access list keeps its
+// buffer instead of allocating one per launch.
+TraceRecord& ThisThreadLaunchRecord() {
+  thread_local TraceRecord r;
+  r.Clear();
+  return r;
 }
 
 }  // namespace
@@ -219,12 +217,17 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
   }
   if (graph_node || data->callbackSite != CUPTI_API_EXIT || InsideRuntimeCall()) return true;
   if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS || f == nullptr) return true;
-  const KernelLayout& k = LayoutOf(t, f, data->symbolName ? data->symbolName : "");
+  KernelLayout& k = LayoutOf(t, f, data->symbolName ? data->symbolName : "");
   const ArgumentSource source = ArgumentSource::From(args, extra);
-  std::vector<MemoryAccess> accesses;
-  DecodeArguments(t, k, source, &accesses);
-  DebugLaunch(data->functionName, k, source, accesses.size());
-  EmitKernel(t, data->functionName, DriverStream(stream, per_thread), k.name_id, std::move(accesses));
+  TraceRecord& r = ThisThreadLaunchRecord();
+  r.op = OpCode::kKernelLaunch;
+  r.api = t.InternStatic(data->functionName);
+  r.name = k.name_id;
+  r.stream = DriverStream(stream, per_thread);
+  DecodeArguments(t, k, source, &r.accesses);
+  DebugLaunch(data->functionName, k, source, r.accesses.size());
+  ThisThreadFrameworkOps().Refine(&r.accesses);
+  t.Emit(r);
   return true;
 }
 

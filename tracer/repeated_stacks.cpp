@@ -28,9 +28,15 @@ RepeatedStacks& RepeatedStacks::ThisThread() {
   return *stacks;
 }
 
-StackId RepeatedStacks::Find(uintptr_t outer_sp, uint64_t owner) const {
-  for (const Entry& e : entries_)
-    if (e.outer_sp == outer_sp && e.owner == owner && AllHold(e.witnesses)) return e.id;
+StackId RepeatedStacks::Find(uintptr_t outer_sp, uint64_t owner) {
+  for (size_t i = 0; i < kEntries; ++i) {
+    const size_t index = (last_found_ + i) % kEntries;
+    const Entry& e = entries_[index];
+    if (e.outer_sp == outer_sp && e.owner == owner && AllHold(e.witnesses)) {
+      last_found_ = index;
+      return e.id;
+    }
+  }
   return 0;
 }
 

@@ -38,7 +38,7 @@ class RepeatedStacks {
   // The stack an earlier capture from the frame at `outer_sp` got, if its
   // witnesses all still hold; 0 when none does. `owner` tells apart the
   // stack tables the ids belong to.
-  StackId Find(uintptr_t outer_sp, uint64_t owner) const;
+  StackId Find(uintptr_t outer_sp, uint64_t owner);
   // After a miss: whether a slow walk is worth its cost here (the frame
   // missed recently before, and the thread's walk budget allows it).
   bool ShouldWalk(uintptr_t outer_sp);
@@ -61,6 +61,7 @@ class RepeatedStacks {
 
   std::array<Entry, kEntries> entries_;
   size_t next_entry_ = 0;
+  size_t last_found_ = 0;  // a loop finds the same entry every time: tried first
   std::array<uintptr_t, kRecentMisses> recent_misses_{};
   size_t next_miss_ = 0;
   uint64_t misses_ = 0, walks_ = 0;

@@ -3,6 +3,7 @@
 #include <array>
 #include <bit>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 #include "runtime/trace/binary_format.h"
@@ -60,8 +61,6 @@ uint64_t PresenceMask(const TraceRecord& r) {
   return m;
 }
 
-void AppendByte(uint8_t b, std::string* out) { out->push_back(static_cast<char>(b)); }
-void AppendSigned(int64_t v, std::string* out) { AppendVarint(ZigZagEncode(v), out); }
 
 // Failures build their message out of line, so that the reader's hot methods
 // stay small enough to inline and its cursor can live in a register.
@@ -165,6 +164,89 @@ constexpr uint64_t kLeadingFields = Bit(kBitThread) | Bit(kBitTimestamp) | Bit(k
   return true;
 }
 
+// The most bytes EncodeInto writes: the op byte, a varint for the mask and
+// for every field, and what the variable-length fields hold.
+size_t EncodedSizeBound(const TraceRecord& r) {
+  constexpr size_t kVarint = kMaxVarintBytes;
+  return 1 + kVarint * (1 + kFieldBitCount) + r.accesses.size() * (2 * kVarint + 1) +
+         r.frames.size() * 4 * kVarint + r.deps.size() * kVarint + r.text.size();
+}
+
+// Writes r's encoding at p, which has room for EncodedSizeBound(r) bytes, and
+// returns its end.
+uint8_t* EncodeInto(const TraceRecord& r, BlockCodecState* state, uint8_t* p) {
+  // A raw cursor, not a checked append per byte (the trace writer encodes
+  // every record of a traced program).
+  auto put = [&p](uint64_t v) { p = PutVarint(v, p); };
+  auto put_signed = [&p](int64_t v) { p = PutVarint(ZigZagEncode(v), p); };
+  auto put_byte = [&p](auto v) { *p++ = static_cast<uint8_t>(v); };
+  const uint64_t mask = PresenceMask(r);
+  put_byte(r.op);
+  put(mask);
+  for (uint64_t m = mask; m != 0; m &= m - 1) {
+    switch (static_cast<FieldBit>(std::countr_zero(m))) {
+      case kBitThread: put(r.thread); break;
+      case kBitTimestamp:
+        put_signed(static_cast<int64_t>(r.timestamp_ns - state->previous_timestamp));
+        state->previous_timestamp = r.timestamp_ns;
+        break;
+      case kBitStream: put(r.stream); break;
+      case kBitName: put(r.name); break;
+      case kBitApi: put(r.api); break;
+      case kBitStack: put(r.stack); break;
+      case kBitAccesses:
+        put(r.accesses.size());
+        for (const MemoryAccess& a : r.accesses) {
+          put(a.addr);
+          put(a.size);
+          put_byte(a.mode);
+        }
+        break;
+      case kBitDst: put(r.dst); break;
+      case kBitSize: put(r.size); break;
+      case kBitEvent: put(r.event); break;
+      case kBitSrc: put(r.src); break;
+      case kBitIsAsync: break;
+      case kBitCopyKind: put_byte(r.copy_kind); break;
+      case kBitMemoryKind: put_byte(r.memory_kind); break;
+      case kBitDevice: put_signed(r.device); break;
+      case kBitResult: put_signed(r.result); break;
+      case kBitFlags: put(r.flags); break;
+      case kBitPriority: put_signed(r.priority); break;
+      case kBitFrameworkOp: put(r.framework_op); break;
+      case kBitId: put(r.id); break;
+      case kBitText:
+        put(r.text.size());
+        std::memcpy(p, r.text.data(), r.text.size());
+        p += r.text.size();
+        break;
+      case kBitFrames:
+        put(r.frames.size());
+        for (const StackFrame& f : r.frames) {
+          put(f.function);
+          put(f.file);
+          put(f.line);
+          put(f.pc);
+        }
+        break;
+      case kBitDeps:
+        put(r.deps.size());
+        for (Handle d : r.deps) put(d);
+        break;
+      case kBitGraph: put(r.graph); break;
+      case kBitGraphExec: put(r.graph_exec); break;
+      case kBitNode: put(r.node); break;
+      case kBitNodeOp: put_byte(r.node_op); break;
+      case kBitEvent2: put(r.event2); break;
+      case kBitHeight: put(r.height); break;
+      case kBitDstPitch: put(r.dst_pitch); break;
+      case kBitSrcPitch: put(r.src_pitch); break;
+      case kFieldBitCount: break;
+    }
+  }
+  return p;
+}
+
 }  // namespace
 
 bool IsWritableRecord(const TraceRecord& r, std::string* problem) {
@@ -187,69 +269,10 @@ bool IsWritableRecord(const TraceRecord& r, std::string* problem) {
 }
 
 void EncodeRecord(const TraceRecord& r, BlockCodecState* state, std::string* out) {
-  const uint64_t mask = PresenceMask(r);
-  AppendByte(static_cast<uint8_t>(r.op), out);
-  AppendVarint(mask, out);
-  for (uint64_t m = mask; m != 0; m &= m - 1) {
-    switch (static_cast<FieldBit>(std::countr_zero(m))) {
-      case kBitThread: AppendVarint(r.thread, out); break;
-      case kBitTimestamp:
-        AppendSigned(static_cast<int64_t>(r.timestamp_ns - state->previous_timestamp), out);
-        state->previous_timestamp = r.timestamp_ns;
-        break;
-      case kBitStream: AppendVarint(r.stream, out); break;
-      case kBitName: AppendVarint(r.name, out); break;
-      case kBitApi: AppendVarint(r.api, out); break;
-      case kBitStack: AppendVarint(r.stack, out); break;
-      case kBitAccesses:
-        AppendVarint(r.accesses.size(), out);
-        for (const MemoryAccess& a : r.accesses) {
-          AppendVarint(a.addr, out);
-          AppendVarint(a.size, out);
-          AppendByte(static_cast<uint8_t>(a.mode), out);
-        }
-        break;
-      case kBitDst: AppendVarint(r.dst, out); break;
-      case kBitSize: AppendVarint(r.size, out); break;
-      case kBitEvent: AppendVarint(r.event, out); break;
-      case kBitSrc: AppendVarint(r.src, out); break;
-      case kBitIsAsync: break;
-      case kBitCopyKind: AppendByte(static_cast<uint8_t>(r.copy_kind), out); break;
-      case kBitMemoryKind: AppendByte(static_cast<uint8_t>(r.memory_kind), out); break;
-      case kBitDevice: AppendSigned(r.device, out); break;
-      case kBitResult: AppendSigned(r.result, out); break;
-      case kBitFlags: AppendVarint(r.flags, out); break;
-      case kBitPriority: AppendSigned(r.priority, out); break;
-      case kBitFrameworkOp: AppendVarint(r.framework_op, out); break;
-      case kBitId: AppendVarint(r.id, out); break;
-      case kBitText:
-        AppendVarint(r.text.size(), out);
-        out->append(r.text);
-        break;
-      case kBitFrames:
-        AppendVarint(r.frames.size(), out);
-        for (const StackFrame& f : r.frames) {
-          AppendVarint(f.function, out);
-          AppendVarint(f.file, out);
-          AppendVarint(f.line, out);
-          AppendVarint(f.pc, out);
-        }
-        break;
-      case kBitDeps:
-        AppendVarint(r.deps.size(), out);
-        for (Handle d : r.deps) AppendVarint(d, out);
-        break;
-      case kBitGraph: AppendVarint(r.graph, out); break;
-      case kBitGraphExec: AppendVarint(r.graph_exec, out); break;
-      case kBitNode: AppendVarint(r.node, out); break;
-      case kBitNodeOp: AppendByte(static_cast<uint8_t>(r.node_op), out); break;
-      case kBitEvent2: AppendVarint(r.event2, out); break;
-      case kBitHeight: AppendVarint(r.height, out); break;
-      case kBitDstPitch: AppendVarint(r.dst_pitch, out); break;
-      case kBitSrcPitch: AppendVarint(r.src_pitch, out); break;
-      case kFieldBitCount: break;
-    }
-  }
+  const size_t start = out->size();
+  out->resize(start + EncodedSizeBound(r));
+  uint8_t* const begin = reinterpret_cast<uint8_t*>(out->data()) + start;
+  out->resize(start + static_cast<size_t>(EncodeInto(r, state, begin) - begin));
 }
 
 bool DecodeRecord(const uint8_t** p, const uint8_t* end, BlockCodecState* state,

@@ -18,15 +18,36 @@ inline int64_t ZigZagDecode(uint64_t v) {
   return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
 }
 
-inline void AppendVarint(uint64_t v, std::string* out) {
-  char bytes[kMaxVarintBytes];
-  int n = 0;
+// Writes v at p, which must have room for kMaxVarintBytes, and returns the
+// end of what it wrote. Values of 2 to 8 bytes (handles, addresses: most of a
+// record) take one word store: their 7-bit groups spread into bytes in three
+// shift-and-mask steps (GatherVarint's inverse), not a loop per byte.
+[[gnu::always_inline]] inline uint8_t* PutVarint(uint64_t v, uint8_t* p) {
+  if (v < 0x80) {
+    *p = static_cast<uint8_t>(v);
+    return p + 1;
+  }
+  if (std::endian::native == std::endian::little && v < (uint64_t{1} << 56)) {
+    uint64_t x = v;
+    x = (x & 0x000000000fffffffull) | ((x & 0x00fffffff0000000ull) << 4);
+    x = (x & 0x00003fff00003fffull) | ((x & 0x0fffc0000fffc000ull) << 2);
+    x = (x & 0x007f007f007f007full) | ((x & 0x3f803f803f803f80ull) << 1);
+    const int bytes = (64 - std::countl_zero(v) + 6) / 7;  // 2 to 8
+    x |= 0x8080808080808080ull & ((uint64_t{1} << (8 * (bytes - 1))) - 1);  // all but the last continue
+    std::memcpy(p, &x, sizeof x);
+    return p + bytes;
+  }
   while (v >= 0x80) {
-    bytes[n++] = static_cast<char>(v | 0x80);
+    *p++ = static_cast<uint8_t>(v | 0x80);
     v >>= 7;
   }
-  bytes[n++] = static_cast<char>(v);
-  out->append(bytes, n);
+  *p++ = static_cast<uint8_t>(v);
+  return p;
+}
+
+inline void AppendVarint(uint64_t v, std::string* out) {
+  uint8_t bytes[kMaxVarintBytes];
+  out->append(reinterpret_cast<const char*>(bytes), static_cast<size_t>(PutVarint(v, bytes) - bytes));
 }
 
 // The 7-bit groups of the first `Bytes` bytes of `word` (little-endian), in

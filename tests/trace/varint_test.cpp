@@ -1,9 +1,12 @@
 // ReadVarint and ReadWideVarint (the word load first, for addresses): every
 // length, in the middle of a buffer (the word-at-a-time path) and at its end
-// (the byte-by-byte paths), against a reference decoder.
+// (the byte-by-byte paths), against a reference decoder; PutVarint (a word
+// store for most lengths) against the reference's canonical encoding.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
 
@@ -63,6 +66,26 @@ TEST(Varint, EveryWidthRoundTripsWithAndWithoutBytesAfterIt) {
           EXPECT_EQ(static_cast<size_t>(p - begin), encoding.size());
         }
       }
+    }
+  }
+}
+
+TEST(Varint, PutVarintWritesTheCanonicalEncodingAndNothingPastIt) {
+  for (int bit = 0; bit < 64; ++bit) {
+    for (uint64_t v : {uint64_t{1} << bit, (uint64_t{1} << bit) - 1, ~uint64_t{0} >> (63 - bit),
+                       uint64_t{0x5555555555555555} >> (63 - bit)}) {
+      std::string canonical;  // 7 bits a byte, low first, all but the last with 0x80
+      for (uint64_t rest = v; ; rest >>= 7) {
+        canonical.push_back(static_cast<char>((rest & 0x7f) | (rest >= 0x80 ? 0x80 : 0)));
+        if (rest < 0x80) break;
+      }
+      uint8_t out[kMaxVarintBytes + 4];
+      std::fill(std::begin(out), std::end(out), uint8_t{0xee});
+      const uint8_t* end = PutVarint(v, out);
+      ASSERT_EQ(static_cast<size_t>(end - out), canonical.size()) << v;
+      EXPECT_EQ(std::string(reinterpret_cast<const char*>(out), canonical.size()), canonical) << v;
+      // Past the room it was promised, nothing is touched.
+      for (size_t i = kMaxVarintBytes; i < sizeof out; ++i) EXPECT_EQ(out[i], 0xee) << v;
     }
   }
 }

@@ -20,7 +20,7 @@ TraceRecord Numbered(uint64_t n) {
   return r;
 }
 
-constexpr size_t kSmallRing = 4096;  // some 200 launch records: producers wrap it and find it full
+constexpr size_t kSmallRing = 4096;  // some 20 launch records: producers wrap it and find it full
 
 // Records from several producers (serialized as the tracer's lock does) are
 // analysed once each, in the order they were queued, with their contents.

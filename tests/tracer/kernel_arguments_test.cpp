@@ -83,6 +83,79 @@ TEST(MatchPointerArguments, UnavailableParameterBytesAreSkipped) {
   EXPECT_TRUE(out.empty());
 }
 
+// RecentArguments answers as matching would, through every kind of change to
+// the allocation table, and answers from its entries while nothing changed.
+TEST(RecentArguments, AnswersAsMatchingWouldAndRepeatsOnlyWhileTheTableIsUnchanged) {
+  // The same table twice: one matched every time, one through the cache.
+  AllocationBounds matched = TwoBuffers(), cached = TwoBuffers();
+  RecentArguments recent;
+  const std::vector<ParamSlot> params = {{0, 8, AccessMode::kRead}, {8, 8, AccessMode::kUnknown}};
+  Buffer b;
+  auto check = [&](const char* step) {
+    std::vector<MemoryAccess> expected, got;
+    MatchPointerArguments(params, [&](size_t i) { return b.bytes.data() + params[i].offset; }, matched, &expected);
+    recent.Match(params, [&](size_t i) { return b.bytes.data() + params[i].offset; }, cached, &got);
+    EXPECT_EQ(got, expected) << step;
+    return got;
+  };
+  auto both = [&](auto change) { change(matched), change(cached); };
+
+  b.Put(0, kA), b.Put(8, kB);
+  EXPECT_EQ(check("first launch").size(), 2u);
+  check("same arguments: the table stayed as it was, so they are remembered");
+  check("same arguments again");
+  check("and again");
+  EXPECT_EQ(recent.hits(), 2u);
+  b.Put(8, kB + 512);  // other bytes: matched (and bounds kB's tail from here on)
+  check("other arguments");
+  EXPECT_EQ(recent.hits(), 2u);
+  b.Put(8, kB);
+  check("back to the first arguments: the table has a boundary more");
+  check("first arguments, unchanged table");
+  const uint64_t hits = recent.hits();
+  EXPECT_EQ(hits, 3u);
+  // Each change below would make the remembered answer wrong.
+  both([](AllocationBounds& t) { t.NoteBoundary(kA + 1024); });  // a copy into kA's first KiB
+  EXPECT_EQ(check("after a copy's boundary")[0].size, 1024u);
+  both([](AllocationBounds& t) { t.NoteRangeEnd(kA + 256); });
+  EXPECT_EQ(check("after a range's end")[0].size, 256u);
+  both([](AllocationBounds& t) { t.Remove(kB); });
+  EXPECT_EQ(check("after a free").size(), 1u);
+  both([](AllocationBounds& t) { t.Add(kB, 2 * kSize, MemoryKind::kDevice); });
+  EXPECT_EQ(check("after an allocation").size(), 2u);
+  both([](AllocationBounds& t) { t.AddPoolBlock(kA, 128); });
+  EXPECT_EQ(check("after a pool block")[0].size, 128u);
+  both([](AllocationBounds& t) { t.RemovePoolBlock(kA); });
+  check("after the block's free");
+  EXPECT_EQ(recent.hits(), hits);
+}
+
+// Where the table changes between every two launches (a caching allocator's
+// blocks), nothing is remembered: the arguments are not even copied.
+TEST(RecentArguments, RemembersNothingWhileTheTableChangesBetweenLaunches) {
+  AllocationBounds bounds = TwoBuffers();
+  RecentArguments recent;
+  const std::vector<ParamSlot> params = {{0, 8, AccessMode::kRead}};
+  Buffer b;
+  b.Put(0, kA);
+  int reads = 0;  // how often the cache looked at the argument bytes
+  auto launch = [&] {
+    std::vector<MemoryAccess> out;
+    recent.Match(params, [&](size_t) { ++reads; return b.bytes.data(); }, bounds, &out);
+    EXPECT_EQ(out.size(), 1u);
+  };
+  for (int i = 0; i < 10; ++i) {
+    launch();
+    bounds.AddPoolBlock(kB + 64 * i, 64);  // the allocator's churn between launches
+  }
+  EXPECT_EQ(recent.hits(), 0u);
+  EXPECT_EQ(reads, 10);  // once a launch, by the matching itself
+  launch();  // after the last change
+  launch();  // the table stayed as the last launch left it: remembered
+  launch();
+  EXPECT_EQ(recent.hits(), 1u);
+}
+
 TEST(MergeModes, ReadAndWriteMakeReadWriteUnknownWins) {
   EXPECT_EQ(MergeModes(AccessMode::kRead, AccessMode::kWrite), AccessMode::kReadWrite);
   EXPECT_EQ(MergeModes(AccessMode::kRead, AccessMode::kRead), AccessMode::kRead);

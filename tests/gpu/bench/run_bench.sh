@@ -58,10 +58,7 @@ for ((r = 0; r < rounds; r++)); do
     measure "launch CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
     measure "launch CUPTI subscription only" env STREAMCHECK_DEBUG=callbacks-only,subscribe-only "${traced[@]}" -- "$out/launch_rate" "$n"
   fi
-  if ((${#base[@]})); then
-    measure "launch traced, base" "${base[@]}" -- "$out/launch_rate" "$n"
-    measure "launch CUPTI callbacks only, base" env STREAMCHECK_DEBUG=callbacks-only "${base[@]}" -- "$out/launch_rate" "$n"
-  fi
+  ((${#base[@]})) && measure "launch traced, base" "${base[@]}" -- "$out/launch_rate" "$n"
 done
 py=${PYTHON:-python3}
 # pytorch_variants KIND SCRIPT COUNT SANITIZER_COUNT [floors]: one round of a

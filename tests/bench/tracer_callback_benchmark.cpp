@@ -1,0 +1,165 @@
+// The whole of what the tracer adds to a kernel launch on the program's
+// thread, without a GPU: CUPTI's payloads for cuLaunchKernel (entry and exit)
+// are made up here and handed to the tracer's callback handler, as CUPTI
+// would hand them, in the shape of tests/gpu/bench/launch_rate.cu (4
+// non-blocking streams, an event fork/join every 64 launches). The five
+// driver calls the tracer makes are answered by fake_driver.cpp.
+//
+// Between two launches a real program runs the CUDA driver and CUPTI, which
+// push the tracer's tables out of the caches; arg `program_kib` stands for
+// that by writing so many KiB of other memory per launch. The tracer's cost
+// per launch is the row's time less BM_ProgramAlone's at the same size.
+#include <benchmark/benchmark.h>
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+
+#include <memory>
+#include <vector>
+
+#include "tests/bench/fake_driver.h"
+#include "tracer/cupti_callbacks.h"
+#include "tracer/tracer.h"
+
+namespace streamcheck::bench {
+namespace {
+
+constexpr int kStreams = 4, kJoinEvery = 64;
+constexpr size_t kBufferBytes = 4096;
+
+// Writes `bytes` of a buffer of its own, a cache line at a time: the
+// program's (driver's, CUPTI's) work between two launches.
+class ProgramWork {
+ public:
+  explicit ProgramWork(size_t bytes) : memory_(bytes / sizeof(uint64_t)) {}
+  void Run() {
+    for (size_t i = 0; i < memory_.size(); i += 8) memory_[i] += 1;
+    benchmark::ClobberMemory();
+  }
+
+ private:
+  std::vector<uint64_t> memory_;
+};
+
+// One CUDA call as CUPTI reports it: entry, then exit with `result`.
+template <typename Params>
+void Call(tracer::Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name,
+          const Params& params, int result = 0) {
+  CUpti_CallbackData data{};
+  data.functionName = name;
+  data.functionParams = &params;
+  data.functionReturnValue = &result;
+  data.callbackSite = CUPTI_API_ENTER;
+  tracer::HandleCallback(t, domain, cbid, &data);
+  data.callbackSite = CUPTI_API_EXIT;
+  tracer::HandleCallback(t, domain, cbid, &data);
+}
+
+class LaunchRateProgram {
+ public:
+  LaunchRateProgram() : tracer_(std::make_unique<tracer::Tracer>(tracer::TracerConfig{})) {
+    x_ = Malloc();
+    for (int i = 0; i < kStreams; ++i) {
+      y_[i] = Malloc();
+      cudaStream_t stream = reinterpret_cast<cudaStream_t>(0x5000 + 0x10 * i);
+      Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000, "cudaStreamCreateWithFlags",
+              cudaStreamCreateWithFlags_v5000_params{&stream, cudaStreamNonBlocking});
+      streams_[i] = stream;
+      cudaEvent_t event = reinterpret_cast<cudaEvent_t>(0x9000 + 0x10 * i);
+      Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventCreate_v3020, "cudaEventCreate", cudaEventCreate_v3020_params{&event});
+      events_[i] = event;
+    }
+  }
+  ~LaunchRateProgram() { tracer_->Finish(); }
+
+  // kernel<<<1, 256, 0, streams[i]>>>(x, y[i], n), through cuLaunchKernel.
+  void Launch() {
+    const int i = static_cast<int>(k_ % kStreams);
+    const void* x = x_;
+    void* y = y_[i];
+    int n = 1024;
+    void* args[] = {&x, &y, &n};
+    cuLaunchKernel_params p{};
+    p.f = FakeKernel();
+    p.gridDimX = p.gridDimY = p.gridDimZ = 1;
+    p.blockDimX = 256, p.blockDimY = p.blockDimZ = 1;
+    p.hStream = reinterpret_cast<CUstream>(streams_[i]);
+    p.kernelParams = args;
+    Call(tracer_.get(), CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", p);
+    if (k_ % kJoinEvery == kJoinEvery - 1) {
+      for (int j = 1; j < kStreams; ++j) Join(j, 0);
+      for (int j = 1; j < kStreams; ++j) Join(0, j);
+    }
+    ++k_;
+  }
+  tracer::Tracer& tracer() { return *tracer_; }
+
+ private:
+  template <typename Params>
+  void Runtime(CUpti_CallbackId cbid, const char* name, const Params& params) {
+    Call(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, cbid, name, params);
+  }
+  void* Malloc() {
+    void* p = reinterpret_cast<void*>(next_address_);
+    next_address_ += 0x100000;
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc", cudaMalloc_v3020_params{&p, kBufferBytes});
+    return p;
+  }
+  void Join(int from, int to) {
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, "cudaEventRecord",
+            cudaEventRecord_v3020_params{events_[from], streams_[from]});
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent",
+            cudaStreamWaitEvent_v3020_params{streams_[to], events_[from], 0});
+  }
+
+  std::unique_ptr<tracer::Tracer> tracer_;
+  uintptr_t next_address_ = 0x7f0000000000;
+  void* x_ = nullptr;
+  void* y_[kStreams] = {};
+  cudaStream_t streams_[kStreams] = {};
+  cudaEvent_t events_[kStreams] = {};
+  uint64_t k_ = 0;
+};
+
+void BM_ProgramAlone(benchmark::State& state) {
+  ProgramWork program(static_cast<size_t>(state.range(0)) << 10);
+  for (auto _ : state) program.Run();
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ProgramAlone)->ArgName("program_kib")->Arg(0)->Arg(64)->Arg(256)->UseRealTime();
+
+// Real time: the analysis worker runs meanwhile, on another core.
+void BM_TracedLaunch(benchmark::State& state) {
+  ProgramWork program(static_cast<size_t>(state.range(0)) << 10);
+  LaunchRateProgram launches;
+  for (auto _ : state) {
+    program.Run();
+    launches.Launch();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TracedLaunch)->ArgName("program_kib")->Arg(0)->Arg(64)->Arg(256)->UseRealTime();
+
+// A caching allocator's block events as the PyTorch plugin reports them
+// (framework_hooks.h): a block handed out on a stream and given back, at one
+// of 64 addresses inside one segment, as an eager loop's temporaries are.
+void BM_PoolBlockEvents(benchmark::State& state) {
+  ProgramWork program(static_cast<size_t>(state.range(0)) << 10);
+  LaunchRateProgram program_state;  // the tracer, with a segment the blocks lie in
+  tracer::Tracer& t = program_state.tracer();
+  constexpr Address kSegment = 0x7f0000000000, kBlock = 512;
+  uint64_t k = 0;
+  for (auto _ : state) {
+    program.Run();
+    const Address block = kSegment + (k++ % 64) * kBlock;
+    std::lock_guard<std::mutex> lock(t.mutex());
+    t.PoolBlock(STREAMCHECK_BLOCK_ALLOCATED, block, kBlock, 0x5000, 0, STREAMCHECK_STACK_NONE);
+    t.PoolBlock(STREAMCHECK_BLOCK_FREED, block, 0, 0x5000, 0, STREAMCHECK_STACK_NONE);
+  }
+  state.SetItemsProcessed(2 * state.iterations());
+}
+BENCHMARK(BM_PoolBlockEvents)->ArgName("program_kib")->Arg(0)->Arg(64)->UseRealTime();
+
+}  // namespace
+}  // namespace streamcheck::bench
+BENCHMARK_MAIN();
