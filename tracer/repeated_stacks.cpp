@@ -29,6 +29,8 @@ RepeatedStacks& RepeatedStacks::ThisThread() {
 }
 
 StackId RepeatedStacks::Find(uintptr_t outer_sp, uint64_t owner) {
+  // Any entry whose witnesses all hold says what an unwind would return, so
+  // the order they are tried in is free: the last one found goes first.
   for (size_t i = 0; i < kEntries; ++i) {
     const size_t index = (last_found_ + i) % kEntries;
     const Entry& e = entries_[index];

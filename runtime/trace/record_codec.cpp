@@ -61,7 +61,6 @@ uint64_t PresenceMask(const TraceRecord& r) {
   return m;
 }
 
-
 // Failures build their message out of line, so that the reader's hot methods
 // stay small enough to inline and its cursor can live in a register.
 [[gnu::cold, gnu::noinline]] bool FailField(std::string* problem, const char* field, const char* what) {
