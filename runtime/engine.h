@@ -45,6 +45,12 @@ struct EngineStats {
   std::map<std::string, uint64_t> anomalies;
 };
 
+// Whether a finding can show where a record of this kind was made (its
+// stack, through the engine's sites). The tracer takes no native stack for
+// the others: they are many (PyTorch's wait_stream creates, records and
+// destroys an event every time) and each costs the program a capture.
+bool FindingsCiteStackOf(OpCode op);
+
 class Engine {
  public:
   explicit Engine(FindingSink* sink, EngineOptions options = {});

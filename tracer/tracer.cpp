@@ -202,10 +202,9 @@ void Tracer::Emit(TraceRecord& r) {
     r.framework_op = ops.name();
     if (r.stack == 0) r.stack = ops.stack();
   }
-  // A pool block's free appears in no finding (reuse is reported at the
-  // block's next allocation): no stack for it. Nor for work the framework
-  // says has no stack worth taking (its own threads).
-  bool wanted = r.op != OpCode::kPoolBlockFree;
+  // No stack where no finding can show it, nor for work the framework says
+  // has no stack worth taking (its own threads).
+  bool wanted = FindingsCiteStackOf(r.op);
   if (r.stack == STREAMCHECK_STACK_NONE) r.stack = 0, wanted = false;
   if (config_.capture_stacks && r.stack == 0 && wanted) {
     const uint64_t stack_start = profile_.Now();
