@@ -144,6 +144,10 @@ struct TraceRecordFields {
   int32_t result = 0;         // return code of queries (0 = cudaSuccess)
   int32_t priority = 0;
   bool is_async = false;
+  // The tracer's own, never in a trace: `accesses` still hold a launch's
+  // argument words (size 0 each) for the analysis worker to match against
+  // the allocations (tracer/record_resolver.h).
+  bool pointer_words = false;
   MemoryKind memory_kind = MemoryKind::kDevice;
   CopyKind copy_kind = CopyKind::kDefault;
   Handle stream = 0;

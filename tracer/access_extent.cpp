@@ -1,18 +1,11 @@
 #include "tracer/access_extent.h"
 
 #include <algorithm>
-#include <atomic>
 #include <utility>
 
 namespace streamcheck::tracer {
 
-uint64_t AllocationBounds::NextGeneration() {
-  static std::atomic<uint64_t> last{0};
-  return last.fetch_add(1, std::memory_order_relaxed) + 1;
-}
-
 void AllocationBounds::Add(Address base, uint64_t size, MemoryKind kind) {
-  generation_ = NextGeneration();
   auto [it, inserted] = by_base_.insert_or_assign(base, Allocation{size, kind, {}, false});
   if (size > 0) allocation_at_[base] = &*it;
   else allocation_at_.erase(base);
@@ -21,13 +14,11 @@ void AllocationBounds::Add(Address base, uint64_t size, MemoryKind kind) {
 }
 
 void AllocationBounds::Remove(Address base) {
-  generation_ = NextGeneration();
   by_base_.erase(base);
   allocation_at_.erase(base);
 }
 
 void AllocationBounds::AddPoolBlock(Address base, uint64_t size) {
-  generation_ = NextGeneration();
   const Allocation block{size, MemoryKind::kDevice, {}, false};
   auto it = blocks_.find(base);
   if (it != blocks_.end()) {
@@ -59,7 +50,6 @@ void AllocationBounds::AddPoolBlock(Address base, uint64_t size) {
 }
 
 void AllocationBounds::RemovePoolBlock(Address base) {
-  generation_ = NextGeneration();
   // The nodes are kept for the next blocks: a caching allocator hands out
   // and takes back blocks around every op.
   constexpr size_t kSpareNodes = 64;
@@ -99,7 +89,7 @@ AllocationBounds::Entry* AllocationBounds::Find(Address p) {
 
 void AllocationBounds::NoteBoundary(Address addr) {
   auto* a = Find(addr);
-  if (a && addr != a->first) AddBoundary(*a, addr);
+  if (a && addr != a->first) a->second.boundaries.insert(addr);
 }
 
 void AllocationBounds::NoteRangeEnd(Address end) {
@@ -108,11 +98,7 @@ void AllocationBounds::NoteRangeEnd(Address end) {
   // pointer to the last chunk. It is never taken as the start of the next
   // allocation, which may sit right there.
   auto* a = end != 0 ? Find(end - 1) : nullptr;
-  if (a) AddBoundary(*a, end);
-}
-
-void AllocationBounds::AddBoundary(Entry& holder, Address addr) {
-  if (holder.second.boundaries.insert(addr).second) generation_ = NextGeneration();
+  if (a) a->second.boundaries.insert(end);
 }
 
 MemoryAccess AllocationBounds::ExtentIn(const Entry& holder, Address p, AccessMode mode, bool* bounded) {
@@ -138,7 +124,7 @@ MemoryAccess AllocationBounds::ExtentOf(Address p, AccessMode mode, bool* bounde
 void AllocationBounds::LaunchExtents(const std::vector<Pointer>& pointers, std::vector<MemoryAccess>* out) {
   // Sibling arguments bound each other (`in + off` and `in + off + chunk`).
   for (const Pointer& p : pointers)
-    if (p.addr != p.holder->first) AddBoundary(*p.holder, p.addr);
+    if (p.addr != p.holder->first) p.holder->second.boundaries.insert(p.addr);
   out->clear();
   bounded_.assign(pointers.size(), 0);
   uint64_t sibling = 0;  // smallest bounded extent among the arguments

@@ -73,10 +73,6 @@ class AllocationBounds {
   // all allocations rejects them before any lookup.
   Entry* Holder(Address p);
   bool Contains(Address p) const { return p >= low_ && p < high_ && Find(p) != nullptr; }
-  // Changes whenever anything above would answer differently: what was
-  // derived from the table before still holds while it is the same. Unique
-  // among all tables (and never 0), so it also tells tables apart.
-  uint64_t generation() const { return generation_; }
 
  private:
   using Table = std::map<Address, Allocation>;
@@ -92,11 +88,7 @@ class AllocationBounds {
   // Nodes of freed blocks, reused by the next ones (no allocation per block).
   std::vector<Table::node_type> spare_blocks_;
   std::vector<std::unordered_map<Address, Entry*>::node_type> spare_block_at_;
-  // Inserts a boundary into `holder`, counting the change if it is new.
-  void AddBoundary(Entry& holder, Address addr);
   Address low_ = ~Address{0}, high_ = 0;  // spans every allocation ever added (never shrinks)
-  static uint64_t NextGeneration();
-  uint64_t generation_ = NextGeneration();
   std::vector<uint8_t> bounded_;          // LaunchExtents' scratch, kept to spare an allocation per launch
 };
 

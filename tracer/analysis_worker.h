@@ -45,6 +45,8 @@ class AnalysisWorker {
   uint64_t Push(const TraceRecord& record);
   // Blocks until every record up to `sequence` has been analysed.
   void WaitFor(uint64_t sequence);
+  // Blocks until every record pushed so far has been analysed (the producers' side).
+  void Drain() { WaitFor(records_pushed_); }
   // Analyses what is queued, then ends the thread. Idempotent; Push must not
   // be called afterwards.
   void Stop();

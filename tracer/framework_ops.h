@@ -2,7 +2,15 @@
 // framework plugin reports them (framework_hooks.h). Work issued inside takes
 // the outermost op's name and stack, and a kernel's pointer arguments take the
 // exact bytes of the op's tensors instead of what the access-range policy
-// (access_extent.h) guesses. No CUDA here: unit-tested without a GPU.
+// (access_extent.h) guesses.
+//
+// Two halves: FrameworkOpStack on the program's thread (names and stacks,
+// which each record takes as it is made), OpRegionStack on the analysis
+// worker (the regions, which refine a launch's accesses where its arguments
+// are matched: record_resolver.h). An op's regions travel to the worker only
+// when a record of the thread follows while the op is open, in front of that
+// record, so opening and closing ops costs the program no lock and no queue.
+// No CUDA here: unit-tested without a GPU.
 #pragma once
 
 #include <vector>
@@ -12,6 +20,12 @@
 #include "tracer/framework_hooks.h"
 
 namespace streamcheck::tracer {
+
+// The tracer's own record kind (outside the trace vocabulary: it never
+// reaches the engine or a trace file): thread `thread` keeps its first `id`
+// open ops on the worker and opens one more per entry of `deps`, with that
+// many of `accesses` as its regions (begin, size, kWrite or kRead).
+inline constexpr OpCode kOpenFrameworkOps = static_cast<OpCode>(0xf0);
 
 class FrameworkOpStack {
  public:
@@ -31,6 +45,37 @@ class FrameworkOpStack {
     }
     return none;
   }
+  // When the worker's view of this thread's open ops is not what is open
+  // here, fills *out with the kOpenFrameworkOps record that brings it up to
+  // date (thread left to the caller) and takes it as delivered. Call before
+  // each record of this thread is queued.
+  bool Publish(TraceRecord* out) {
+    if (published_ == open_ && worker_open_ == open_) return false;  // every record passes here
+    return PublishChanges(out);
+  }
+
+ private:
+  struct Op {
+    StringId name = 0;
+    StackId stack = 0;
+    std::vector<StreamcheckTensorRegion> regions;
+  };
+  bool PublishChanges(TraceRecord* out);
+  std::vector<Op> ops_;
+  size_t open_ = 0;         // ops_[0, open_) are open; the rest keep their capacity for reuse
+  size_t published_ = 0;    // ops_[0, published_) are open on the worker as they are here
+  size_t worker_open_ = 0;  // how many ops the worker has open for this thread
+};
+
+// The calling thread's open framework ops.
+FrameworkOpStack& ThisThreadFrameworkOps();
+
+// One thread's open ops' regions, on the analysis worker.
+class OpRegionStack {
+ public:
+  // A kOpenFrameworkOps record of this thread.
+  void Apply(const TraceRecord& open_ops);
+  bool empty() const { return open_ == 0; }
   // Memory allocated while an op runs is its output or workspace: written.
   void AddFreshBlock(Address base, uint64_t size);
   // Each access whose pointer lies in a region of an open op (innermost op
@@ -39,8 +84,6 @@ class FrameworkOpStack {
 
  private:
   struct Op {
-    StringId name = 0;
-    StackId stack = 0;
     std::vector<StreamcheckTensorRegion> regions;  // sorted by begin
     uint64_t widest = 0;                           // the largest region's size
     // The smallest region holding addr, or null. Only regions starting within
@@ -50,10 +93,7 @@ class FrameworkOpStack {
     void Add(const StreamcheckTensorRegion& region);
   };
   std::vector<Op> ops_;
-  size_t open_ = 0;  // ops_[0, open_) are open; the rest keep their capacity for reuse
+  size_t open_ = 0;
 };
-
-// The calling thread's open framework ops.
-FrameworkOpStack& ThisThreadFrameworkOps();
 
 }  // namespace streamcheck::tracer

@@ -59,8 +59,15 @@ void MergeRepeatedRangesMany(std::vector<MemoryAccess>* accesses) {
 
 }  // namespace
 
-void AccessesOfPointers(const std::vector<AllocationBounds::Pointer>& pointers, AllocationBounds& bounds,
-                        std::vector<MemoryAccess>* out) {
+void ResolvePointerWords(const std::vector<MemoryAccess>& words, AllocationBounds& bounds,
+                         std::vector<MemoryAccess>* out) {
+  out->clear();
+  // Every launch passes through here: the pointers' vector keeps its capacity.
+  thread_local std::vector<AllocationBounds::Pointer> pointers;
+  pointers.clear();
+  for (const MemoryAccess& word : words)
+    if (AllocationBounds::Entry* holder = bounds.Holder(word.addr)) pointers.push_back({word.addr, word.mode, holder});
+  if (pointers.empty()) return;
   bounds.LaunchExtents(pointers, out);
   constexpr size_t kPairwiseLimit = 16;
   if (out->size() <= kPairwiseLimit) MergeRepeatedRangesFew(out);

@@ -7,7 +7,6 @@
 #include <unordered_map>
 
 #include "tracer/debug_flags.h"
-#include "tracer/framework_ops.h"
 #include "tracer/kernel_arguments.h"
 #include "tracer/kernel_signature.h"
 
@@ -21,7 +20,6 @@ struct KernelLayout {
   std::string name;
   StringId name_id = 0;  // interned once: PyTorch's kernel names run to kilobytes
   std::vector<ParamSlot> params;
-  RecentArguments recent_arguments;
 };
 
 std::unordered_map<CUfunction, KernelLayout>& Layouts() {
@@ -91,30 +89,33 @@ struct ArgumentSource {
   }
 };
 
-void DecodeArguments(Tracer& t, KernelLayout& k, const ArgumentSource& args, std::vector<MemoryAccess>* out) {
+// The argument words that may be pointers, into r's accesses for the
+// analysis worker to match (record_resolver.h).
+void CollectArguments(Tracer& t, const KernelLayout& k, const ArgumentSource& args, TraceRecord* r) {
   if (k.params.empty() && k.layout_error != CUDA_SUCCESS) {
     const char* why = nullptr;
     cuGetErrorName(k.layout_error, &why);
     t.CountUnmodeled(std::string("kernel arguments (cuFuncGetParamInfo: ") + (why ? why : "?") + ")");
   }
+  r->pointer_words = true;
   if (args.empty()) {
-    out->clear();
+    r->accesses.clear();
     return;
   }
   const uint64_t start = t.profile().Now();
-  k.recent_arguments.Match(k.params, [&](size_t i) { return args.Value(k, i); }, t.allocations(), out);
+  CollectPointerWords(k.params, [&](size_t i) { return args.Value(k, i); }, t.address_span(), &r->accesses);
   t.profile().Add(ProfilePhase::kArguments, start);
 }
 
 // STREAMCHECK_DEBUG=launch (debug_flags.h).
-void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& args, size_t accesses) {
+void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& args, size_t pointer_words) {
   static const bool on = DebugFlag("launch");
   if (!on) return;
   const char* error = nullptr;
   if (k.layout_error != CUDA_SUCCESS) cuGetErrorName(k.layout_error, &error);
-  std::fprintf(stderr, "streamcheck[launch] %s %s: %zu params%s%s, args %s, %zu accesses\n", api, k.name.c_str(),
+  std::fprintf(stderr, "streamcheck[launch] %s %s: %zu params%s%s, args %s, %zu possible pointers\n", api, k.name.c_str(),
                k.params.size(), error ? " layout error " : "", error ? error : "",
-               args.params ? "kernelParams" : args.buffer ? "extra buffer" : "none", accesses);
+               args.params ? "kernelParams" : args.buffer ? "extra buffer" : "none", pointer_words);
 }
 
 // A kernel node being added by cudaGraphAddKernelNode on this thread: the
@@ -135,18 +136,18 @@ Handle DriverStream(CUstream s, bool per_thread_variant) {
   return h;  // CU_STREAM_LEGACY (0x1) and CU_STREAM_PER_THREAD (0x2) match the runtime's values
 }
 
-// Name and accesses of the pending kernel; counts when its function was not seen.
-void ResolvePending(Tracer& t, const char* symbol_fallback, StringId* name, std::vector<MemoryAccess>* accesses) {
+// Name and argument words of the pending kernel; counts when its function was not seen.
+void ResolvePending(Tracer& t, const char* symbol_fallback, TraceRecord* node) {
   if (t_pending.function == nullptr) {
     t.CountUnmodeled("kernel arguments (no driver-level kernel node seen)");
-    *name = symbol_fallback ? t.Intern(Demangle(symbol_fallback)) : 0;
-    accesses->clear();
+    node->name = symbol_fallback ? t.Intern(Demangle(symbol_fallback)) : 0;
+    node->accesses.clear();
     return;
   }
-  KernelLayout& k = LayoutOf(t, t_pending.function, t_pending.symbol ? t_pending.symbol : "");
-  *name = k.name_id;
-  DecodeArguments(t, k, ArgumentSource::From(t_pending.args), accesses);
-  DebugLaunch("graph kernel node", k, ArgumentSource::From(t_pending.args), accesses->size());
+  const KernelLayout& k = LayoutOf(t, t_pending.function, t_pending.symbol ? t_pending.symbol : "");
+  node->name = k.name_id;
+  CollectArguments(t, k, ArgumentSource::From(t_pending.args), node);
+  DebugLaunch("graph kernel node", k, ArgumentSource::From(t_pending.args), node->accesses.size());
 }
 
 // This thread's launch record, cleared: reused, so its access list keeps its
@@ -224,9 +225,8 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
   r.api = t.InternStatic(data->functionName);
   r.name = k.name_id;
   r.stream = DriverStream(stream, per_thread);
-  DecodeArguments(t, k, source, &r.accesses);
+  CollectArguments(t, k, source, &r);
   DebugLaunch(data->functionName, k, source, r.accesses.size());
-  ThisThreadFrameworkOps().Refine(&r.accesses);
   t.Emit(r);
   return true;
 }
@@ -238,8 +238,7 @@ void OpenPendingKernel(void** args) {
 }
 
 void TakePendingKernel(const CallbackContext& c, TraceRecord* node) {
-  ResolvePending(c.tracer, c.data->symbolName, &node->name, &node->accesses);
-  ThisThreadFrameworkOps().Refine(&node->accesses);
+  ResolvePending(c.tracer, c.data->symbolName, node);
   t_pending = PendingKernelNode{};
 }
 

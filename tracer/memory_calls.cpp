@@ -1,5 +1,6 @@
-// Allocation, free, copies and memsets. The tracer also keeps the live
-// allocations (AllocationBounds) to bound kernel pointer arguments.
+// Allocation, free, copies and memsets. What they tell of the live
+// allocations and the boundaries inside them (to bound kernel pointer
+// arguments) the analysis worker takes from these records (record_resolver.h).
 #include <cupti_runtime_cbid.h>
 
 #include "tracer/callback_context.h"
@@ -9,18 +10,11 @@ namespace {
 
 CopyKind ToCopyKind(cudaMemcpyKind k) { return static_cast<CopyKind>(k); }
 
-// Copy and memset bounds are boundaries inside allocations (access_extent.h).
-void NoteRange(Tracer& t, Address begin, uint64_t bytes) {
-  t.allocations().NoteBoundary(begin);
-  t.allocations().NoteRangeEnd(begin + bytes);
-}
-
 void EmitMalloc(const CallbackContext& c, void* ptr, uint64_t size, MemoryKind kind) {
   TraceRecord r = c.Record(OpCode::kMalloc);
   r.dst = ToHandle(ptr);
   r.size = size;
   r.memory_kind = kind;
-  c.tracer.allocations().Add(r.dst, size, kind);
   c.tracer.Emit(r);
 }
 
@@ -28,7 +22,6 @@ void EmitFree(const CallbackContext& c, const void* ptr, OpCode op, Handle strea
   TraceRecord r = c.Record(op);
   r.dst = ToHandle(ptr);
   r.stream = stream;
-  c.tracer.allocations().Remove(r.dst);
   c.tracer.Emit(r);
 }
 
@@ -44,8 +37,6 @@ void EmitCopy(const CallbackContext& c, const void* dst, const void* src, uint64
   r.copy_kind = ToCopyKind(kind);
   r.stream = stream;
   r.is_async = async;
-  NoteRange(c.tracer, r.dst, height > 1 ? (height - 1) * dpitch + width : width);
-  NoteRange(c.tracer, r.src, height > 1 ? (height - 1) * spitch + width : width);
   c.tracer.Emit(r);
 }
 
@@ -58,7 +49,6 @@ void EmitMemset(const CallbackContext& c, const void* dst, uint64_t width, uint6
   r.dst_pitch = height > 1 ? pitch : 0;
   r.stream = stream;
   r.is_async = async;
-  NoteRange(c.tracer, r.dst, height > 1 ? (height - 1) * pitch + width : width);
   c.tracer.Emit(r);
 }
 
@@ -121,7 +111,6 @@ bool DecodeMemoryCall(const CallbackContext& c, CUpti_CallbackId cbid) {
       r.dst = ToHandle(*p.devPtr);
       r.size = p.size;
       r.stream = c.Stream(p.hStream);
-      c.tracer.allocations().Add(r.dst, r.size, MemoryKind::kAsyncPool);
       c.tracer.Emit(r);
       return true;
     }
@@ -132,7 +121,6 @@ bool DecodeMemoryCall(const CallbackContext& c, CUpti_CallbackId cbid) {
       r.dst = ToHandle(*p.ptr);
       r.size = p.size;
       r.stream = c.Stream(p.stream);
-      c.tracer.allocations().Add(r.dst, r.size, MemoryKind::kAsyncPool);
       c.tracer.Emit(r);
       return true;
     }
@@ -147,7 +135,6 @@ bool DecodeMemoryCall(const CallbackContext& c, CUpti_CallbackId cbid) {
       TraceRecord r = c.Record(OpCode::kHostRegister);
       r.dst = ToHandle(p.ptr);
       r.size = p.size;
-      c.tracer.allocations().Add(r.dst, r.size, MemoryKind::kRegisteredHost);
       c.tracer.Emit(r);
       return true;
     }

@@ -50,6 +50,12 @@ bool HostWaitedForDevice(const TraceRecord& r) {
   }
 }
 
+// Records after which the program's memory has a new allocation in it.
+bool IsAllocation(OpCode op) {
+  return op == OpCode::kMalloc || op == OpCode::kMallocAsync || op == OpCode::kHostRegister ||
+         op == OpCode::kPoolBlockAllocate;
+}
+
 std::atomic<ThreadId> g_next_thread{1};
 thread_local ThreadId t_thread = 0;
 // The last call of this thread that waited for the device, for AwaitHostSynchronizationAnalysis.
@@ -142,6 +148,10 @@ void Tracer::Submit(TraceRecord& r) {
 
 void Tracer::Analyze(TraceRecord& r) {
   GuardInternalErrors("the analysis of a record", [&] {
+    const uint64_t resolve_start = profile_.Now();
+    const bool analysed = resolver_.Resolve(r);
+    profile_.Add(ProfilePhase::kResolve, resolve_start);
+    if (!analysed) return;
     const uint64_t engine_start = profile_.Now();
     engine_->Process(r);
     profile_.Add(ProfilePhase::kEngine, engine_start);
@@ -196,11 +206,19 @@ void Tracer::Emit(TraceRecord& r) {
   r.thread = CurrentThread();
   r.timestamp_ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count());
+  if (IsAllocation(r.op)) address_span_.Widen(r.dst, r.size);
   // Inside a framework op: its name, and its (Python) stack, which says more
-  // to the user than the native frames of the framework would.
-  if (const FrameworkOpStack& ops = ThisThreadFrameworkOps(); !ops.empty()) {
+  // to the user than the native frames of the framework would. The worker
+  // learns which ops are open (their regions) just before this record.
+  FrameworkOpStack& ops = ThisThreadFrameworkOps();
+  if (!ops.empty()) {
     r.framework_op = ops.name();
     if (r.stack == 0) r.stack = ops.stack();
+  }
+  thread_local TraceRecord open_ops;  // reused: its vectors keep their capacity
+  if (ops.Publish(&open_ops)) {
+    open_ops.thread = r.thread;
+    Submit(open_ops);
   }
   // No stack where no finding can show it, nor for work the framework says
   // has no stack worth taking (its own threads).
@@ -249,23 +267,25 @@ StackId Tracer::AddFrameworkStack(const StreamcheckFrame* frames, size_t count) 
 
 void Tracer::PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t size, Handle stream, int device,
                        StackId stack) {
-  TraceRecord r;
+  if (pool_allocate_api_ == 0) {
+    pool_allocate_api_ = Intern("caching allocator: allocate");
+    pool_free_api_ = Intern("caching allocator: free");
+  }
+  thread_local TraceRecord r;  // reused: no allocation per block
+  r.Clear();
   r.stack = ThisThreadFrameworkOps().empty() ? stack : 0;  // inside an op, Emit() takes the op's
   r.dst = address;
   r.stream = stream;
   r.device = device;
+  // The worker books the block (and drops the free of one handed out before
+  // the plugin attached): record_resolver.h.
   if (event == STREAMCHECK_BLOCK_ALLOCATED) {
     r.op = OpCode::kPoolBlockAllocate;
-    r.api = InternStatic("caching allocator: allocate");
+    r.api = pool_allocate_api_;
     r.size = size;
-    allocations_.AddPoolBlock(address, size);
-    ThisThreadFrameworkOps().AddFreshBlock(address, size);
   } else {
-    // Blocks handed out before the plugin attached are not ours to free.
-    if (!allocations_.HasPoolBlock(address)) return;
     r.op = OpCode::kPoolBlockFree;
-    r.api = InternStatic("caching allocator: free");
-    allocations_.RemovePoolBlock(address);
+    r.api = pool_free_api_;
   }
   Emit(r);
 }
@@ -325,7 +345,9 @@ void Tracer::WriteSymbolizedStacks() {
 }
 
 void Tracer::PauseAnalysis() {
-  if (worker_) worker_->busy().lock();
+  if (!worker_) return;
+  worker_->Drain();
+  worker_->busy().lock();
 }
 
 void Tracer::ResumeAnalysis() {

@@ -2,8 +2,10 @@
 // the live engine, the findings store and the optional trace file. The CUPTI
 // callbacks (cupti_callbacks.cpp) build TraceRecords and hand them to Emit()
 // under one mutex, because CUDA calls arrive from any host thread and the
-// engine needs them in one order. The engine, the store and the trace file
-// then take them on the analysis worker's thread (analysis_worker.h).
+// engine needs them in one order. On the analysis worker's thread
+// (analysis_worker.h) the records are completed (a launch's argument words
+// matched against the allocations: record_resolver.h), then the engine, the
+// store and the trace file take them.
 #pragma once
 
 #include <array>
@@ -20,10 +22,11 @@
 #include "runtime/finding_filter.h"
 #include "runtime/trace/trace_io.h"
 #include "store/store.h"
-#include "tracer/access_extent.h"
 #include "tracer/analysis_worker.h"
 #include "tracer/framework_hooks.h"
 #include "tracer/host_stacks.h"
+#include "tracer/kernel_arguments.h"
+#include "tracer/record_resolver.h"
 #include "tracer/tracer_profile.h"
 
 namespace streamcheck::tracer {
@@ -61,12 +64,15 @@ class Tracer : public StackResolver {
   // A caching-allocator block changed hands (framework_hooks.h).
   void PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t size, Handle stream, int device,
                  StackId stack);
-  AllocationBounds& allocations() { return allocations_; }
+  // Where every allocation so far lies: launches keep the argument words
+  // inside it for the analysis worker to match (kernel_arguments.h).
+  const AddressSpan& address_span() const { return address_span_; }
   TracerProfile& profile() { return profile_; }
   // Flushes the trace, the final counts and the run summary. Idempotent.
   void Finish();
-  // fork(), with mutex() held: the worker stops between two records, so the
-  // child's copy of the engine, store and trace is consistent.
+  // fork(), with mutex() held: the worker analyses what is queued and stops
+  // between two records, so the child's copy of the engine, store, trace and
+  // picture of memory is consistent and up to date.
   void PauseAnalysis();
   void ResumeAnalysis();  // in the parent
   // In a forked child: the parent's database connection and trace file are
@@ -109,7 +115,11 @@ class Tracer : public StackResolver {
   std::vector<const std::string*> string_texts_{nullptr};  // by id: the keys of strings_ (nodes never move)
   std::unordered_map<const char*, StringId> static_strings_;
   HostStacks stacks_;
-  AllocationBounds allocations_;
+  AddressSpan address_span_;
+  // The worker's picture of memory (or the program's, analysing inline):
+  // only Analyze() touches it.
+  RecordResolver resolver_;
+  StringId pool_allocate_api_ = 0, pool_free_api_ = 0;
   TracerProfile profile_;
   std::array<uint64_t, 256> native_stacks_by_op_{};  // by OpCode, with STREAMCHECK_DEBUG=profile
   std::unique_ptr<store::Store> store_;

@@ -62,10 +62,11 @@ class PhaseProfile {
 enum class ProfilePhase {
   kLockedCallback,    // a CUPTI callback that takes the tracer's lock, all of it
   kUnlockedCallback,  // a callback that only notes a pending launch
-  kArguments,         // kernel arguments matched against the allocations
+  kArguments,         // kernel argument words collected
   kStack,             // native stack captured
   kQueue,             // a record handed to the analysis worker
   kAnalysisWait,      // a host synchronization waiting for the worker to analyse it
+  kResolve,           // argument words matched, allocations booked (on the worker)
   kEngine,            // the happens-before engine (on the worker)
   kTraceOutput,       // the --trace file (on the worker)
   kFrameworkBlock,    // a framework allocator's block event, lock included
@@ -75,8 +76,8 @@ enum class ProfilePhase {
 class TracerProfile : public PhaseProfile<ProfilePhase> {
  public:
   TracerProfile()
-      : PhaseProfile("streamcheck[profile]:", {"locked callbacks", "unlocked callbacks", "argument matching",
-                                               "native stacks", "queue", "waits for analysis", "engine",
+      : PhaseProfile("streamcheck[profile]:", {"locked callbacks", "unlocked callbacks", "argument words",
+                                               "native stacks", "queue", "waits for analysis", "resolution", "engine",
                                                "trace output", "framework blocks"}) {}
 };
 

@@ -141,8 +141,12 @@ void BM_ForeachLaunchArguments(benchmark::State& state) {
     words[kTensors + i] = uint64_t(i) * 1024 + 7;
   }
   const std::vector<tracer::ParamSlot> layout = {{0, words.size() * 8, AccessMode::kUnknown}};
-  tracer::FrameworkOpStack ops;
-  ops.Begin(1, 0, regions.data(), regions.size());
+  tracer::FrameworkOpStack program_ops;
+  program_ops.Begin(1, 0, regions.data(), regions.size());
+  TraceRecord open_ops;
+  program_ops.Publish(&open_ops);
+  tracer::OpRegionStack ops;
+  ops.Apply(open_ops);
   std::vector<MemoryAccess> accesses;
   for (auto _ : state) {
     tracer::MatchPointerArguments(layout, [&](size_t) { return reinterpret_cast<const char*>(words.data()); }, bounds,

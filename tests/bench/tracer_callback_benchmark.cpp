@@ -1,9 +1,11 @@
 // The whole of what the tracer adds to a kernel launch on the program's
 // thread, without a GPU: CUPTI's payloads for cuLaunchKernel (entry and exit)
-// are made up here and handed to the tracer's callback handler, as CUPTI
-// would hand them, in the shape of tests/gpu/bench/launch_rate.cu (4
-// non-blocking streams, an event fork/join every 64 launches). The five
-// driver calls the tracer makes are answered by fake_driver.cpp.
+// are made up (tests/common/fake_driver.h) and handed to the tracer's callback
+// handler, as CUPTI would hand them, in the shape of
+// tests/gpu/bench/launch_rate.cu (4 non-blocking streams, an event fork/join
+// every 64 launches). The five driver calls the tracer makes are answered by
+// tests/common/fake_driver.cpp. The analysis worker, which matches the
+// arguments against the allocations, runs on its own thread (another core).
 //
 // Between two launches a real program runs the CUDA driver and CUPTI, which
 // push the tracer's tables out of the caches; arg `program_kib` stands for
@@ -17,12 +19,15 @@
 #include <memory>
 #include <vector>
 
-#include "tests/bench/fake_driver.h"
+#include "tests/common/fake_driver.h"
 #include "tracer/cupti_callbacks.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::bench {
 namespace {
+
+using fake_cuda::Call;
+using fake_cuda::LaunchFakeKernel;
 
 constexpr int kStreams = 4, kJoinEvery = 64;
 constexpr size_t kBufferBytes = 4096;
@@ -40,20 +45,6 @@ class ProgramWork {
  private:
   std::vector<uint64_t> memory_;
 };
-
-// One CUDA call as CUPTI reports it: entry, then exit with `result`.
-template <typename Params>
-void Call(tracer::Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name,
-          const Params& params, int result = 0) {
-  CUpti_CallbackData data{};
-  data.functionName = name;
-  data.functionParams = &params;
-  data.functionReturnValue = &result;
-  data.callbackSite = CUPTI_API_ENTER;
-  tracer::HandleCallback(t, domain, cbid, &data);
-  data.callbackSite = CUPTI_API_EXIT;
-  tracer::HandleCallback(t, domain, cbid, &data);
-}
 
 class LaunchRateProgram {
  public:
@@ -75,17 +66,7 @@ class LaunchRateProgram {
   // kernel<<<1, 256, 0, streams[i]>>>(x, y[i], n), through cuLaunchKernel.
   void Launch() {
     const int i = static_cast<int>(k_ % kStreams);
-    const void* x = x_;
-    void* y = y_[i];
-    int n = 1024;
-    void* args[] = {&x, &y, &n};
-    cuLaunchKernel_params p{};
-    p.f = FakeKernel();
-    p.gridDimX = p.gridDimY = p.gridDimZ = 1;
-    p.blockDimX = 256, p.blockDimY = p.blockDimZ = 1;
-    p.hStream = reinterpret_cast<CUstream>(streams_[i]);
-    p.kernelParams = args;
-    Call(tracer_.get(), CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", p);
+    LaunchFakeKernel(tracer_.get(), x_, y_[i], reinterpret_cast<CUstream>(streams_[i]));
     if (k_ % kJoinEvery == kJoinEvery - 1) {
       for (int j = 1; j < kStreams; ++j) Join(j, 0);
       for (int j = 1; j < kStreams; ++j) Join(0, j);

@@ -13,10 +13,45 @@ constexpr StringId kSum = 7, kNormal = 8;
 
 MemoryAccess At(Address a, uint64_t size, AccessMode m) { return {a, size, m}; }
 
+// One thread's ops as the tracer splits them: opened and closed on the
+// program's side, their regions published to the worker's side in front of
+// the thread's next record (here: before each refinement or block).
+class Ops {
+ public:
+  void Begin(StringId name, StackId stack, const StreamcheckTensorRegion* regions, size_t count) {
+    program_.Begin(name, stack, regions, count);
+  }
+  void End() { program_.End(); }
+  bool empty() const { return program_.empty(); }
+  StringId name() const { return program_.name(); }
+  StackId stack() const { return program_.stack(); }
+  void AddFreshBlock(Address base, uint64_t size) {
+    Publish();
+    worker_.AddFreshBlock(base, size);
+  }
+  void Refine(std::vector<MemoryAccess>* accesses) {
+    Publish();
+    worker_.Refine(accesses);
+  }
+  int published() const { return published_; }
+
+ private:
+  void Publish() {
+    TraceRecord open_ops;
+    if (!program_.Publish(&open_ops)) return;
+    EXPECT_EQ(open_ops.op, kOpenFrameworkOps);
+    worker_.Apply(open_ops);
+    ++published_;
+  }
+  FrameworkOpStack program_;
+  OpRegionStack worker_;
+  int published_ = 0;
+};
+
 // A pointer argument into a tensor takes the tensor's bytes and the schema's
 // mode, whatever the access-range policy guessed.
 TEST(FrameworkOps, PointerIntoATensorTakesItsBytesAndMode) {
-  FrameworkOpStack ops;
+  Ops ops;
   const StreamcheckTensorRegion input{kSegment + 512, kSegment + 512 + 4096, 0};
   ops.Begin(kSum, 3, &input, 1);
   std::vector<MemoryAccess> accesses = {At(kSegment + 512, 1, AccessMode::kUnknown)};
@@ -29,7 +64,7 @@ TEST(FrameworkOps, PointerIntoATensorTakesItsBytesAndMode) {
 // Two views of one storage passed to different ops: each op sees its view's
 // bytes only, so disjoint halves never meet.
 TEST(FrameworkOps, ViewsAreExact) {
-  FrameworkOpStack ops;
+  Ops ops;
   const StreamcheckTensorRegion second_half{kSegment + 2048, kSegment + 4096, 1};
   ops.Begin(kNormal, 0, &second_half, 1);
   std::vector<MemoryAccess> accesses = {At(kSegment + 2048, kSegmentSize - 2048, AccessMode::kUnknown)};
@@ -38,7 +73,7 @@ TEST(FrameworkOps, ViewsAreExact) {
 }
 
 TEST(FrameworkOps, OutermostOpNamesTheWorkInnermostRegionsWin) {
-  FrameworkOpStack ops;
+  Ops ops;
   const StreamcheckTensorRegion whole{kSegment, kSegment + 4096, 0};
   const StreamcheckTensorRegion slice{kSegment, kSegment + 1024, 1};
   ops.Begin(kSum, 1, &whole, 1);
@@ -59,7 +94,7 @@ TEST(FrameworkOps, OutermostOpNamesTheWorkInnermostRegionsWin) {
 // Autograd's engine opens an op per backward node on a thread without
 // Python; the node inside it brings the stack of its forward op.
 TEST(FrameworkOps, OutermostStackOrTheFirstNestedOne) {
-  FrameworkOpStack ops;
+  Ops ops;
   ops.Begin(kSum, 0, nullptr, 0);
   EXPECT_EQ(ops.stack(), 0u);
   ops.Begin(kNormal, 7, nullptr, 0);
@@ -78,7 +113,7 @@ TEST(FrameworkOps, OutermostStackOrTheFirstNestedOne) {
 // An autograd thread's wrapper op says "no stack worth capturing"; the
 // node inside it may still bring its forward op's stack, which wins.
 TEST(FrameworkOps, ARealStackWinsOverNone) {
-  FrameworkOpStack ops;
+  Ops ops;
   ops.Begin(kSum, STREAMCHECK_STACK_NONE, nullptr, 0);
   EXPECT_EQ(ops.stack(), STREAMCHECK_STACK_NONE);
   ops.Begin(kNormal, 0, nullptr, 0);
@@ -101,7 +136,7 @@ TEST(FrameworkOps, ManyTensorsAndViewsInsideOthers) {
   const Address big = kSegment + (1 << 20);
   regions.push_back({big, big + 65536, 0});
   regions.push_back({big + 4096, big + 8192, 1});
-  FrameworkOpStack ops;
+  Ops ops;
   ops.Begin(kSum, 0, regions.data(), regions.size());
   std::vector<MemoryAccess> accesses;
   for (Address i = 0; i < 300; ++i) accesses.push_back(At(kSegment + i * 1024 + 100, 1, AccessMode::kUnknown));
@@ -117,7 +152,7 @@ TEST(FrameworkOps, ManyTensorsAndViewsInsideOthers) {
 }
 
 TEST(FrameworkOps, MemoryAllocatedInsideAnOpIsWritten) {
-  FrameworkOpStack ops;
+  Ops ops;
   ops.Begin(kSum, 0, nullptr, 0);
   ops.AddFreshBlock(kSegment + 8192, 512);  // sum's output
   std::vector<MemoryAccess> accesses = {At(kSegment + 8192, 512, AccessMode::kUnknown)};
@@ -128,8 +163,42 @@ TEST(FrameworkOps, MemoryAllocatedInsideAnOpIsWritten) {
   EXPECT_TRUE(ops.empty());
 }
 
+// The worker hears of an op only when a record of the thread follows while
+// it is open, and of a closed op only when a record follows its end; a
+// nested op that ends keeps what the worker added to the op around it.
+TEST(FrameworkOps, RegionsTravelOnlyInFrontOfTheThreadsNextRecord) {
+  Ops ops;
+  const StreamcheckTensorRegion whole{kSegment, kSegment + 4096, 0};
+  const StreamcheckTensorRegion slice{kSegment, kSegment + 1024, 1};
+  ops.Begin(kSum, 0, &whole, 1);
+  ops.End();
+  ops.Begin(kSum, 0, &whole, 1);
+  EXPECT_EQ(ops.published(), 0);
+  std::vector<MemoryAccess> accesses = {At(kSegment, 1, AccessMode::kUnknown)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(ops.published(), 1);
+  ops.AddFreshBlock(kSegment + 8192, 512);  // the op's output
+  ops.Refine(&accesses);
+  EXPECT_EQ(ops.published(), 1);  // nothing changed
+  ops.Begin(kNormal, 0, &slice, 1);
+  accesses = {At(kSegment, 1, AccessMode::kUnknown)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(accesses[0], At(kSegment, 1024, AccessMode::kWrite));
+  ops.End();
+  accesses = {At(kSegment, 1, AccessMode::kUnknown), At(kSegment + 8192, 1, AccessMode::kUnknown)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(ops.published(), 3);
+  EXPECT_EQ(accesses[0], At(kSegment, 4096, AccessMode::kRead));
+  EXPECT_EQ(accesses[1], At(kSegment + 8192, 512, AccessMode::kWrite));
+  ops.End();
+  accesses = {At(kSegment, 1, AccessMode::kUnknown)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(ops.published(), 4);
+  EXPECT_EQ(accesses[0], At(kSegment, 1, AccessMode::kUnknown));
+}
+
 TEST(FrameworkOps, PointersOutsideEveryRegionKeepThePolicysGuess) {
-  FrameworkOpStack ops;
+  Ops ops;
   const StreamcheckTensorRegion input{kSegment, kSegment + 512, 0};
   ops.Begin(kSum, 0, &input, 1);
   const MemoryAccess workspace = At(kSegment + 65536, 4096, AccessMode::kUnknown);

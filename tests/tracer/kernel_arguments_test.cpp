@@ -83,77 +83,39 @@ TEST(MatchPointerArguments, UnavailableParameterBytesAreSkipped) {
   EXPECT_TRUE(out.empty());
 }
 
-// RecentArguments answers as matching would, through every kind of change to
-// the allocation table, and answers from its entries while nothing changed.
-TEST(RecentArguments, AnswersAsMatchingWouldAndRepeatsOnlyWhileTheTableIsUnchanged) {
-  // The same table twice: one matched every time, one through the cache.
-  AllocationBounds matched = TwoBuffers(), cached = TwoBuffers();
-  RecentArguments recent;
-  const std::vector<ParamSlot> params = {{0, 8, AccessMode::kRead}, {8, 8, AccessMode::kUnknown}};
+// The program's thread keeps the words inside the span of all allocations
+// (sizes, strides and scalars fall below it), each with the mode its
+// parameter's signature gives; the worker drops those in no live allocation.
+TEST(CollectPointerWords, KeepsWordsInsideTheSpanWithTheirParametersMode) {
+  AddressSpan span;
+  span.Widen(kA, kSize);
+  span.Widen(kB, kSize);
   Buffer b;
-  auto check = [&](const char* step) {
-    std::vector<MemoryAccess> expected, got;
-    MatchPointerArguments(params, [&](size_t i) { return b.bytes.data() + params[i].offset; }, matched, &expected);
-    recent.Match(params, [&](size_t i) { return b.bytes.data() + params[i].offset; }, cached, &got);
-    EXPECT_EQ(got, expected) << step;
-    return got;
-  };
-  auto both = [&](auto change) { change(matched), change(cached); };
-
-  b.Put(0, kA), b.Put(8, kB);
-  EXPECT_EQ(check("first launch").size(), 2u);
-  check("same arguments: the table stayed as it was, so they are remembered");
-  check("same arguments again");
-  check("and again");
-  EXPECT_EQ(recent.hits(), 2u);
-  b.Put(8, kB + 512);  // other bytes: matched (and bounds kB's tail from here on)
-  check("other arguments");
-  EXPECT_EQ(recent.hits(), 2u);
-  b.Put(8, kB);
-  check("back to the first arguments: the table has a boundary more");
-  check("first arguments, unchanged table");
-  const uint64_t hits = recent.hits();
-  EXPECT_EQ(hits, 3u);
-  // Each change below would make the remembered answer wrong.
-  both([](AllocationBounds& t) { t.NoteBoundary(kA + 1024); });  // a copy into kA's first KiB
-  EXPECT_EQ(check("after a copy's boundary")[0].size, 1024u);
-  both([](AllocationBounds& t) { t.NoteRangeEnd(kA + 256); });
-  EXPECT_EQ(check("after a range's end")[0].size, 256u);
-  both([](AllocationBounds& t) { t.Remove(kB); });
-  EXPECT_EQ(check("after a free").size(), 1u);
-  both([](AllocationBounds& t) { t.Add(kB, 2 * kSize, MemoryKind::kDevice); });
-  EXPECT_EQ(check("after an allocation").size(), 2u);
-  both([](AllocationBounds& t) { t.AddPoolBlock(kA, 128); });
-  EXPECT_EQ(check("after a pool block")[0].size, 128u);
-  both([](AllocationBounds& t) { t.RemovePoolBlock(kA); });
-  check("after the block's free");
-  EXPECT_EQ(recent.hits(), hits);
+  b.Put(0, kA + 16);
+  b.Put(8, 42);             // a count
+  b.Put(16, kA + kSize);    // between the two buffers: inside the span
+  b.Put(24, kB + kSize);    // one past the span
+  b.Put(32, kB);            // inside a struct parameter
+  std::vector<MemoryAccess> words{{1, 1, AccessMode::kRead}};  // stale content is cleared
+  const std::vector<ParamSlot> params = {{0, 8, AccessMode::kRead}, {8, 8, AccessMode::kRead},
+                                         {16, 8, AccessMode::kWrite}, {24, 16, AccessMode::kRead}};
+  CollectPointerWords(params, [&](size_t i) { return b.bytes.data() + params[i].offset; }, span, &words);
+  EXPECT_EQ(words, (std::vector<MemoryAccess>{{kA + 16, 0, AccessMode::kRead},
+                                              {kA + kSize, 0, AccessMode::kWrite},
+                                              {kB, 0, AccessMode::kUnknown}}));
+  AllocationBounds bounds = TwoBuffers();
+  std::vector<MemoryAccess> accesses;
+  ResolvePointerWords(words, bounds, &accesses);
+  EXPECT_EQ(accesses, (std::vector<MemoryAccess>{{kA + 16, 1, AccessMode::kRead}, {kB, kSize, AccessMode::kUnknown}}));
 }
 
-// Where the table changes between every two launches (a caching allocator's
-// blocks), nothing is remembered: the arguments are not even copied.
-TEST(RecentArguments, RemembersNothingWhileTheTableChangesBetweenLaunches) {
-  AllocationBounds bounds = TwoBuffers();
-  RecentArguments recent;
-  const std::vector<ParamSlot> params = {{0, 8, AccessMode::kRead}};
+TEST(CollectPointerWords, NothingBeforeTheFirstAllocation) {
+  const AddressSpan empty;
   Buffer b;
   b.Put(0, kA);
-  int reads = 0;  // how often the cache looked at the argument bytes
-  auto launch = [&] {
-    std::vector<MemoryAccess> out;
-    recent.Match(params, [&](size_t) { ++reads; return b.bytes.data(); }, bounds, &out);
-    EXPECT_EQ(out.size(), 1u);
-  };
-  for (int i = 0; i < 10; ++i) {
-    launch();
-    bounds.AddPoolBlock(kB + 64 * i, 64);  // the allocator's churn between launches
-  }
-  EXPECT_EQ(recent.hits(), 0u);
-  EXPECT_EQ(reads, 10);  // once a launch, by the matching itself
-  launch();  // after the last change
-  launch();  // the table stayed as the last launch left it: remembered
-  launch();
-  EXPECT_EQ(recent.hits(), 1u);
+  std::vector<MemoryAccess> words;
+  CollectPointerWords(std::vector<ParamSlot>{{0, 8}}, [&](size_t) { return b.bytes.data(); }, empty, &words);
+  EXPECT_TRUE(words.empty());
 }
 
 TEST(MergeModes, ReadAndWriteMakeReadWriteUnknownWins) {

@@ -10,11 +10,14 @@
 # adds "base" variants traced by another streamcheck build (with its tracer
 # and plugin beside it), to compare two builds in one run. BENCH_TRANSFORMER=0
 # leaves the transformer out (a shorter run for the launch and loop figures);
-# BENCH_LAUNCH=0 the launch rate.
+# BENCH_LAUNCH=0 the launch rate, BENCH_LOOP=0 the eager loop.
 # BENCH_FLOORS=1 adds CUPTI floors below "callbacks only": a subscription with
 # no callback enabled, and one with the kernel launch callbacks alone.
 # BENCH_STACK_CACHE=1 adds "traced, every stack unwound" (repeated stacks not
-# recognized: STREAMCHECK_STACK_CACHE=0).
+# recognized: STREAMCHECK_STACK_CACHE=0). BENCH_CUPTI=0 and BENCH_SANITIZER=0
+# leave out the PyTorch workloads' "CUPTI callbacks only" and PyTorch's
+# sanitizer (more rounds of native against traced in the same time: the
+# machine's speed differs from process to process, so a comparison needs many).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}; steps=${6:-50}
@@ -76,22 +79,26 @@ pytorch_variants() {
   fi
   [[ ${BENCH_STACK_CACHE:-0} == 1 ]] &&
     measure "$kind traced, every stack unwound" env STREAMCHECK_STACK_CACHE=0 "${traced[@]}" -- "$py" "$script" "$count"
-  measure "$kind CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$script" "$count"
+  [[ ${BENCH_CUPTI:-1} == 1 ]] &&
+    measure "$kind CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$script" "$count"
   if [[ $floors == floors && ${BENCH_FLOORS:-0} == 1 ]]; then
     measure "$kind CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$py" "$script" "$count"
     measure "$kind CUPTI subscription only" env STREAMCHECK_DEBUG=callbacks-only,subscribe-only "${traced[@]}" -- "$py" "$script" "$count"
   fi
   ((${#base[@]})) && measure "$kind traced, base" "${base[@]}" -- "$py" "$script" "$count"
-  measure "$kind TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$script" "$sanitizer_count"
+  [[ ${BENCH_SANITIZER:-1} == 1 ]] &&
+    measure "$kind TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$script" "$sanitizer_count"
+  return 0
 }
 if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   for ((r = 0; r < rounds; r++)); do
-    pytorch_variants torch torch_loop.py "$iters" "$((iters / 10))" floors
+    [[ ${BENCH_LOOP:-1} == 1 ]] && pytorch_variants torch torch_loop.py "$iters" "$((iters / 10))" floors
     [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && pytorch_variants transformer torch_transformer.py "$steps" "$((steps / 5))"
   done
 fi
 # Where the tracer's time goes (STREAMCHECK_DEBUG=profile), once per workload.
-profiled=("$py $here/torch_loop.py $iters")
+profiled=()
+[[ ${BENCH_LOOP:-1} == 1 ]] && profiled=("$py $here/torch_loop.py $iters")
 [[ ${BENCH_LAUNCH:-1} == 1 ]] && profiled=("$out/launch_rate $n" "${profiled[@]}")
 [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && profiled+=("$py $here/torch_transformer.py $steps")
 for cmd in "${profiled[@]}"; do

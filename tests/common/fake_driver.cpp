@@ -1,9 +1,9 @@
-#include "tests/bench/fake_driver.h"
+#include "tests/common/fake_driver.h"
 
 #include <cstddef>
 #include <iterator>
 
-namespace streamcheck::bench {
+namespace streamcheck::fake_cuda {
 namespace {
 
 int g_kernel;  // its address is the kernel's handle
@@ -15,11 +15,11 @@ bool IsFakeKernel(const void* f) { return f == &g_kernel; }
 
 CUfunction FakeKernel() { return reinterpret_cast<CUfunction>(&g_kernel); }
 
-}  // namespace streamcheck::bench
+}  // namespace streamcheck::fake_cuda
 
-using streamcheck::bench::IsFakeKernel;
-using streamcheck::bench::kParamOffsets;
-using streamcheck::bench::kParamSizes;
+using streamcheck::fake_cuda::IsFakeKernel;
+using streamcheck::fake_cuda::kParamOffsets;
+using streamcheck::fake_cuda::kParamSizes;
 
 extern "C" {
 

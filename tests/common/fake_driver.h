@@ -1,0 +1,43 @@
+// A stand-in for the CUDA driver calls the tracer makes (a kernel's name and
+// parameter layout), for tests and benchmarks on machines without a GPU, and
+// CUPTI's side of a call: its payloads handed to the tracer's callback handler.
+#pragma once
+
+#include <cuda.h>
+#include <cupti.h>
+
+#include "tracer/cupti_callbacks.h"
+
+namespace streamcheck::fake_cuda {
+
+// The one kernel the fake driver knows: `step(const float*, float*, int)`.
+CUfunction FakeKernel();
+
+// One CUDA call as CUPTI reports it: entry, then exit with `result`.
+template <typename Params>
+void Call(tracer::Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name,
+          const Params& params, int result = 0) {
+  CUpti_CallbackData data{};
+  data.functionName = name;
+  data.functionParams = &params;
+  data.functionReturnValue = &result;
+  data.callbackSite = CUPTI_API_ENTER;
+  tracer::HandleCallback(t, domain, cbid, &data);
+  data.callbackSite = CUPTI_API_EXIT;
+  tracer::HandleCallback(t, domain, cbid, &data);
+}
+
+// step<<<1, 256, 0, stream>>>(in, out, 1024), through cuLaunchKernel.
+inline void LaunchFakeKernel(tracer::Tracer* t, const void* in, void* out, CUstream stream = nullptr) {
+  int n = 1024;
+  void* args[] = {&in, &out, &n};
+  cuLaunchKernel_params p{};
+  p.f = FakeKernel();
+  p.gridDimX = p.gridDimY = p.gridDimZ = 1;
+  p.blockDimX = 256, p.blockDimY = p.blockDimZ = 1;
+  p.hStream = stream;
+  p.kernelParams = args;
+  Call(t, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", p);
+}
+
+}  // namespace streamcheck::fake_cuda

@@ -1,0 +1,126 @@
+// The tracer's whole path without a GPU: CUPTI's payloads for allocations,
+// copies and kernel launches go to the callback handler (the five driver
+// calls it makes are answered by tests/common/fake_driver.cpp), the records
+// cross to the analysis worker, and the trace file it writes must hold each
+// launch's accesses as the allocations, copies and framework ops were when
+// the launch was made, not when the worker got to it.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "runtime/trace/trace_io.h"
+#include "tests/common/fake_driver.h"
+#include "tracer/framework_ops.h"
+#include "tracer/tracer.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+using fake_cuda::Call;
+
+constexpr uint64_t kBytes = 4096;
+
+class CallbackPath : public ::testing::Test {
+ protected:
+  CallbackPath() : trace_path_(::testing::TempDir() + "callback_path." + std::to_string(getpid()) + ".trace") {
+    TracerConfig config;
+    config.trace_path = trace_path_;
+    config.capture_stacks = false;
+    tracer_ = std::make_unique<Tracer>(config);
+  }
+  ~CallbackPath() override { std::remove(trace_path_.c_str()); }
+
+  void* Malloc(uintptr_t address, uint64_t size) {
+    void* p = reinterpret_cast<void*>(address);
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc", cudaMalloc_v3020_params{&p, size});
+    return p;
+  }
+  void Free(void* p) { Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, "cudaFree", cudaFree_v3020_params{p}); }
+  void CopyToDevice(void* dst, uint64_t bytes) {
+    static char host[kBytes];
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync",
+            cudaMemcpyAsync_v3020_params{dst, host, bytes, cudaMemcpyHostToDevice, nullptr});
+  }
+  void Launch(const void* in, void* out) { fake_cuda::LaunchFakeKernel(tracer_.get(), in, out); }
+  // The launches in the trace, in order, once the tracer has finished.
+  std::vector<TraceRecord> LaunchesInTrace() {
+    tracer_->Finish();
+    std::string error;
+    auto source = OpenTrace(trace_path_, &error);
+    EXPECT_TRUE(source) << error;
+    std::vector<TraceRecord> launches;
+    TraceRecord r;
+    while (source && source->Next(&r) == TraceSource::Status::kRecord) {
+      EXPECT_FALSE(r.pointer_words);
+      EXPECT_NE(r.op, kOpenFrameworkOps);
+      if (r.op == OpCode::kKernelLaunch) launches.push_back(r);
+    }
+    return launches;
+  }
+  Tracer& tracer() { return *tracer_; }
+
+ private:
+  template <typename Params>
+  void Runtime(CUpti_CallbackId cbid, const char* name, const Params& params) {
+    Call(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, cbid, name, params);
+  }
+  std::string trace_path_;
+  std::unique_ptr<Tracer> tracer_;
+};
+
+TEST_F(CallbackPath, LaunchesCarryTheAccessesOfTheirTime) {
+  char* x = static_cast<char*>(Malloc(0x7f0000000000, kBytes));
+  char* y = static_cast<char*>(Malloc(0x7f0000100000, kBytes));
+  Launch(x, y);
+  CopyToDevice(y + 2048, 2048);  // bounds y's first half from here on
+  Launch(x, y);
+  Free(x);
+  Launch(x, y);  // x is no allocation any more
+  const std::vector<TraceRecord> launches = LaunchesInTrace();
+  ASSERT_EQ(launches.size(), 3u);
+  const auto in = [](const char* p, uint64_t n) { return MemoryAccess{Address(p), n, AccessMode::kRead}; };
+  const auto out = [](const char* p, uint64_t n) { return MemoryAccess{Address(p), n, AccessMode::kUnknown}; };
+  EXPECT_EQ(launches[0].accesses, (std::vector<MemoryAccess>{in(x, kBytes), out(y, kBytes)}));
+  // y's first half is bounded now, and x, unbounded, takes its sibling's extent (access_extent.h).
+  EXPECT_EQ(launches[1].accesses, (std::vector<MemoryAccess>{in(x, 2048), out(y, 2048)}));
+  EXPECT_EQ(launches[2].accesses, (std::vector<MemoryAccess>{out(y, 2048)}));
+}
+
+// A framework op's tensors refine the launches inside it, and a block the
+// caching allocator hands out inside it is written; a block freed before a
+// launch is no access of it.
+TEST_F(CallbackPath, FrameworkOpsAndPoolBlocksAsTheyWereAtTheLaunch) {
+  char* segment = static_cast<char*>(Malloc(0x7f0000000000, 1 << 20));
+  const StreamcheckTensorRegion view{Address(segment) + 512, Address(segment) + 1024, 0};
+  {
+    std::lock_guard<std::mutex> lock(tracer().mutex());
+    tracer().PoolBlock(STREAMCHECK_BLOCK_ALLOCATED, Address(segment), 4096, 0, 0, STREAMCHECK_STACK_NONE);
+  }
+  ThisThreadFrameworkOps().Begin(tracer().Intern("aten::add"), STREAMCHECK_STACK_NONE, &view, 1);
+  {
+    std::lock_guard<std::mutex> lock(tracer().mutex());
+    tracer().PoolBlock(STREAMCHECK_BLOCK_ALLOCATED, Address(segment) + 8192, 512, 0, 0, 0);
+  }
+  Launch(segment + 512, segment + 8192);
+  ThisThreadFrameworkOps().End();
+  {
+    std::lock_guard<std::mutex> lock(tracer().mutex());
+    tracer().PoolBlock(STREAMCHECK_BLOCK_FREED, Address(segment) + 8192, 0, 0, 0, 0);
+  }
+  Launch(segment + 512, segment + 8192);
+  const std::vector<TraceRecord> launches = LaunchesInTrace();
+  ASSERT_EQ(launches.size(), 2u);
+  const Address view_begin = Address(segment) + 512, output = Address(segment) + 8192;
+  EXPECT_EQ(launches[0].accesses, (std::vector<MemoryAccess>{{view_begin, 512, AccessMode::kRead},
+                                                             {output, 512, AccessMode::kWrite}}));
+  EXPECT_NE(launches[0].framework_op, 0u);
+  // Outside the op, the policy's guess within the live block; the freed block is gone.
+  EXPECT_EQ(launches[1].accesses, (std::vector<MemoryAccess>{{view_begin, 1, AccessMode::kRead}}));
+  EXPECT_EQ(launches[1].framework_op, 0u);
+}
+
+}  // namespace
+}  // namespace streamcheck::tracer
