@@ -41,7 +41,7 @@ CUresult ReadParams(Handle h, GetParamInfo get, std::vector<ParamSlot>* params) 
   return CUDA_SUCCESS;
 }
 
-KernelLayout& LayoutOf(Tracer& t, CUfunction f, const char* fallback_name) {
+const KernelLayout& LayoutOf(Tracer& t, CUfunction f, const char* fallback_name) {
   auto [it, inserted] = Layouts().try_emplace(f);
   KernelLayout& k = it->second;
   if (!inserted) return k;
@@ -218,7 +218,7 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
   }
   if (graph_node || data->callbackSite != CUPTI_API_EXIT || InsideRuntimeCall()) return true;
   if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS || f == nullptr) return true;
-  KernelLayout& k = LayoutOf(t, f, data->symbolName ? data->symbolName : "");
+  const KernelLayout& k = LayoutOf(t, f, data->symbolName ? data->symbolName : "");
   const ArgumentSource source = ArgumentSource::From(args, extra);
   TraceRecord& r = ThisThreadLaunchRecord();
   r.op = OpCode::kKernelLaunch;

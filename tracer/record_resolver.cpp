@@ -24,10 +24,11 @@ OpRegionStack& RecordResolver::OpsOf(ThreadId thread) {
 }
 
 bool RecordResolver::Resolve(TraceRecord& r) {
+  if (r.op == kOpenFrameworkOps) {  // outside the OpCode enumerators: not a case of the switch
+    OpsOf(r.thread).Apply(r);
+    return false;
+  }
   switch (r.op) {
-    case kOpenFrameworkOps:
-      OpsOf(r.thread).Apply(r);
-      return false;
     case OpCode::kMalloc:
       bounds_.Add(r.dst, r.size, r.memory_kind);
       break;

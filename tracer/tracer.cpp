@@ -267,12 +267,7 @@ StackId Tracer::AddFrameworkStack(const StreamcheckFrame* frames, size_t count) 
 
 void Tracer::PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t size, Handle stream, int device,
                        StackId stack) {
-  if (pool_allocate_api_ == 0) {
-    pool_allocate_api_ = Intern("caching allocator: allocate");
-    pool_free_api_ = Intern("caching allocator: free");
-  }
-  thread_local TraceRecord r;  // reused: no allocation per block
-  r.Clear();
+  TraceRecord r;
   r.stack = ThisThreadFrameworkOps().empty() ? stack : 0;  // inside an op, Emit() takes the op's
   r.dst = address;
   r.stream = stream;
@@ -281,11 +276,11 @@ void Tracer::PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t si
   // the plugin attached): record_resolver.h.
   if (event == STREAMCHECK_BLOCK_ALLOCATED) {
     r.op = OpCode::kPoolBlockAllocate;
-    r.api = pool_allocate_api_;
+    r.api = InternStatic("caching allocator: allocate");
     r.size = size;
   } else {
     r.op = OpCode::kPoolBlockFree;
-    r.api = pool_free_api_;
+    r.api = InternStatic("caching allocator: free");
   }
   Emit(r);
 }

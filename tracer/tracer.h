@@ -119,7 +119,6 @@ class Tracer : public StackResolver {
   // The worker's picture of memory (or the program's, analysing inline):
   // only Analyze() touches it.
   RecordResolver resolver_;
-  StringId pool_allocate_api_ = 0, pool_free_api_ = 0;
   TracerProfile profile_;
   std::array<uint64_t, 256> native_stacks_by_op_{};  // by OpCode, with STREAMCHECK_DEBUG=profile
   std::unique_ptr<store::Store> store_;
