@@ -7,8 +7,12 @@
 // Queuing must cost the program less than the engine would: a record travels
 // as a copy of its bytes (some 200 for a launch) in a ring, so the program's
 // thread writes a few cache lines and reads nothing the worker writes; it
-// never waits on nor wakes the worker. The worker naps while the ring is
-// empty and takes what arrived in batches.
+// never waits on nor wakes the worker. The worker looks at how far the
+// program has written at most once per nap, not after every record: each
+// look moves the program's cache line to the worker's core, and the
+// program's next record must take it back (one cross-core miss, waited for
+// at the tracer lock's release) - once per nap instead of once per record.
+// The worker takes what arrived in batches.
 //
 // Nothing is lost on the way out: the tracer waits for the queue at host
 // synchronizations (so findings up to the last one are on disk when the
@@ -77,14 +81,15 @@ class AnalysisWorker {
   std::atomic<bool> running_{false};
   // Producer side (under the tracer's lock), on cache lines of its own: a
   // line the worker writes would cost the program a miss on every record.
-  alignas(64) uint64_t write_position_ = 0;  // bytes written since the start, ring position = % size
-  uint64_t consumed_seen_ = 0;               // consumed_ when last read (it only grows)
+  // write_position_ is the end of the last whole record: the worker reads it
+  // once per nap, a crash handler at any time.
+  alignas(64) std::atomic<uint64_t> write_position_{0};  // bytes written since the start, ring position = % size
+  uint64_t consumed_seen_ = 0;                           // consumed_ when last read (it only grows)
   uint64_t records_pushed_ = 0;
   // Worker side.
   alignas(64) TraceRecord decoded_;
-  // Shared. published_ is written by producers, the rest by the worker;
-  // producers read the worker's only when the ring looks full or they wait.
-  alignas(64) std::atomic<uint64_t> published_{0};  // bytes the worker may read
+  // Written by the worker; producers read them only when the ring looks full
+  // or they wait.
   alignas(64) std::atomic<uint64_t> consumed_{0};   // bytes the worker is done with
   std::atomic<uint64_t> analysed_{0};               // records analysed
   alignas(64) std::atomic<uint32_t> waiters_{0};

@@ -13,11 +13,12 @@ namespace streamcheck::tracer {
 struct CallbackContext {
   Tracer& tracer;
   const CUpti_CallbackData* data;
-  bool per_thread_default;  // a _ptsz/_ptds variant: stream 0 means cudaStreamPerThread
+  bool per_thread_default;  // a _ptsz/_ptds variant: stream 0 means the per-thread default stream
 
   template <typename Params>
   const Params& params() const { return *static_cast<const Params*>(data->functionParams); }
   cudaError_t result() const { return *static_cast<const cudaError_t*>(data->functionReturnValue); }
+  CUresult driver_result() const { return *static_cast<const CUresult*>(data->functionReturnValue); }
 
   // A record for this call with its API name filled in.
   TraceRecord Record(OpCode op) const {
@@ -41,5 +42,8 @@ Handle ToHandle(T* p) { return reinterpret_cast<Handle>(p); }
 bool DecodeStreamOrEventCall(const CallbackContext& c, CUpti_CallbackId cbid);
 bool DecodeMemoryCall(const CallbackContext& c, CUpti_CallbackId cbid);
 bool DecodeGraphCall(const CallbackContext& c, CUpti_CallbackId cbid);
+// Driver calls (CUPTI's driver domain), at API exit outside a traced runtime
+// call, for calls that succeeded.
+bool DecodeDriverEventCall(const CallbackContext& c, CUpti_CallbackId cbid);
 
 }  // namespace streamcheck::tracer

@@ -49,8 +49,6 @@ constexpr CUpti_CallbackId kUnmodeledRuntime[] = {
 // Driver calls that order or touch memory when a library makes them directly
 // (not from inside a traced runtime call): counted as not modeled.
 constexpr CUpti_CallbackId kUnmodeledDriver[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,       CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuEventRecord,           CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,           CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
     CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
     CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,         CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
@@ -63,6 +61,21 @@ constexpr CUpti_CallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
+};
+
+// Driver calls decoded as events and waits (stream_event_calls.cpp), whether
+// the runtime or a library makes them; the _ptsz ones take stream 0 as the
+// per-thread default stream.
+constexpr CUpti_CallbackId kDriverEventCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecord,          CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,      CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuEventDestroy,         CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2,
+};
+constexpr CUpti_CallbackId kPerThreadDriverEventCalls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz,
 };
 
 // Runtime calls the decoders model (kernel_launches.cpp, stream_event_calls.cpp,
@@ -131,9 +144,12 @@ void OnRuntimeExit(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* d
   if (Contains(kUnmodeledRuntime, std::size(kUnmodeledRuntime), cbid)) t.CountUnmodeled(data->functionName);
 }
 
+// At API exit, outside a traced runtime call.
 void OnDriverCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   if (HandleDriverLaunch(t, data, cbid)) return;
-  if (data->callbackSite == CUPTI_API_EXIT && !InsideRuntimeCall()) t.CountUnmodeled(data->functionName);
+  const bool per_thread = Contains(kPerThreadDriverEventCalls, std::size(kPerThreadDriverEventCalls), cbid);
+  if (DecodeDriverEventCall(CallbackContext{t, data, per_thread}, cbid)) return;
+  t.CountUnmodeled(data->functionName);
 }
 
 // STREAMCHECK_DEBUG=profile: how often each enabled call's callbacks fired,
@@ -246,6 +262,7 @@ bool SubscribeCallbacks() {
   const bool ok = Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kModeledRuntime, std::size(kModeledRuntime)) &&
                   Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kUnmodeledRuntime, std::size(kUnmodeledRuntime)) &&
                   Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches)) &&
+                  Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverEventCalls, std::size(kDriverEventCalls)) &&
                   Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kUnmodeledDriver, std::size(kUnmodeledDriver));
   if (!ok) std::fprintf(stderr, "streamcheck: CUPTI refused a callback; some calls will not be traced\n");
   return true;

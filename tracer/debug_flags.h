@@ -12,8 +12,14 @@
 //                   only launches are traced
 //   observer-floor  the PyTorch plugin's op observers return at once (what
 //                   PyTorch's observation with inputs costs by itself)
+//   no-block-events the PyTorch plugin does not attach to the caching
+//                   allocator (what block events cost; reuse goes unseen)
 //   inline-analysis the engine, store and trace file run inside each callback
 //                   instead of on the analysis worker's thread
+//   drop-records    every record is made, then dropped: not queued, not
+//                   analysed (what the program's side costs alone)
+//   skip-analysis   records are queued; the worker takes them off unanalysed
+//                   (what the worker's analysis costs the program's thread)
 //   stack-cache-verify  every stack recognized as repeated (repeated_stacks.h)
 //                   is unwound anyway and compared; mismatches are counted
 //                   and printed at exit

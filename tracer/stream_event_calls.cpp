@@ -1,4 +1,5 @@
 // Streams, events, synchronization, devices and host functions.
+#include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 
 #include "tracer/callback_context.h"
@@ -33,46 +34,6 @@ bool DecodeStreamOrEventCall(const CallbackContext& c, CUpti_CallbackId cbid) {
       r = c.Record(OpCode::kStreamDestroy);
       r.stream = ToHandle(c.params<cudaStreamDestroy_v5050_params>().stream);
       break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventCreate_v3020:
-      r = c.Record(OpCode::kEventCreate);
-      r.event = ToHandle(*c.params<cudaEventCreate_v3020_params>().event);
-      break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventCreateWithFlags_v3020: {
-      const auto& p = c.params<cudaEventCreateWithFlags_v3020_params>();
-      r = c.Record(OpCode::kEventCreate);
-      r.event = ToHandle(*p.event);
-      r.flags = p.flags;
-      break;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventDestroy_v3020:
-      r = c.Record(OpCode::kEventDestroy);
-      r.event = ToHandle(c.params<cudaEventDestroy_v3020_params>().event);
-      break;
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_ptsz_v7000: {
-      const auto& p = c.params<cudaEventRecord_v3020_params>();
-      r = c.Record(OpCode::kEventRecord);
-      r.event = ToHandle(p.event);
-      r.stream = c.Stream(p.stream);
-      break;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_v11010:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaEventRecordWithFlags_ptsz_v11010: {
-      const auto& p = c.params<cudaEventRecordWithFlags_v11010_params>();
-      r = c.Record(OpCode::kEventRecord);
-      r.event = ToHandle(p.event);
-      r.stream = c.Stream(p.stream);
-      r.flags = p.flags;
-      break;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_ptsz_v7000: {
-      const auto& p = c.params<cudaStreamWaitEvent_v3020_params>();
-      r = c.Record(OpCode::kStreamWaitEvent);
-      r.stream = c.Stream(p.stream);
-      r.event = ToHandle(p.event);
-      break;
-    }
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020:
       r = c.Record(OpCode::kEventSynchronize);
       r.event = ToHandle(c.params<cudaEventSynchronize_v3020_params>().event);
@@ -126,6 +87,54 @@ bool DecodeStreamOrEventCall(const CallbackContext& c, CUpti_CallbackId cbid) {
       return false;
   }
   t.Emit(r);
+  return true;
+}
+
+// Event records, stream waits and event destruction are decoded from the
+// driver call that the runtime's cudaEventRecord(WithFlags),
+// cudaStreamWaitEvent and cudaEventDestroy each make, which libraries calling
+// the driver directly make too: two callbacks per call where the runtime's
+// and the driver's would be four (PyTorch's wait_stream makes four such calls).
+// An event needs no record of its creation: one never recorded is one the
+// engine has no state for, and the destruction of every event, through
+// either API, clears the state of its handle before a new event can take it.
+bool DecodeDriverEventCall(const CallbackContext& c, CUpti_CallbackId cbid) {
+  TraceRecord r;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz: {
+      const auto& p = c.params<cuEventRecord_params>();
+      r = c.Record(OpCode::kEventRecord);
+      r.event = ToHandle(p.hEvent);
+      r.stream = c.Stream(p.hStream);
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags:
+    case CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz: {
+      const auto& p = c.params<cuEventRecordWithFlags_params>();
+      r = c.Record(OpCode::kEventRecord);
+      r.event = ToHandle(p.hEvent);
+      r.stream = c.Stream(p.hStream);
+      r.flags = p.flags;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz: {
+      const auto& p = c.params<cuStreamWaitEvent_params>();
+      r = c.Record(OpCode::kStreamWaitEvent);
+      r.stream = c.Stream(p.hStream);
+      r.event = ToHandle(p.hEvent);
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy:
+    case CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2:
+      r = c.Record(OpCode::kEventDestroy);
+      r.event = ToHandle(c.params<cuEventDestroy_v2_params>().hEvent);
+      break;
+    default:
+      return false;
+  }
+  if (c.driver_result() == CUDA_SUCCESS) c.tracer.Emit(r);
   return true;
 }
 

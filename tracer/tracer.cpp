@@ -76,6 +76,8 @@ TracerConfig TracerConfig::FromEnvironment() {
   c.suppressions = Env("STREAMCHECK_SUPPRESSIONS");
   c.capture_stacks = Env("STREAMCHECK_STACKS") != "0";
   c.analysis_worker = !DebugFlag("inline-analysis");
+  c.queue_records = !DebugFlag("drop-records");
+  c.analyse_records = !DebugFlag("skip-analysis");
   return c;
 }
 
@@ -138,6 +140,7 @@ void Tracer::OpenOutputs() {
 }
 
 void Tracer::Submit(TraceRecord& r) {
+  if (!config_.queue_records) return;
   if (!worker_ || !worker_->running()) return Analyze(r);
   const uint64_t queue_start = profile_.Now();
   const bool host_sync = HostWaitedForDevice(r);
@@ -147,6 +150,7 @@ void Tracer::Submit(TraceRecord& r) {
 }
 
 void Tracer::Analyze(TraceRecord& r) {
+  if (!config_.analyse_records) return;
   GuardInternalErrors("the analysis of a record", [&] {
     const uint64_t resolve_start = profile_.Now();
     const bool analysed = resolver_.Resolve(r);

@@ -41,6 +41,11 @@ struct TracerConfig {
   // STREAMCHECK_DEBUG=inline-analysis: the engine runs inside each callback
   // instead of on the worker (to measure what the worker saves).
   bool analysis_worker = true;
+  // For measuring what queuing and analysis cost the program (nothing is
+  // found with either off): STREAMCHECK_DEBUG=drop-records makes each record
+  // and drops it; =skip-analysis queues it and the worker only takes it off.
+  bool queue_records = true;
+  bool analyse_records = true;
   static TracerConfig FromEnvironment();
 };
 

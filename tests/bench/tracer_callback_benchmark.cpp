@@ -56,9 +56,7 @@ class LaunchRateProgram {
       Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000, "cudaStreamCreateWithFlags",
               cudaStreamCreateWithFlags_v5000_params{&stream, cudaStreamNonBlocking});
       streams_[i] = stream;
-      cudaEvent_t event = reinterpret_cast<cudaEvent_t>(0x9000 + 0x10 * i);
-      Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventCreate_v3020, "cudaEventCreate", cudaEventCreate_v3020_params{&event});
-      events_[i] = event;
+      events_[i] = reinterpret_cast<CUevent>(0x9000 + 0x10 * i);  // creating one is no record
     }
   }
   ~LaunchRateProgram() { tracer_->Finish(); }
@@ -86,11 +84,13 @@ class LaunchRateProgram {
     Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc", cudaMalloc_v3020_params{&p, kBufferBytes});
     return p;
   }
+  // cudaEventRecord and cudaStreamWaitEvent, as the driver calls they make.
   void Join(int from, int to) {
-    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventRecord_v3020, "cudaEventRecord",
-            cudaEventRecord_v3020_params{events_[from], streams_[from]});
-    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamWaitEvent_v3020, "cudaStreamWaitEvent",
-            cudaStreamWaitEvent_v3020_params{streams_[to], events_[from], 0});
+    const auto from_stream = reinterpret_cast<CUstream>(streams_[from]);
+    Call(tracer_.get(), CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord",
+         cuEventRecord_params{events_[from], from_stream});
+    Call(tracer_.get(), CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent",
+         cuStreamWaitEvent_params{reinterpret_cast<CUstream>(streams_[to]), events_[from], 0});
   }
 
   std::unique_ptr<tracer::Tracer> tracer_;
@@ -98,7 +98,7 @@ class LaunchRateProgram {
   void* x_ = nullptr;
   void* y_[kStreams] = {};
   cudaStream_t streams_[kStreams] = {};
-  cudaEvent_t events_[kStreams] = {};
+  CUevent events_[kStreams] = {};
   uint64_t k_ = 0;
 };
 

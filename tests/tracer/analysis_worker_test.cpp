@@ -84,6 +84,21 @@ TEST(AnalysisWorker, WakesAfterSleeping) {
   EXPECT_EQ(analysed.load(), 2);
 }
 
+// Findings are live: the worker takes records on its own (it looks at the
+// producers' position after each nap), with no producer waiting for it.
+TEST(AnalysisWorker, AnalysesWithoutBeingWaitedFor) {
+  std::atomic<int> analysed{0};
+  AnalysisWorker worker([&](TraceRecord&) { analysed.fetch_add(1); });
+  for (uint64_t i = 0; i < 3; ++i) {
+    worker.Push(Numbered(i));
+    std::this_thread::sleep_for(std::chrono::milliseconds(3));  // past the longest nap after the first
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (analysed.load() < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(analysed.load(), 3);
+}
+
 // The crash path: waits for what is queued, within its limit.
 TEST(AnalysisWorker, DrainForCrashWaitsWithinItsLimit) {
   std::atomic<bool> release{false};

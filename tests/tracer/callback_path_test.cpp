@@ -7,7 +7,9 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -45,28 +47,34 @@ class CallbackPath : public ::testing::Test {
             cudaMemcpyAsync_v3020_params{dst, host, bytes, cudaMemcpyHostToDevice, nullptr});
   }
   void Launch(const void* in, void* out) { fake_cuda::LaunchFakeKernel(tracer_.get(), in, out); }
-  // The launches in the trace, in order, once the tracer has finished.
-  std::vector<TraceRecord> LaunchesInTrace() {
+  // The records of these kinds in the trace, in order, once the tracer has finished.
+  std::vector<TraceRecord> RecordsInTrace(std::initializer_list<OpCode> kinds) {
     tracer_->Finish();
     std::string error;
     auto source = OpenTrace(trace_path_, &error);
     EXPECT_TRUE(source) << error;
-    std::vector<TraceRecord> launches;
+    std::vector<TraceRecord> records;
     TraceRecord r;
     while (source && source->Next(&r) == TraceSource::Status::kRecord) {
       EXPECT_FALSE(r.pointer_words);
       EXPECT_NE(r.op, kOpenFrameworkOps);
-      if (r.op == OpCode::kKernelLaunch) launches.push_back(r);
+      if (std::find(kinds.begin(), kinds.end(), r.op) != kinds.end()) records.push_back(r);
     }
-    return launches;
+    return records;
   }
+  std::vector<TraceRecord> LaunchesInTrace() { return RecordsInTrace({OpCode::kKernelLaunch}); }
   Tracer& tracer() { return *tracer_; }
 
- private:
   template <typename Params>
   void Runtime(CUpti_CallbackId cbid, const char* name, const Params& params) {
     Call(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, cbid, name, params);
   }
+  template <typename Params>
+  void Driver(CUpti_CallbackId cbid, const char* name, const Params& params, CUresult result = CUDA_SUCCESS) {
+    Call(tracer_.get(), CUPTI_CB_DOMAIN_DRIVER_API, cbid, name, params, result);
+  }
+
+ private:
   std::string trace_path_;
   std::unique_ptr<Tracer> tracer_;
 };
@@ -120,6 +128,56 @@ TEST_F(CallbackPath, FrameworkOpsAndPoolBlocksAsTheyWereAtTheLaunch) {
   // Outside the op, the policy's guess within the live block; the freed block is gone.
   EXPECT_EQ(launches[1].accesses, (std::vector<MemoryAccess>{{view_begin, 1, AccessMode::kRead}}));
   EXPECT_EQ(launches[1].framework_op, 0u);
+}
+
+// Event records, stream waits and event destruction come from the driver
+// calls (the runtime's make them): the per-thread variants' stream 0 is the
+// per-thread default stream, a failed call is no operation, and one made
+// inside a traced runtime call belongs to that call.
+TEST_F(CallbackPath, EventsAndWaitsFromDriverCalls) {
+  const auto stream = reinterpret_cast<CUstream>(0x5000);
+  const auto event = reinterpret_cast<CUevent>(0x9000);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord", cuEventRecord_params{event, stream});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz, "cuEventRecord_ptsz", cuEventRecord_params{event, nullptr});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, "cuEventRecordWithFlags",
+         cuEventRecordWithFlags_params{event, nullptr, 1});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, "cuStreamWaitEvent_ptsz",
+         cuStreamWaitEvent_params{nullptr, event, 0});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", cuStreamWaitEvent_params{stream, event, 0},
+         CUDA_ERROR_INVALID_HANDLE);
+  // A synchronous copy's own driver calls are the copy's.
+  static char host[64];
+  CUpti_CallbackData copy{};
+  const cudaMemcpy_v3020_params copy_params{reinterpret_cast<void*>(0x7f0000000000), host, 64,
+                                            cudaMemcpyHostToDevice};
+  int copy_result = 0;
+  copy.functionName = "cudaMemcpy";
+  copy.functionParams = &copy_params;
+  copy.functionReturnValue = &copy_result;
+  copy.callbackSite = CUPTI_API_ENTER;
+  HandleCallback(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, &copy);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", cuStreamWaitEvent_params{stream, event, 0});
+  copy.callbackSite = CUPTI_API_EXIT;
+  HandleCallback(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, &copy);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, "cuEventDestroy_v2", cuEventDestroy_v2_params{event});
+
+  const std::vector<TraceRecord> records = RecordsInTrace(
+      {OpCode::kEventRecord, OpCode::kStreamWaitEvent, OpCode::kEventDestroy, OpCode::kEventCreate});
+  ASSERT_EQ(records.size(), 5u);
+  const Handle e = 0x9000;
+  EXPECT_EQ(records[0].op, OpCode::kEventRecord);
+  EXPECT_EQ(records[0].event, e);
+  EXPECT_EQ(records[0].stream, Handle{0x5000});
+  EXPECT_EQ(records[1].op, OpCode::kEventRecord);
+  EXPECT_EQ(records[1].stream, kCudaStreamPerThread);
+  EXPECT_EQ(records[2].op, OpCode::kEventRecord);
+  EXPECT_EQ(records[2].stream, Handle{0});  // the legacy default stream
+  EXPECT_EQ(records[2].flags, 1u);
+  EXPECT_EQ(records[3].op, OpCode::kStreamWaitEvent);
+  EXPECT_EQ(records[3].stream, kCudaStreamPerThread);
+  EXPECT_EQ(records[3].event, e);
+  EXPECT_EQ(records[4].op, OpCode::kEventDestroy);
+  EXPECT_EQ(records[4].event, e);
 }
 
 }  // namespace

@@ -217,7 +217,12 @@ void OnAllocatorTrace(const c10::cuda::CUDACachingAllocator::TraceEntry& e) {
   g_profile.Add(PluginPhase::kAllocatorEvent, start);
 }
 
+// STREAMCHECK_DEBUG=no-block-events: the allocator's tracker is not attached
+// (what block events cost; blocks are then seen only as their segments).
+bool g_block_events = true;
+
 void AttachAllocatorTracker() {
+  if (!g_block_events) return;
   static std::atomic<bool> attached{false};
   if (attached.load(std::memory_order_relaxed)) return;
   static std::mutex mutex;
@@ -313,6 +318,7 @@ extern "C" __attribute__((visibility("default"))) int streamcheck_framework_atta
   }
   g_hooks = hooks;
   g_observer_floor = streamcheck::tracer::DebugFlag("observer-floor");
+  g_block_events = !streamcheck::tracer::DebugFlag("no-block-events");
   const char* all_ops = std::getenv("STREAMCHECK_TORCH_ALL_OPS");
   g_observe_nested_ops = all_ops != nullptr && std::string(all_ops) == "1";
   if (g_profile.on()) std::atexit([] { g_profile.Print(); });

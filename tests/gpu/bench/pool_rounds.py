@@ -6,17 +6,20 @@ runs of the GPU machine disagree by more than the effects measured (the
 native program alone moves from run to run); rounds pooled over several runs
 give a figure whose uncertainty is stated.
 
-Usage: pool_rounds.py BENCH_LOG [BENCH_LOG ...]   (run_bench.sh's stdout)"""
+Usage: pool_rounds.py [--fast] BENCH_LOG [BENCH_LOG ...]   (run_bench.sh's stdout)
+--fast: each run's fast chunks (their 10th percentile, timing.py) instead of
+its median chunk; logs from before that figure existed have none."""
 import collections
 import random
 import re
 import statistics
 import sys
 
-LINE = re.compile(r"^(\w+) (.+?): .*=([0-9.]+) steal=")
+MEDIAN = re.compile(r"^(\w+) (.+?): .*=([0-9.]+) steal=")
+FAST = re.compile(r"^(\w+) (.+?): .*fast_\w+=([0-9.]+) .*steal=")
 
 
-def rounds_of(paths):
+def rounds_of(paths, line_pattern):
     """(workload, variant) -> [(difference, ratio)] against the native run of
     its round, and (workload, "traced / traced, base") -> the same for the
     traced run against the other build's (BASE=) in one round."""
@@ -24,7 +27,7 @@ def rounds_of(paths):
     for path in paths:
         round_of = {}  # workload -> {variant: value} of its current round
         for line in open(path):
-            m = LINE.match(line)
+            m = line_pattern.match(line)
             if not m:
                 continue
             kind, variant, value = m.group(1), m.group(2), float(m.group(3))
@@ -47,12 +50,14 @@ def interval(values, draws=2000):
     return medians[int(0.025 * draws)], medians[int(0.975 * draws) - 1]
 
 
-def main(paths):
+def main(args):
+    fast = "--fast" in args
+    paths = [a for a in args if a != "--fast"]
     if not paths:
         sys.exit(__doc__)
     print("per round against its native run (or the base build's, where named): median difference [95% interval], "
           "median ratio [95% interval]")
-    for (kind, variant), pairs in rounds_of(paths).items():
+    for (kind, variant), pairs in rounds_of(paths, FAST if fast else MEDIAN).items():
         differences = [d for d, _ in pairs]
         ratios = [r for _, r in pairs]
         (dl, dh), (rl, rh) = interval(differences), interval(ratios)

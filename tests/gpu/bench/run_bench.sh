@@ -23,6 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}; steps=${6:-50}
 mkdir -p "$out"
 results="$out/results.txt"; : >"$results"
+fast_results="$out/results-fast.txt"; : >"$fast_results"
 ${NVCC:-nvcc} -O2 -arch=sm_90 -o "$out/launch_rate" "$here/launch_rate.cu" || exit 1
 traced=("$sc" run -q --db "$out/bench.db")
 nostacks=("$sc" run -q --no-stacks --db "$out/bench.db")
@@ -38,7 +39,8 @@ steal_and_total() {
     $1 ~ /^cpu[0-9]+$/ { n = substr($1, 4) + 0; if (n >= lo && n <= hi) { s += $9; t += $2+$3+$4+$5+$6+$7+$8+$9 } }
     END { print s + 0, t + 0 }' /proc/stat 2>/dev/null || echo "0 0"
 }
-# measure LABEL COMMAND...: runs it, keeps the number after the last '='.
+# measure LABEL COMMAND...: runs it, keeps the number after the last '=' (the
+# median of its chunks) and the one after 'fast_...=' (their 10th percentile).
 measure() {
   local label=$1; shift
   local s0 t0 s1 t1 line
@@ -47,6 +49,8 @@ measure() {
   read -r s1 t1 < <(steal_and_total)
   echo "$label: $line steal=$(awk -v s=$((s1 - s0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.1f%%", (t > 0 ? 100 * s / t : 0) }')"
   echo "$label ${line##*=}" >>"$results"
+  [[ $line =~ fast_[a-z_]+=([0-9.]+) ]] && echo "$label ${BASH_REMATCH[1]}" >>"$fast_results"
+  return 0
 }
 for ((r = 0; r < rounds; r++)); do
   [[ ${BENCH_LAUNCH:-1} == 1 ]] || break
@@ -104,7 +108,8 @@ profiled=()
 for cmd in "${profiled[@]}"; do
   STREAMCHECK_DEBUG=profile "${pin[@]}" "$sc" run -q --db "$out/bench.db" -- $cmd 2>&1 | grep -E 'profile|_per_'
 done
-python3 - "$results" <<'PY'
+summarize() {
+python3 - "$1" <<'PY'
 import collections, statistics, sys
 runs = collections.OrderedDict()
 rounds = collections.defaultdict(list)  # label -> ratio to the native run of the same round
@@ -118,8 +123,6 @@ for line in open(sys.argv[1]):
     runs.setdefault(label, []).append(value)
     rounds[label].append(value / native[kind])
 base = {}
-print("\nmedians (launch: us per launch; torch: ms per iteration; transformer: ms per step);")
-print("'paired' is the median of each round's ratio to the native run just before it")
 for label, values in runs.items():
     kind = label.split()[0]
     m = statistics.median(values)
@@ -127,3 +130,11 @@ for label, values in runs.items():
     print(f"  {label:34s} {m:8.3f}  x{m / base[kind]:.2f}  (+{m - base[kind]:.3f})  "
           f"paired x{statistics.median(rounds[label]):.2f}  n={len(values)}")
 PY
+}
+echo
+echo "medians over rounds (launch: us per launch; torch: ms per iteration; transformer: ms per step);"
+echo "'paired' is the median of each round's ratio to the native run just before it"
+echo "each run's median chunk:"
+summarize "$results"
+echo "each run's fast chunks (10th percentile: the machine at full speed, timing.py):"
+summarize "$fast_results"

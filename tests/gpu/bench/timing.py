@@ -1,24 +1,34 @@
 """How the PyTorch overhead benchmarks time a step: warm up, then run `count`
-calls in `chunks` equal chunks, each timed between two device
-synchronizations (so queued GPU work is inside it), and take the median of
-the chunks' mean host time per call. The GPU machine is a virtual machine
-whose neighbours steal time in bursts; the median keeps a burst that hits
-one chunk out of the figure, for native and traced runs alike. The warm-up
-runs for `warmup` calls and at least `warmup_s` seconds: an idle GPU clocks
-down (345 MHz) and takes a while to clock up again, and the run that comes
-first after an idle spell must not pay for that alone."""
+calls in chunks of `chunk` calls, each timed between two device
+synchronizations (so queued GPU work is inside it), and give two figures of
+the chunks' mean host time per call: their median, and their 10th
+percentile ("fast").
+
+Why two: the GPU machine is a virtual machine whose CPUs run at one of two
+speeds, flipping every few hundred milliseconds as its neighbours' load
+comes and goes (a pure-Python probe in 5 ms slices takes 1.0 ms or 1.9 ms,
+the same code in the same process). A median over a second mixes the two in
+whatever proportion that second had, so two processes' medians differ by up
+to 2x with nothing changed. Short chunks each fall within one state, and
+the fast 10% of them compare like with like: the program at the machine's
+full speed. The warm-up runs for `warmup` calls and at least `warmup_s`
+seconds: an idle GPU clocks down (345 MHz) and takes a while to clock up
+again, and the run that comes first after an idle spell must not pay for
+that alone."""
 import statistics
 import time
 
 import torch
 
 
-def ms_per_call(step, count, warmup, chunks=10, warmup_s=0.5):
+def ms_per_call(step, count, warmup, chunk=64, warmup_s=0.5):
+    """(median, fast) milliseconds per call over count // chunk chunks (at least 10)."""
     start = time.perf_counter()
     done = 0
     while done < warmup or time.perf_counter() - start < warmup_s:
         step()
         done += 1
+    chunks = max(10, count // chunk)
     per_chunk = max(1, count // chunks)
     means = []
     for _ in range(chunks):
@@ -28,4 +38,10 @@ def ms_per_call(step, count, warmup, chunks=10, warmup_s=0.5):
             step()
         torch.cuda.synchronize()
         means.append((time.perf_counter() - t0) * 1e3 / per_chunk)
-    return statistics.median(means)
+    return statistics.median(means), statistics.quantiles(means, n=10)[0]
+
+
+def report(name, count_name, count, per, timing):
+    """The line run_bench.sh reads: the median last (after the last '='), the fast figure before it."""
+    median, fast = timing
+    print(f"{name} {count_name}={count} fast_ms_per_{per}={fast:.4f} ms_per_{per}={median:.4f}")

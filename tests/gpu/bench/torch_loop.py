@@ -1,10 +1,11 @@
 """Overhead benchmark (b): a PyTorch eager loop of small ops on two streams,
 with the side stream waiting on the main one each iteration (correctly
-synchronized, so a checker should report nothing). Prints ms per iteration."""
+synchronized, so a checker should report nothing). Prints ms per iteration
+(timing.py: median and fast)."""
 import sys
 
 import torch
-from timing import ms_per_call
+from timing import ms_per_call, report
 
 iters = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
 dev = torch.device("cuda")
@@ -24,5 +25,4 @@ def step():
     a = (a + e.unsqueeze(0) * 1e-3).contiguous()
 
 
-ms = ms_per_call(step, iters, warmup=50)
-print(f"torch_loop iters={iters} ms_per_iter={ms:.4f}")
+report("torch_loop", "iters", iters, "iter", ms_per_call(step, iters, warmup=50))

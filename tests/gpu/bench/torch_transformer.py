@@ -1,10 +1,10 @@
 """Overhead benchmark: a small transformer's training step (forward, backward,
 optimizer), data loaded on a side stream with a proper wait. Prints ms per
-step."""
+step (timing.py: median and fast)."""
 import sys
 
 import torch
-from timing import ms_per_call
+from timing import ms_per_call, report
 
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 50
 torch.manual_seed(0)
@@ -33,5 +33,4 @@ def step():
     return loss
 
 
-ms = ms_per_call(step, steps, warmup=5)
-print(f"torch_transformer steps={steps} ms_per_step={ms:.4f}")
+report("torch_transformer", "steps", steps, "step", ms_per_call(step, steps, warmup=5, chunk=2))
