@@ -13,18 +13,27 @@ namespace streamcheck::fake_cuda {
 // The one kernel the fake driver knows: `step(const float*, float*, int)`.
 CUfunction FakeKernel();
 
-// One CUDA call as CUPTI reports it: entry, then exit with `result`.
-template <typename Params>
-void Call(tracer::Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name,
-          const Params& params, int result = 0) {
+// One CUDA call as CUPTI reports it: entry, the calls it makes itself
+// (`inside`, e.g. a runtime call's driver calls), then exit with `result`.
+template <typename Params, typename Inside>
+void CallAround(tracer::Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name,
+                const Params& params, Inside&& inside, int result = 0) {
   CUpti_CallbackData data{};
   data.functionName = name;
   data.functionParams = &params;
   data.functionReturnValue = &result;
   data.callbackSite = CUPTI_API_ENTER;
   tracer::HandleCallback(t, domain, cbid, &data);
+  inside();
   data.callbackSite = CUPTI_API_EXIT;
   tracer::HandleCallback(t, domain, cbid, &data);
+}
+
+// One CUDA call as CUPTI reports it: entry, then exit with `result`.
+template <typename Params>
+void Call(tracer::Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name,
+          const Params& params, int result = 0) {
+  CallAround(t, domain, cbid, name, params, [] {}, result);
 }
 
 // step<<<1, 256, 0, stream>>>(in, out, 1024), through cuLaunchKernel.

@@ -147,18 +147,14 @@ TEST_F(CallbackPath, EventsAndWaitsFromDriverCalls) {
          CUDA_ERROR_INVALID_HANDLE);
   // A synchronous copy's own driver calls are the copy's.
   static char host[64];
-  CUpti_CallbackData copy{};
-  const cudaMemcpy_v3020_params copy_params{reinterpret_cast<void*>(0x7f0000000000), host, 64,
-                                            cudaMemcpyHostToDevice};
-  int copy_result = 0;
-  copy.functionName = "cudaMemcpy";
-  copy.functionParams = &copy_params;
-  copy.functionReturnValue = &copy_result;
-  copy.callbackSite = CUPTI_API_ENTER;
-  HandleCallback(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, &copy);
-  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", cuStreamWaitEvent_params{stream, event, 0});
-  copy.callbackSite = CUPTI_API_EXIT;
-  HandleCallback(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, &copy);
+  fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,
+                        "cudaMemcpy",
+                        cudaMemcpy_v3020_params{reinterpret_cast<void*>(0x7f0000000000), host, 64,
+                                                cudaMemcpyHostToDevice},
+                        [&] {
+                          Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent",
+                                 cuStreamWaitEvent_params{stream, event, 0});
+                        });
   Driver(CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, "cuEventDestroy_v2", cuEventDestroy_v2_params{event});
 
   const std::vector<TraceRecord> records = RecordsInTrace(
