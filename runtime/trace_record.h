@@ -148,6 +148,10 @@ struct TraceRecordFields {
   // argument words (size 0 each) for the analysis worker to match against
   // the allocations (tracer/record_resolver.h).
   bool pointer_words = false;
+  // The tracer's own, never in a trace: the thread made this record with no
+  // framework op open, and the worker still has some open for it
+  // (tracer/framework_ops.h): it closes them.
+  bool closes_framework_ops = false;
   MemoryKind memory_kind = MemoryKind::kDevice;
   CopyKind copy_kind = CopyKind::kDefault;
   Handle stream = 0;

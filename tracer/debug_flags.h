@@ -12,6 +12,9 @@
 //                   only launches are traced
 //   observer-floor  the PyTorch plugin's op observers return at once (what
 //                   PyTorch's observation with inputs costs by itself)
+//   python-api-stacks  the PyTorch plugin walks Python stacks through
+//                   CPython's API only, never reading frames in place
+//                   (python_frames.h)
 //   no-block-events the PyTorch plugin does not attach to the caching
 //                   allocator (what block events cost; reuse goes unseen)
 //   inline-analysis the engine, store and trace file run inside each callback

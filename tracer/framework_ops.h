@@ -46,11 +46,20 @@ class FrameworkOpStack {
     return none;
   }
   // When the worker's view of this thread's open ops is not what is open
-  // here, fills *out with the kOpenFrameworkOps record that brings it up to
-  // date (thread left to the caller) and takes it as delivered. Call before
-  // each record of this thread is queued.
-  bool Publish(TraceRecord* out) {
+  // here, brings it up to date and takes that as delivered. Call before each
+  // record of this thread, `next`, is queued. Where no op is open here, `next`
+  // itself closes the worker's (closes_framework_ops: most ops end with
+  // nothing nested open, and a record of their own for that would cost the
+  // program one more queued record per op); else *out is filled with the
+  // kOpenFrameworkOps record to queue first (thread left to the caller) and
+  // true is returned.
+  bool Publish(TraceRecord* next, TraceRecord* out) {
     if (published_ == open_ && worker_open_ == open_) return false;  // every record passes here
+    if (open_ == 0) {
+      next->closes_framework_ops = true;
+      worker_open_ = 0;
+      return false;
+    }
     return PublishChanges(out);
   }
 
@@ -75,6 +84,8 @@ class OpRegionStack {
  public:
   // A kOpenFrameworkOps record of this thread.
   void Apply(const TraceRecord& open_ops);
+  // A record of this thread made with no op open (closes_framework_ops).
+  void CloseAll() { open_ = 0; }
   bool empty() const { return open_ == 0; }
   // Memory allocated while an op runs is its output or workspace: written.
   void AddFreshBlock(Address base, uint64_t size);

@@ -28,6 +28,10 @@ bool RecordResolver::Resolve(TraceRecord& r) {
     OpsOf(r.thread).Apply(r);
     return false;
   }
+  if (r.closes_framework_ops) {
+    OpsOf(r.thread).CloseAll();
+    r.closes_framework_ops = false;  // the tracer's own: not for the trace
+  }
   switch (r.op) {
     case OpCode::kMalloc:
       bounds_.Add(r.dst, r.size, r.memory_kind);

@@ -220,7 +220,8 @@ void Tracer::Emit(TraceRecord& r) {
     if (r.stack == 0) r.stack = ops.stack();
   }
   thread_local TraceRecord open_ops;  // reused: its vectors keep their capacity
-  if (ops.Publish(&open_ops)) {
+  r.closes_framework_ops = false;
+  if (ops.Publish(&r, &open_ops)) {
     open_ops.thread = r.thread;
     Submit(open_ops);
   }

@@ -143,8 +143,8 @@ void BM_ForeachLaunchArguments(benchmark::State& state) {
   const std::vector<tracer::ParamSlot> layout = {{0, words.size() * 8, AccessMode::kUnknown}};
   tracer::FrameworkOpStack program_ops;
   program_ops.Begin(1, 0, regions.data(), regions.size());
-  TraceRecord open_ops;
-  program_ops.Publish(&open_ops);
+  TraceRecord launch, open_ops;
+  program_ops.Publish(&launch, &open_ops);
   tracer::OpRegionStack ops;
   ops.Apply(open_ops);
   std::vector<MemoryAccess> accesses;

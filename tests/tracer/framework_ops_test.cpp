@@ -34,18 +34,26 @@ class Ops {
     worker_.Refine(accesses);
   }
   int published() const { return published_; }
+  int closed() const { return closed_; }
 
  private:
+  // What the tracer queues in front of, or marks on, the thread's next record.
   void Publish() {
-    TraceRecord open_ops;
-    if (!program_.Publish(&open_ops)) return;
-    EXPECT_EQ(open_ops.op, kOpenFrameworkOps);
-    worker_.Apply(open_ops);
-    ++published_;
+    TraceRecord next, open_ops;
+    if (program_.Publish(&next, &open_ops)) {
+      EXPECT_FALSE(next.closes_framework_ops);
+      EXPECT_EQ(open_ops.op, kOpenFrameworkOps);
+      worker_.Apply(open_ops);
+      ++published_;
+    }
+    if (next.closes_framework_ops) {
+      worker_.CloseAll();
+      ++closed_;
+    }
   }
   FrameworkOpStack program_;
   OpRegionStack worker_;
-  int published_ = 0;
+  int published_ = 0, closed_ = 0;
 };
 
 // A pointer argument into a tensor takes the tensor's bytes and the schema's
@@ -164,8 +172,10 @@ TEST(FrameworkOps, MemoryAllocatedInsideAnOpIsWritten) {
 }
 
 // The worker hears of an op only when a record of the thread follows while
-// it is open, and of a closed op only when a record follows its end; a
-// nested op that ends keeps what the worker added to the op around it.
+// it is open, and of a closed op only when a record follows its end: a
+// record of its own where an op around it stays open, the next record itself
+// where none does. A nested op that ends keeps what the worker added to the
+// op around it.
 TEST(FrameworkOps, RegionsTravelOnlyInFrontOfTheThreadsNextRecord) {
   Ops ops;
   const StreamcheckTensorRegion whole{kSegment, kSegment + 4096, 0};
@@ -190,11 +200,21 @@ TEST(FrameworkOps, RegionsTravelOnlyInFrontOfTheThreadsNextRecord) {
   EXPECT_EQ(ops.published(), 3);
   EXPECT_EQ(accesses[0], At(kSegment, 4096, AccessMode::kRead));
   EXPECT_EQ(accesses[1], At(kSegment + 8192, 512, AccessMode::kWrite));
+  EXPECT_EQ(ops.closed(), 0);
   ops.End();
   accesses = {At(kSegment, 1, AccessMode::kUnknown)};
   ops.Refine(&accesses);
-  EXPECT_EQ(ops.published(), 4);
+  EXPECT_EQ(ops.published(), 3);
+  EXPECT_EQ(ops.closed(), 1);
   EXPECT_EQ(accesses[0], At(kSegment, 1, AccessMode::kUnknown));
+  ops.Refine(&accesses);
+  EXPECT_EQ(ops.closed(), 1);  // closed once
+  // An op opened after all closed is the worker's only one.
+  ops.Begin(kNormal, 0, &slice, 1);
+  accesses = {At(kSegment + 2048, 1, AccessMode::kUnknown)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(ops.published(), 4);
+  EXPECT_EQ(accesses[0], At(kSegment + 2048, 1, AccessMode::kUnknown));
 }
 
 TEST(FrameworkOps, PointersOutsideEveryRegionKeepThePolicysGuess) {

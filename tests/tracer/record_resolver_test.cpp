@@ -99,8 +99,8 @@ TEST(RecordResolver, OpRegionsAreTheLaunchingThreads) {
   FrameworkOpStack ops;
   const StreamcheckTensorRegion view{kSegment + 1024, kSegment + 2048, 0};
   ops.Begin(7, 0, &view, 1);
-  TraceRecord open_ops;
-  ASSERT_TRUE(ops.Publish(&open_ops));
+  TraceRecord next, open_ops;
+  ASSERT_TRUE(ops.Publish(&next, &open_ops));
   open_ops.thread = kMain;
   EXPECT_FALSE(resolver.Resolve(open_ops));  // the tracer's own record
   TraceRecord output = Block(OpCode::kPoolBlockAllocate, kSegment + 8192, 512);
@@ -112,11 +112,20 @@ TEST(RecordResolver, OpRegionsAreTheLaunchingThreads) {
   EXPECT_EQ(Accesses(resolver, {kSegment + 1024, kSegment + 8192}, kOther),
             (std::vector<MemoryAccess>{{kSegment + 1024, 1, AccessMode::kUnknown},
                                        {kSegment + 8192, 512, AccessMode::kUnknown}}));
+  // The op ends: the thread's next record closes it on the worker, for that
+  // thread only, and keeps the mark out of the trace.
   ops.End();
-  ASSERT_TRUE(ops.Publish(&open_ops));
-  open_ops.thread = kMain;
-  resolver.Resolve(open_ops);
-  EXPECT_EQ(Accesses(resolver, {kSegment + 8192})[0].mode, AccessMode::kUnknown);
+  TraceRecord launch = Launch({kSegment + 8192});
+  EXPECT_FALSE(ops.Publish(&launch, &open_ops));
+  ASSERT_TRUE(launch.closes_framework_ops);
+  TraceRecord other_thread = Launch({kSegment + 1024}, kOther);
+  other_thread.closes_framework_ops = true;
+  resolver.Resolve(other_thread);
+  EXPECT_EQ(Accesses(resolver, {kSegment + 1024})[0], (MemoryAccess{kSegment + 1024, 1024, AccessMode::kRead}));
+  EXPECT_TRUE(resolver.Resolve(launch));
+  EXPECT_FALSE(launch.closes_framework_ops);
+  EXPECT_EQ(launch.accesses[0].mode, AccessMode::kUnknown);
+  EXPECT_EQ(Accesses(resolver, {kSegment + 1024})[0], (MemoryAccess{kSegment + 1024, 1, AccessMode::kUnknown}));
 }
 
 }  // namespace

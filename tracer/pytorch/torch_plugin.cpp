@@ -321,7 +321,14 @@ extern "C" __attribute__((visibility("default"))) int streamcheck_framework_atta
   g_block_events = !streamcheck::tracer::DebugFlag("no-block-events");
   const char* all_ops = std::getenv("STREAMCHECK_TORCH_ALL_OPS");
   g_observe_nested_ops = all_ops != nullptr && std::string(all_ops) == "1";
-  if (g_profile.on()) std::atexit([] { g_profile.Print(); });
+  if (g_profile.on())
+    std::atexit([] {
+      g_profile.Print();
+      const PythonStackCounts counts = CurrentPythonStackCounts();
+      std::fprintf(stderr, "streamcheck[profile] plugin: python stacks %llu read in place, %llu through the API\n",
+                   static_cast<unsigned long long>(counts.in_place),
+                   static_cast<unsigned long long>(counts.through_api));
+    });
   at::addGlobalCallback(at::RecordFunctionCallback(OnOpStart, OnOpEnd)
                             .needsInputs(true)
                             .scopes({at::RecordScope::FUNCTION}));
