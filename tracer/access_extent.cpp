@@ -18,31 +18,40 @@ void AllocationBounds::Remove(Address base) {
   allocation_at_.erase(base);
 }
 
+namespace {
+
+// A caching allocator hands out and takes back blocks around every op: the
+// tables' nodes of blocks given back are kept for the next blocks (at most
+// kSpareNodes each) instead of freed and allocated again.
+constexpr size_t kSpareNodes = 64;
+
+// map[key] = value, in a spare node where the key is new.
+template <typename Map>
+typename Map::iterator AssignReusingNode(Map& map, std::vector<typename Map::node_type>& spares, Address key,
+                                         const typename Map::mapped_type& value) {
+  if (auto it = map.find(key); it != map.end()) {
+    it->second = value;
+    return it;
+  }
+  if (spares.empty()) return map.emplace(key, value).first;
+  typename Map::node_type node = std::move(spares.back());
+  spares.pop_back();
+  node.key() = key;
+  node.mapped() = value;
+  return map.insert(std::move(node)).position;
+}
+
+template <typename Map>
+void EraseKeepingNode(Map& map, std::vector<typename Map::node_type>& spares, Address key) {
+  if (auto node = map.extract(key); !node.empty() && spares.size() < kSpareNodes) spares.push_back(std::move(node));
+}
+
+}  // namespace
+
 void AllocationBounds::AddPoolBlock(Address base, uint64_t size) {
-  const Allocation block{size, MemoryKind::kDevice, {}, false};
-  auto it = blocks_.find(base);
-  if (it != blocks_.end()) {
-    it->second = block;
-  } else if (!spare_blocks_.empty()) {
-    Table::node_type node = std::move(spare_blocks_.back());
-    spare_blocks_.pop_back();
-    node.key() = base;
-    node.mapped() = block;
-    it = blocks_.insert(std::move(node)).position;
-  } else {
-    it = blocks_.emplace(base, block).first;
-  }
-  if (size == 0) {
-    block_at_.erase(base);
-  } else if (!spare_block_at_.empty()) {
-    auto node = std::move(spare_block_at_.back());
-    spare_block_at_.pop_back();
-    node.key() = base;
-    node.mapped() = &*it;
-    if (auto result = block_at_.insert(std::move(node)); !result.inserted) result.position->second = &*it;
-  } else {
-    block_at_[base] = &*it;
-  }
+  const auto it = AssignReusingNode(blocks_, spare_blocks_, base, Allocation{size, MemoryKind::kDevice, {}, false});
+  if (size > 0) AssignReusingNode(block_at_, spare_block_at_, base, &*it);
+  else block_at_.erase(base);
   // Blocks of segments the tracer did not see allocated (expandable segments map memory with cuMemMap).
   low_ = std::min(low_, base);
   high_ = std::max(high_, base + size);
@@ -50,13 +59,8 @@ void AllocationBounds::AddPoolBlock(Address base, uint64_t size) {
 }
 
 void AllocationBounds::RemovePoolBlock(Address base) {
-  // The nodes are kept for the next blocks: a caching allocator hands out
-  // and takes back blocks around every op.
-  constexpr size_t kSpareNodes = 64;
-  if (auto node = blocks_.extract(base); !node.empty() && spare_blocks_.size() < kSpareNodes)
-    spare_blocks_.push_back(std::move(node));
-  if (auto node = block_at_.extract(base); !node.empty() && spare_block_at_.size() < kSpareNodes)
-    spare_block_at_.push_back(std::move(node));
+  EraseKeepingNode(blocks_, spare_blocks_, base);
+  EraseKeepingNode(block_at_, spare_block_at_, base);
 }
 
 AllocationBounds::Entry* AllocationBounds::Holder(Address p) {
