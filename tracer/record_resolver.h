@@ -23,10 +23,11 @@ namespace streamcheck::tracer {
 
 class RecordResolver {
  public:
-  // Applies the record's effect on the picture and completes it: argument
-  // words (r.pointer_words) become accesses. False when the record is the
-  // tracer's own (kOpenFrameworkOps) or is to be dropped: the free of a
-  // block handed out before the framework's plugin attached.
+  // Applies the record's effect on the picture (a record marked
+  // closes_framework_ops closes its thread's open ops first) and completes
+  // it: argument words (r.pointer_words) become accesses. False when the
+  // record is the tracer's own (kOpenFrameworkOps) or is to be dropped: the
+  // free of a block handed out before the framework's plugin attached.
   bool Resolve(TraceRecord& r);
   const AllocationBounds& allocations() const { return bounds_; }
 
