@@ -34,7 +34,10 @@ struct AccessDescription {
   bool reuse = false;  // a pool block handed out again (kind kFree: its earlier tenants end here)
 };
 
-class Engine::Impl {
+// Whole cache lines: in the tracer the analysis worker writes this on every
+// record while the program's thread, which allocated it, writes its own heap
+// objects next to it (a shared line would move between their cores).
+class alignas(64) Engine::Impl {
  public:
   Impl(FindingSink* sink, EngineOptions options);
   void Process(const TraceRecord& r);

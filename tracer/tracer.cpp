@@ -82,7 +82,7 @@ TracerConfig TracerConfig::FromEnvironment() {
 }
 
 Tracer::Tracer(TracerConfig config)
-    : config_(std::move(config)), os_pid_(getpid()), start_(std::chrono::steady_clock::now()) {
+    : config_(std::move(config)), start_(std::chrono::steady_clock::now()), os_pid_(getpid()) {
   OpenOutputs();
   StartWorker();
 }
@@ -281,11 +281,13 @@ void Tracer::PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t si
   // the plugin attached): record_resolver.h.
   if (event == STREAMCHECK_BLOCK_ALLOCATED) {
     r.op = OpCode::kPoolBlockAllocate;
-    r.api = InternStatic("caching allocator: allocate");
+    if (block_allocate_api_ == 0) block_allocate_api_ = Intern("caching allocator: allocate");
+    r.api = block_allocate_api_;
     r.size = size;
   } else {
     r.op = OpCode::kPoolBlockFree;
-    r.api = InternStatic("caching allocator: free");
+    if (block_free_api_ == 0) block_free_api_ = Intern("caching allocator: free");
+    r.api = block_free_api_;
   }
   Emit(r);
 }

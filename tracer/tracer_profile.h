@@ -50,7 +50,10 @@ class PhaseProfile {
   }
 
  private:
-  struct Slot {
+  // A line each: the program's threads and the analysis worker add to
+  // different phases at once, and a shared line would move between their
+  // cores on every Add (the cost measured would be partly the measuring).
+  struct alignas(64) Slot {
     std::atomic<uint64_t> count{0}, ns{0};
   };
   bool on_;

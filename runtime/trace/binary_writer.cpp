@@ -21,7 +21,9 @@ std::string FileHeader() {
   return header;
 }
 
-class BinaryTraceWriter final : public BufferedSink {
+// Whole cache lines, as Engine::Impl (engine_impl.h): the tracer's worker
+// writes it per record.
+class alignas(64) BinaryTraceWriter final : public BufferedSink {
  public:
   BinaryTraceWriter(std::unique_ptr<ByteOutput> output, BinaryWriterOptions options)
       : BufferedSink(std::move(output),
