@@ -281,13 +281,11 @@ void Tracer::PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t si
   // the plugin attached): record_resolver.h.
   if (event == STREAMCHECK_BLOCK_ALLOCATED) {
     r.op = OpCode::kPoolBlockAllocate;
-    if (block_allocate_api_ == 0) block_allocate_api_ = Intern("caching allocator: allocate");
-    r.api = block_allocate_api_;
+    r.api = InternStatic("caching allocator: allocate");
     r.size = size;
   } else {
     r.op = OpCode::kPoolBlockFree;
-    if (block_free_api_ == 0) block_free_api_ = Intern("caching allocator: free");
-    r.api = block_free_api_;
+    r.api = InternStatic("caching allocator: free");
   }
   Emit(r);
 }

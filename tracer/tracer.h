@@ -137,7 +137,6 @@ class Tracer : public StackResolver {
   std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> strings_;
   std::vector<const std::string*> string_texts_{nullptr};  // by id: the keys of strings_ (nodes never move)
   std::unordered_map<const char*, StringId> static_strings_;
-  StringId block_allocate_api_ = 0, block_free_api_ = 0;  // PoolBlock's, interned at its first call
   HostStacks stacks_;
   AddressSpan address_span_;
   std::array<uint64_t, 256> native_stacks_by_op_{};  // by OpCode, with STREAMCHECK_DEBUG=profile
