@@ -120,8 +120,16 @@ int SchemaVersionOf(Database& db, std::string* error) {
 }
 
 bool CheckCompatible(Database& db, std::string* error) {
-  int version = SchemaVersionOf(db, error);
-  if (version < 0) return false;
+  // One statement, so one snapshot: another process may be making the
+  // schema meanwhile (its tables and its application id come in one commit).
+  Statement facts = db.Prepare(
+      "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_schema) "
+      "FROM pragma_application_id() AS a, pragma_user_version() AS v");
+  if (!facts.Step()) {
+    *error = fmt::format("{}: not a readable streamcheck database: {}", db.path(), facts.error() + db.error());
+    return false;
+  }
+  const int64_t app = facts.Int(0), version = facts.Int(1), tables = facts.Int(2);
   if (version > kSchemaVersion) {
     *error = fmt::format(
         "{}: written by a newer streamcheck (schema version {}; this build reads up to {}); "
@@ -129,13 +137,7 @@ bool CheckCompatible(Database& db, std::string* error) {
         db.path(), version, kSchemaVersion);
     return false;
   }
-  std::optional<int64_t> app = db.QueryInt("PRAGMA application_id");
-  std::optional<int64_t> tables = db.QueryInt("SELECT count(*) FROM sqlite_schema");
-  if (!app || !tables) {
-    *error = fmt::format("{}: not a readable streamcheck database: {}", db.path(), db.error());
-    return false;
-  }
-  if (*app != kApplicationId && !(*app == 0 && *tables == 0)) {
+  if (app != kApplicationId && !(app == 0 && tables == 0)) {
     *error = fmt::format("{}: an SQLite database of another application, not a streamcheck "
                          "database; it was not changed",
                          db.path());
@@ -145,11 +147,20 @@ bool CheckCompatible(Database& db, std::string* error) {
 }
 
 bool Migrate(Database& db, std::string* error, int target) {
-  if (!CheckCompatible(db, error)) return false;
-  int version = SchemaVersionOf(db, error);
-  for (; version < target; ++version) {
+  for (;;) {
+    // Read under the write lock: processes started together on a new file
+    // (a test suite's parallel runs) all found version 0 before one of them
+    // migrated it; the others must not migrate it again.
     Transaction tx(db);
-    bool ok = tx.ok() && db.Exec(kMigrations[version]) &&
+    if (!tx.ok()) {
+      *error = fmt::format("{}: cannot migrate the schema: {}", db.path(), db.error());
+      return false;
+    }
+    if (!CheckCompatible(db, error)) return false;
+    const int version = SchemaVersionOf(db, error);
+    if (version < 0) return false;
+    if (version >= target) return true;
+    bool ok = db.Exec(kMigrations[version]) &&
               db.Exec(fmt::format("PRAGMA application_id = {}; PRAGMA user_version = {}",
                                   kApplicationId, version + 1)) &&
               tx.Commit();
@@ -159,7 +170,6 @@ bool Migrate(Database& db, std::string* error, int target) {
       return false;
     }
   }
-  return true;
 }
 
 }  // namespace streamcheck::store

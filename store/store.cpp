@@ -1,8 +1,10 @@
 #include "store/store.h"
 
 #include <fmt/format.h>
+#include <sqlite3.h>
 
 #include <chrono>
+#include <thread>
 #include <utility>
 
 #include "rules/catalogue.h"
@@ -29,6 +31,21 @@ std::string Explain(const std::string& path, const std::string& sqlite_message) 
                        "nothing was lost, retry when it finishes",
                        path);
   return fmt::format("{}: {}", path, sqlite_message);
+}
+
+// WAL: readers (report) never block the writer (a running program). A new
+// file is switched to it under an exclusive lock, and where processes open it
+// together SQLite answers one that holds a read lock while another waits to
+// write "busy" at once, without calling the busy handler (the two would
+// deadlock): retried here for as long as the busy timeout allows.
+bool UseWriteAheadLog(Database& db, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  for (;;) {
+    if (db.Exec("PRAGMA journal_mode=WAL")) return true;
+    const int code = sqlite3_errcode(db.handle()) & 0xff;
+    if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 class StoreFindingSink final : public FindingSink {
@@ -100,8 +117,7 @@ std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
   // Read-only opens accept older schemas: the readers touch only tables that
   // every version has, or check first (counters).
   if (!options.read_only) {
-    // WAL: readers (report) never block the writer (a running program).
-    if (!db->Exec("PRAGMA journal_mode=WAL") || !Migrate(*db, error)) {
+    if (!UseWriteAheadLog(*db, options.busy_timeout_ms) || !Migrate(*db, error)) {
       if (error->empty()) *error = Explain(path, db->error());
       return nullptr;
     }

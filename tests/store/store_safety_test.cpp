@@ -2,6 +2,9 @@
 // nothing already stored is lost or changed.
 #include <gtest/gtest.h>
 
+#include <thread>
+#include <vector>
+
 #include "store/database.h"
 #include "store/migrations.h"
 #include "store/reader.h"
@@ -175,6 +178,27 @@ TEST(StoreSafety, MigrationOfALockedDatabaseFailsClearly) {
   std::vector<StoredRun> runs;
   ASSERT_TRUE(ReadRuns(*store, &runs, &error));
   EXPECT_EQ(runs.size(), 1u);
+}
+
+// Parallel test shards under `streamcheck run --db one.db`: every process
+// opens the new file at once, and each must get a store (the schema made once).
+TEST(StoreSafety, StoresOpenedTogetherOnANewFileAllSucceed) {
+  ScratchDir dir;
+  constexpr int kFiles = 20, kOpeners = 8;
+  for (int f = 0; f < kFiles; ++f) {
+    const std::string path = dir.File("shared-" + std::to_string(f) + ".db");
+    std::vector<std::string> errors(kOpeners);
+    std::vector<int> opened(kOpeners, 0);
+    std::vector<std::thread> openers;
+    for (int i = 0; i < kOpeners; ++i)
+      openers.emplace_back([&, i] { opened[i] = Store::Open(path, &errors[i]) != nullptr; });
+    for (std::thread& t : openers) t.join();
+    for (int i = 0; i < kOpeners; ++i) ASSERT_TRUE(opened[i]) << path << ": " << errors[i];
+    std::string error;
+    auto store = Store::Open(path, &error);
+    ASSERT_TRUE(store) << error;
+    EXPECT_EQ(SchemaVersionOf(store->database(), &error), kSchemaVersion);
+  }
 }
 
 }  // namespace
