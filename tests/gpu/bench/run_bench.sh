@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
-# Overhead benchmark: native vs traced, interleaved in the same run (issue
-# item 7). Prints every measurement, then the median of each variant and its
-# ratio to native.
+# Overhead benchmark: native vs traced side by side in the same run (issue
+# item 7). By default each round runs its variants in turns (BENCH_TURNS,
+# below) and prints each variant's paired ratio to native, pooled over the
+# rounds at the end; BENCH_TURNS=0 runs them one after another and prints
+# every measurement, then the median of each variant and its ratio to native.
 # Usage: run_bench.sh STREAMCHECK_BINARY OUT_DIR [LAUNCHES] [TORCH_ITERS] [ROUNDS] [TRANSFORMER_STEPS]
-# BENCH_INLINE=1 adds "inline analysis" variants (the engine inside each
-# callback instead of on the analysis worker's thread); BENCH_SPLIT=1 those
+# In the one-after-another mode: BENCH_INLINE=1 adds "inline analysis"
+# variants (the engine inside each callback instead of on the analysis
+# worker's thread); BENCH_SPLIT=1 those
 # that split the overhead (no host stacks; no plugin; PyTorch's op
 # observation alone). BASE=OTHER_BINARY
 # adds "base" variants traced by another streamcheck build (with its tracer
@@ -18,6 +21,16 @@
 # leave out the PyTorch workloads' "CUPTI callbacks only" and PyTorch's
 # sanitizer (more rounds of native against traced in the same time: the
 # machine's speed differs from process to process, so a comparison needs many).
+# BENCH_TURNS=1 (the default) runs each round's variants at once, timing
+# their chunks in turns (turns.py: each chunk paired with the native chunks
+# just before and after it): native, traced, base if given, CUPTI callbacks
+# only unless BENCH_CUPTI=0, and for the PyTorch workloads PyTorch's
+# sanitizer unless BENCH_SANITIZER=0 (the same steps, about ten times as
+# long); BENCH_SPLIT=1 adds variants without a part of the tracer each
+# (stacks, analysis, the PyTorch plugin, its block events). Every variant's
+# timed thread runs on CPU BENCH_TURN_CPU (default 2) and their other threads
+# on BENCH_TURN_OTHER_CPUS (default 3-7). The rounds' chunks go to
+# OUT_DIR/turns.jsonl, pooled at the end (turns.py pool).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}; steps=${6:-50}
@@ -52,6 +65,48 @@ measure() {
   [[ $line =~ fast_[a-z_]+=([0-9.]+) ]] && echo "$label ${BASH_REMATCH[1]}" >>"$fast_results"
   return 0
 }
+# turns_round KIND COMMAND...: one round of a workload's variants in turns.
+turns_round() {
+  local kind=$1; shift
+  local cmd tracer base_tracer
+  printf -v cmd '%q ' "$@"
+  printf -v tracer '%q ' "${traced[@]}"
+  local variants=(--variant native "$cmd" --variant traced "$tracer -- $cmd")
+  if ((${#base[@]})); then
+    printf -v base_tracer '%q ' "${base[@]}"
+    variants+=(--variant "traced, base" "$base_tracer -- $cmd")
+  fi
+  [[ ${BENCH_CUPTI:-1} == 1 ]] &&
+    variants+=(--variant "CUPTI callbacks only" "env STREAMCHECK_DEBUG=callbacks-only $tracer -- $cmd")
+  [[ $kind != launch && ${BENCH_SANITIZER:-1} == 1 ]] &&
+    variants+=(--variant "TORCH_CUDA_SANITIZER=1" "env TORCH_CUDA_SANITIZER=1 $cmd")
+  if [[ ${BENCH_SPLIT:-0} == 1 ]]; then  # what each part costs: the traced run without it
+    local nostacks_tracer; printf -v nostacks_tracer '%q ' "${nostacks[@]}"
+    variants+=(--variant "traced, no stacks" "$nostacks_tracer -- $cmd"
+               --variant "traced, no analysis" "env STREAMCHECK_DEBUG=skip-analysis $tracer -- $cmd")
+    [[ $kind != launch ]] &&
+      variants+=(--variant "traced, no plugin" "env STREAMCHECK_FRAMEWORKS=0 $tracer -- $cmd"
+                 --variant "traced, no block events" "env STREAMCHECK_DEBUG=no-block-events $tracer -- $cmd")
+  fi
+  local turn_pin=(); command -v taskset >/dev/null && turn_pin=(taskset -c "${BENCH_TURN_OTHER_CPUS:-3-7}")
+  "${turn_pin[@]}" python3 "$here/turns.py" run --workload "$kind" --log "$out/turns.jsonl" \
+    --cpu "${BENCH_TURN_CPU:-2}" "${variants[@]}" 2>>"$out/bench.stderr" ||
+    echo "turns $kind: round failed: $(grep turns.py "$out/bench.stderr" | tail -1)"
+}
+if [[ ${BENCH_TURNS:-1} == 1 ]]; then
+  : >"$out/turns.jsonl"
+  py=${PYTHON:-python3}
+  torch_ok=0; "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null && torch_ok=1
+  for ((r = 0; r < rounds; r++)); do
+    [[ ${BENCH_LAUNCH:-1} == 1 ]] && turns_round launch "$out/launch_rate" "$n"
+    ((torch_ok)) || continue
+    [[ ${BENCH_LOOP:-1} == 1 ]] && turns_round torch "$py" "$here/torch_loop.py" "$iters"
+    [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && turns_round transformer "$py" "$here/torch_transformer.py" "$steps"
+  done
+  echo
+  python3 "$here/turns.py" pool "$out/turns.jsonl"
+  exit 0
+fi
 for ((r = 0; r < rounds; r++)); do
   [[ ${BENCH_LAUNCH:-1} == 1 ]] || break
   measure "launch native" "$out/launch_rate" "$n"

@@ -14,30 +14,50 @@ the fast 10% of them compare like with like: the program at the machine's
 full speed. The warm-up runs for `warmup` calls and at least `warmup_s`
 seconds: an idle GPU clocks down (345 MHz) and takes a while to clock up
 again, and the run that comes first after an idle spell must not pay for
-that alone."""
+that alone.
+
+Started by turns.py, the process times its chunks in turns with the other
+variants (turns.py says why): it waits for its turn before its warm-up and
+before each chunk, runs `settle` untimed calls at the start of each chunk
+(another process had the CPU just before), and leaves its chunks' times for
+turns.py."""
 import statistics
 import time
 
 import torch
+from turns import Turn
 
 
-def ms_per_call(step, count, warmup, chunk=64, warmup_s=0.5):
-    """(median, fast) milliseconds per call over count // chunk chunks (at least 10)."""
+def ms_per_call(step, count, warmup, chunk=64, warmup_s=0.5, settle=None):
+    """(median, fast) milliseconds per call over count // chunk chunks (at
+    least 10); in turns, `settle` untimed calls start each chunk (default:
+    an eighth of the chunk, at least one)."""
+    turn = Turn()
+    turn.ready()
+    turn.take()
     start = time.perf_counter()
     done = 0
     while done < warmup or time.perf_counter() - start < warmup_s:
         step()
         done += 1
+    torch.cuda.synchronize()
+    turn.give()
     chunks = max(10, count // chunk)
     per_chunk = max(1, count // chunks)
+    settle = (max(1, per_chunk // 8) if settle is None else settle) if turn.active else 0
     means = []
     for _ in range(chunks):
+        turn.take()
+        for _ in range(settle):
+            step()
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         for _ in range(per_chunk):
             step()
         torch.cuda.synchronize()
         means.append((time.perf_counter() - t0) * 1e3 / per_chunk)
+        turn.give()
+    turn.save(means)
     return statistics.median(means), statistics.quantiles(means, n=10)[0]
 
 

@@ -1,0 +1,108 @@
+"""turns.py without a GPU: stand-in workloads take their turns through the
+real FIFO protocol; the test checks that chunks never overlap, that they run
+in rotation, that a failing variant ends the round instead of hanging it,
+and the pairing arithmetic."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import turns  # noqa: E402
+
+# A stand-in workload: `chunks` chunks of `seconds` each, every start and end
+# appended to a shared journal with this variant's label; exits with `status`
+# after `fail_after` chunks when given.
+WORKLOAD = r"""
+import os, sys, time
+sys.path.insert(0, {here!r})
+from turns import Turn
+label, journal, chunks, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+fail_after = int(sys.argv[5]) if len(sys.argv) > 5 else -1
+turn = Turn()
+turn.ready(); turn.take(); turn.give()  # the warm-up's turn
+times = []
+for c in range(chunks):
+    if c == fail_after:
+        sys.exit(3)
+    turn.take()
+    with open(journal, "a") as j: j.write(f"start {{label}} {{time.monotonic()}}\n")
+    time.sleep(seconds)
+    times.append(seconds * (2 if label == "slow" else 1))
+    with open(journal, "a") as j: j.write(f"end {{label}} {{time.monotonic()}}\n")
+    turn.give()
+turn.save(times)
+print(f"{{label}} done on CPUs {{sorted(os.sched_getaffinity(0))}}")
+"""
+
+
+class TurnsTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.script = os.path.join(self.tmp.name, "workload.py")
+        with open(self.script, "w") as f:
+            f.write(WORKLOAD.format(here=HERE))
+        self.journal = os.path.join(self.tmp.name, "journal")
+        self.log = os.path.join(self.tmp.name, "log.json")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_turns(self, variants, timeout=60, cpu=None):
+        args = [sys.executable, os.path.join(HERE, "turns.py"), "run", "--workload", "stand-in", "--log", self.log,
+                "--timeout", "30"] + ([] if cpu is None else ["--cpu", str(cpu)])
+        for label, extra in variants:
+            args += ["--variant", label, f"{sys.executable} {self.script} {label} {self.journal} {extra}"]
+        return subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+
+    def test_chunks_run_one_at_a_time_in_rotation(self):
+        cpu = max(os.sched_getaffinity(0))
+        result = self.run_turns([("native", "6 0.01"), ("traced", "6 0.01"), ("slow", "6 0.01")], cpu=cpu)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(self.journal) as f:
+            events = [line.split() for line in f]
+        # Strictly alternating start/end: no chunk starts while another runs.
+        self.assertEqual([e[0] for e in events], ["start", "end"] * 18)
+        self.assertEqual([e[1] for e in events[::2]], ["native", "traced", "slow"] * 6)
+        self.assertTrue(all(float(a[2]) <= float(b[2]) for a, b in zip(events, events[1:])))
+        # The log keeps every chunk; "slow" reports twice the native time.
+        with open(self.log) as f:
+            entry = json.loads(f.read())
+        self.assertEqual(list(entry["chunks"]), ["native", "traced", "slow"])
+        self.assertIn("turns stand-in slow: paired x2.000", result.stdout)
+        self.assertIn("turns stand-in traced: paired x1.000", result.stdout)
+        # Each variant's timed thread on the CPU asked for.
+        self.assertIn(f"native: native done on CPUs [{cpu}]", result.stdout)
+        self.assertIn(f"slow: slow done on CPUs [{cpu}]", result.stdout)
+
+    def test_a_failing_variant_ends_the_round(self):
+        started = time.monotonic()
+        result = self.run_turns([("native", "6 0.01"), ("traced", "6 0.01 2")])
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("variant 'traced' exited with status 3", result.stderr)
+        self.assertLess(time.monotonic() - started, 20)
+
+    def test_pairing_uses_the_native_chunks_around_each_variant_chunk(self):
+        native = [1.0, 4.0, 1.0]
+        variant = [4.0, 4.0, 9.0]  # the last has no native chunk after it: left out
+        self.assertEqual(turns.paired_ratios(native, variant), [2.0, 2.0])
+        self.assertEqual(turns.paired_differences(native, variant), [2.0, 2.0])
+
+    def test_pooled_interval_holds_the_median(self):
+        median, low, high = turns.median_interval([[1.0, 1.1, 1.2, 1.3], [1.15, 1.25]])
+        self.assertAlmostEqual(median, 1.175)
+        self.assertLessEqual(low, median)
+        self.assertLessEqual(median, high)
+
+    def test_outside_a_round_a_turn_does_nothing(self):
+        turn = turns.Turn(env={})
+        self.assertFalse(turn.active)
+        turn.ready(), turn.take(), turn.give(), turn.save([1.0])
+
+
+if __name__ == "__main__":
+    unittest.main()
