@@ -48,6 +48,10 @@ struct OpInfo {
   uint32_t name = 0;
   bool dispatcher_op = false;  // a registered schema (not a named range such as autograd's wrappers)
   std::vector<bool> writes;    // by argument index
+  // How many ops it nested when it last ran with them passed over (-1: not
+  // yet known); decides how the next run hides them (OuterOp below). Any
+  // thread may write it: a hint, relaxed.
+  mutable std::atomic<int> nested_ops{-1};
 };
 
 struct OpInfoCache {
@@ -178,25 +182,56 @@ uint32_t OuterStack(bool take_gil) {
   return stack == 0 && t_runs_backward ? STREAMCHECK_STACK_NONE : stack;
 }
 
-// Observing an op with its inputs makes PyTorch box every argument of every
-// op, nested ones included (aten::linear's aten::t and aten::addmm, the ops
-// inside a backward node's): most of what the plugin costs a program. The
-// outermost dispatcher op on a thread already says all the nested ones can:
-// the work inside is attributed to it, its arguments' regions and schema say
-// what it reads and writes, and memory allocated inside it is written. So
-// while one is open, RecordFunction is switched off on that thread (PyTorch's
-// thread-local switch, which also travels with the thread-local state to
-// intra-op workers) and nested ops cost nothing. The autograd sequence
-// numbers its nested ops took are noted at its end, so backward nodes still
-// find its Python stack. STREAMCHECK_TORCH_ALL_OPS=1 observes every op (e.g.
-// for a program that runs PyTorch's profiler under streamcheck and wants the
-// nested ops in its profile).
+// The outermost dispatcher op on a thread already says all its nested ops
+// can (aten::linear's aten::t and aten::addmm, the ops inside a backward
+// node): the work inside is attributed to it, its arguments' regions and
+// schema say what it reads and writes, and memory allocated inside it is
+// written. So while one is open the nested ops are not looked at, in the
+// cheaper of two ways for that op:
+//   * passed over: the observer returns at once for each, but PyTorch has
+//     boxed its arguments for it already;
+//   * hidden: RecordFunction is switched off on the thread for the outer
+//     op's duration (it also travels to intra-op workers), so nothing is
+//     boxed, but switching it off and on makes PyTorch rebuild the thread's
+//     callback lists twice, under a lock, which costs about as much as
+//     boxing one or two nested ops (tests/gpu/bench/results/2026-11-24).
+// An op is hidden from the second run on when its first run (or its last
+// passed-over run) nested kHideFromNestedOps ops or more: aten::linear (t
+// and addmm) is hidden, aten::matmul over 2-D tensors (mm alone) passed over.
+// The autograd sequence numbers the nested ops took are noted at the outer
+// op's end either way, so backward nodes still find its Python stack.
+// STREAMCHECK_TORCH_ALL_OPS=1 observes every op in full (e.g. for a program
+// that runs PyTorch's profiler under streamcheck and wants the nested ops in
+// its profile); STREAMCHECK_DEBUG=hide-nested-ops and pass-over-nested-ops
+// fix one way for every op (to measure the two).
+constexpr int kHideFromNestedOps = 2;
 bool g_observe_nested_ops = false;
+enum class NestedOps { kByOp, kHide, kPassOver } g_nested_ops = NestedOps::kByOp;
 struct OuterOp {
-  int depth = 0;  // t_depth inside it; 0: none switched RecordFunction off
+  int depth = 0;  // t_depth inside it; 0: no outer dispatcher op is open
   uint64_t first_sequence_nr = 0;
+  const OpInfo* info = nullptr;
+  bool hides = false;  // RecordFunction is off on this thread until it ends
+  int nested_open = 0;  // passed-over nested ops begun and not yet ended
+  int nested = 0;       // passed-over nested ops begun in all
 };
 thread_local OuterOp t_outer_op;
+
+bool HidesNestedOps(const OpInfo& info) {
+  switch (g_nested_ops) {
+    case NestedOps::kHide: return true;
+    case NestedOps::kPassOver: return false;
+    case NestedOps::kByOp: break;
+  }
+  return info.nested_ops.load(std::memory_order_relaxed) >= kHideFromNestedOps;
+}
+
+// A nested op (or a backward node run inside the outer op) begins: OnOpEnd
+// passes over its end.
+void PassOverNestedOp() {
+  ++t_outer_op.nested_open;
+  ++t_outer_op.nested;
+}
 
 // The caching allocator's tracker; attached once the allocator exists (it is
 // created after cuInit, when the tracer loads us, so attaching then is lost).
@@ -252,6 +287,10 @@ bool g_observer_floor = false;
 
 std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   if (g_observer_floor) return nullptr;
+  if (t_outer_op.depth != 0) {  // nested in the outer op, which says it all (above)
+    PassOverNestedOp();
+    return nullptr;
+  }
   const uint64_t start = g_profile.Now();
   AttachAllocatorTracker();
   const OpInfo& info = InfoOf(fn);
@@ -263,9 +302,9 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   // The ops the program called carry its Python stack; nested ops inherit it.
   BeginOp(info.name, t_depth == 0 ? OuterStack(/*take_gil=*/true) : 0, regions);
   ForwardStacksOf().Note(fn.seqNr(), t_outer_stack);
-  if (info.dispatcher_op && !g_observe_nested_ops && t_outer_op.depth == 0) {  // called: RecordFunction is on
-    t_outer_op = {t_depth, at::sequence_number::peek()};
-    at::enableRecordFunction(false);
+  if (info.dispatcher_op && !g_observe_nested_ops) {
+    t_outer_op = {t_depth, at::sequence_number::peek(), &info, HidesNestedOps(info)};
+    if (t_outer_op.hides) at::enableRecordFunction(false);
   }
   g_profile.Add(PluginPhase::kOpStart, start);
   return nullptr;
@@ -275,6 +314,10 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
 // it and carry the stack of the forward op it differentiates.
 std::unique_ptr<at::ObserverContext> OnBackwardStart(const at::RecordFunction& fn) {
   if (g_observer_floor) return nullptr;
+  if (t_outer_op.depth != 0) {  // run inside an op: part of it, like a nested op
+    PassOverNestedOp();
+    return nullptr;
+  }
   thread_local std::unordered_map<std::string, uint32_t> names;
   auto [it, inserted] = names.try_emplace(fn.name(), 0);
   if (inserted) it->second = g_hooks->intern_string(fn.name());
@@ -293,8 +336,13 @@ std::unique_ptr<at::ObserverContext> OnBackwardStart(const at::RecordFunction& f
 
 void OnOpEnd(const at::RecordFunction&, at::ObserverContext*) {
   if (g_observer_floor) return;
+  if (t_outer_op.nested_open > 0) {  // a nested op passed over: ops end innermost first
+    --t_outer_op.nested_open;
+    return;
+  }
   if (t_outer_op.depth != 0 && t_outer_op.depth == t_depth) {
-    at::enableRecordFunction(true);
+    if (t_outer_op.hides) at::enableRecordFunction(true);
+    else t_outer_op.info->nested_ops.store(t_outer_op.nested, std::memory_order_relaxed);
     // Autograd nodes made by the unobserved nested ops: each gets the stack.
     const uint64_t end = at::sequence_number::peek();
     constexpr uint64_t kMostNoted = 4096;  // an op building a larger graph notes its first nodes
@@ -319,6 +367,8 @@ extern "C" __attribute__((visibility("default"))) int streamcheck_framework_atta
   g_hooks = hooks;
   g_observer_floor = streamcheck::tracer::DebugFlag("observer-floor");
   g_block_events = !streamcheck::tracer::DebugFlag("no-block-events");
+  if (streamcheck::tracer::DebugFlag("hide-nested-ops")) g_nested_ops = NestedOps::kHide;
+  if (streamcheck::tracer::DebugFlag("pass-over-nested-ops")) g_nested_ops = NestedOps::kPassOver;
   const char* all_ops = std::getenv("STREAMCHECK_TORCH_ALL_OPS");
   g_observe_nested_ops = all_ops != nullptr && std::string(all_ops) == "1";
   if (g_profile.on())
