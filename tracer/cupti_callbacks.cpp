@@ -139,7 +139,10 @@ void OnRuntimeExit(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* d
   const CallbackContext c{t, data, IsPerThreadVariant(cbid)};
   LeaveRuntimeCall();
   const cudaError_t rc = c.result();
-  if (rc != cudaSuccess && !(IsQuery(cbid) && rc == cudaErrorNotReady)) return;  // failed calls do nothing
+  if (rc != cudaSuccess && !(IsQuery(cbid) && rc == cudaErrorNotReady)) {  // failed calls do nothing
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) DiscardPendingKernel();
+    return;
+  }
   if (DecodeStreamOrEventCall(c, cbid) || DecodeMemoryCall(c, cbid) || DecodeGraphCall(c, cbid)) return;
   if (Contains(kUnmodeledRuntime, std::size(kUnmodeledRuntime), cbid)) t.CountUnmodeled(data->functionName);
 }

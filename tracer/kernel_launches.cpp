@@ -242,4 +242,6 @@ void TakePendingKernel(const CallbackContext& c, TraceRecord* node) {
   t_pending = PendingKernelNode{};
 }
 
+void DiscardPendingKernel() { t_pending = PendingKernelNode{}; }
+
 }  // namespace streamcheck::tracer

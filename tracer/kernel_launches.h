@@ -21,6 +21,9 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
 // fill the node's name and accesses from the nested driver call.
 void OpenPendingKernel(void** args);
 void TakePendingKernel(const CallbackContext& c, TraceRecord* node);
+// The cudaGraphAddKernelNode call failed: no node, and the thread's next
+// launch is its own again.
+void DiscardPendingKernel();
 // True while this thread is inside a traced runtime call (its nested driver
 // calls are not separate operations).
 bool InsideRuntimeCall();

@@ -64,6 +64,7 @@ class CallbackPath : public ::testing::Test {
   }
   std::vector<TraceRecord> LaunchesInTrace() { return RecordsInTrace({OpCode::kKernelLaunch}); }
   Tracer& tracer() { return *tracer_; }
+  Tracer* tracer_ptr() { return tracer_.get(); }
 
   template <typename Params>
   void Runtime(CUpti_CallbackId cbid, const char* name, const Params& params) {
@@ -174,6 +175,26 @@ TEST_F(CallbackPath, EventsAndWaitsFromDriverCalls) {
   EXPECT_EQ(records[3].event, e);
   EXPECT_EQ(records[4].op, OpCode::kEventDestroy);
   EXPECT_EQ(records[4].event, e);
+}
+
+// cudaGraphAddKernelNode: the runtime call gives the arguments, the driver
+// call nested in it the function. One that fails must not leave its pending
+// node behind to swallow the thread's next launch as part of it.
+TEST_F(CallbackPath, AFailedKernelNodeLeavesLaterLaunchesAlone) {
+  char* x = static_cast<char*>(Malloc(0x7f0000000000, kBytes));
+  char* y = static_cast<char*>(Malloc(0x7f0000100000, kBytes));
+  int n = 1024;
+  void* args[] = {&x, &y, &n};
+  cudaKernelNodeParams node{};
+  node.kernelParams = args;
+  cudaGraphNode_t handle = nullptr;
+  const auto graph = reinterpret_cast<cudaGraph_t>(0x6000);
+  fake_cuda::CallAround(tracer_ptr(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000,
+                        "cudaGraphAddKernelNode",
+                        cudaGraphAddKernelNode_v10000_params{&handle, graph, nullptr, 0, &node}, [] {},
+                        cudaErrorInvalidValue);
+  Launch(x, y);
+  EXPECT_EQ(RecordsInTrace({OpCode::kKernelLaunch, OpCode::kGraphAddNode}).size(), 1u);
 }
 
 }  // namespace
