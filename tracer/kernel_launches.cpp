@@ -130,12 +130,6 @@ struct PendingKernelNode {
 thread_local PendingKernelNode t_pending;
 thread_local int t_runtime_depth = 0;
 
-Handle DriverStream(CUstream s, bool per_thread_variant) {
-  const Handle h = reinterpret_cast<Handle>(s);
-  if (h == 0 && per_thread_variant) return kCudaStreamPerThread;
-  return h;  // CU_STREAM_LEGACY (0x1) and CU_STREAM_PER_THREAD (0x2) match the runtime's values
-}
-
 // Name and argument words of the pending kernel; counts when its function was not seen.
 void ResolvePending(Tracer& t, const char* symbol_fallback, TraceRecord* node) {
   if (t_pending.function == nullptr) {
@@ -224,7 +218,8 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
   r.op = OpCode::kKernelLaunch;
   r.api = t.InternStatic(data->functionName);
   r.name = k.name_id;
-  r.stream = DriverStream(stream, per_thread);
+  // CU_STREAM_LEGACY (0x1) and CU_STREAM_PER_THREAD (0x2) match the runtime's values.
+  r.stream = CallbackContext{t, data, per_thread}.Stream(stream);
   CollectArguments(t, k, source, &r);
   DebugLaunch(data->functionName, k, source, r.accesses.size());
   t.Emit(r);

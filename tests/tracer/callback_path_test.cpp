@@ -177,6 +177,23 @@ TEST_F(CallbackPath, EventsAndWaitsFromDriverCalls) {
   EXPECT_EQ(records[4].event, e);
 }
 
+// A _ptsz launch's stream 0 is the per-thread default stream; a plain
+// launch's is the legacy default stream.
+TEST_F(CallbackPath, PerThreadLaunchesTakeThePerThreadDefaultStream) {
+  char* x = static_cast<char*>(Malloc(0x7f0000000000, kBytes));
+  int n = 1024;
+  void* args[] = {&x, &x, &n};
+  cuLaunchKernel_params p{};
+  p.f = fake_cuda::FakeKernel();
+  p.kernelParams = args;
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz, "cuLaunchKernel_ptsz", p);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", p);
+  const std::vector<TraceRecord> launches = LaunchesInTrace();
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0].stream, kCudaStreamPerThread);
+  EXPECT_EQ(launches[1].stream, 0u);
+}
+
 // cudaGraphAddKernelNode: the runtime call gives the arguments, the driver
 // call nested in it the function. One that fails must not leave its pending
 // node behind to swallow the thread's next launch as part of it.
