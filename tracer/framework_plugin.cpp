@@ -8,6 +8,7 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -75,6 +76,10 @@ std::string OwnDirectory() {
   return slash == std::string::npos ? "." : path.substr(0, slash);
 }
 
+// A plugin's optional export, called on each thread's first recorded call.
+using ThreadStarted = void (*)();
+std::atomic<ThreadStarted> g_thread_started{nullptr};
+
 struct KnownFramework {
   const char* marker_library;  // loaded in the process when the framework is
   const char* plugin;          // file name beside the tracer
@@ -102,9 +107,16 @@ void LoadFrameworkPlugins() {
     }
     auto attach = reinterpret_cast<StreamcheckFrameworkAttach>(dlsym(plugin, "streamcheck_framework_attach"));
     const char* why = "no streamcheck_framework_attach in the plugin";
-    if (attach == nullptr || attach(&kHooks, &why) != 0)
+    if (attach == nullptr || attach(&kHooks, &why) != 0) {
       std::fprintf(stderr, "streamcheck: the %s plugin did not attach: %s\n", f.name, why);
+      continue;
+    }
+    g_thread_started = reinterpret_cast<ThreadStarted>(dlsym(plugin, "streamcheck_framework_thread_started"));
   }
+}
+
+void NoteThreadToFrameworks() {
+  if (const ThreadStarted started = g_thread_started.load(std::memory_order_relaxed)) started();
 }
 
 }  // namespace streamcheck::tracer

@@ -12,6 +12,7 @@
 #include "store/suppressions.h"
 #include "tracer/debug_flags.h"
 #include "tracer/framework_ops.h"
+#include "tracer/framework_plugin.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -202,7 +203,10 @@ StringId Tracer::InternStatic(const char* text) {
 }
 
 ThreadId Tracer::CurrentThread() {
-  if (t_thread == 0) t_thread = g_next_thread.fetch_add(1);
+  if (t_thread == 0) {
+    t_thread = g_next_thread.fetch_add(1);
+    NoteThreadToFrameworks();
+  }
   return t_thread;
 }
 

@@ -427,6 +427,32 @@ def backward_grad(racy):
     return w
 
 
+@scenario
+def worker_thread(racy):
+    # A Python thread of the program's own: its ops are observed like the main
+    # thread's (names, exact bytes, that thread's Python stack) from its first
+    # CUDA call on, here the making of its stream. Without the wait, its sum on
+    # its own stream reads what the main thread's fill_ wrote on the default one.
+    import threading
+
+    a = tensor()
+    main = torch.cuda.current_stream()
+    write(a, main)
+    results = []
+
+    def work():
+        s = torch.cuda.Stream()
+        if not racy:
+            s.wait_stream(main)
+        results.append(read(a, s))
+        main.wait_stream(s)
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    return a, results
+
+
 if __name__ == "__main__":
     name, variant = sys.argv[1], sys.argv[2]
     keep = SCENARIOS[name](variant == "racy")
