@@ -19,12 +19,14 @@
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <torch/library.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -308,6 +310,16 @@ void BeginOp(uint32_t name, uint32_t stack, const std::vector<StreamcheckTensorR
   g_hooks->op_begin(name, stack, regions.data(), regions.size());
 }
 
+// An observed op begins; `arguments` in its schema's order.
+void BeginObservedOp(const OpInfo& info, c10::ArrayRef<const c10::IValue> arguments) {
+  thread_local std::vector<StreamcheckTensorRegion> regions;  // the hook copies them: reused, no allocation per op
+  regions.clear();
+  for (size_t i = 0; i < arguments.size(); ++i)
+    AddRegions(arguments[i], i < info.writes.size() && info.writes[i], &regions);
+  // The ops the program called carry its Python stack; nested ops inherit it.
+  BeginOp(info.name, t_depth == 0 ? OuterStack(/*take_gil=*/true) : 0, regions);
+}
+
 // STREAMCHECK_DEBUG=observer-floor: observers that return at once, to measure
 // what PyTorch's op observation with inputs costs by itself.
 bool g_observer_floor = false;
@@ -321,13 +333,7 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   const uint64_t start = g_profile.Now();
   AttachAllocatorTracker();
   const OpInfo& info = InfoOf(fn);
-  thread_local std::vector<StreamcheckTensorRegion> regions;  // the hook copies them: reused, no allocation per op
-  regions.clear();
-  const auto inputs = fn.inputs();
-  for (size_t i = 0; i < inputs.size(); ++i)
-    AddRegions(inputs[i], i < info.writes.size() && info.writes[i], &regions);
-  // The ops the program called carry its Python stack; nested ops inherit it.
-  BeginOp(info.name, t_depth == 0 ? OuterStack(/*take_gil=*/true) : 0, regions);
+  BeginObservedOp(info, fn.inputs());
   ForwardStacksOf().Note(fn.seqNr(), t_outer_stack);
   if (info.dispatcher_op && !g_observe_nested_ops) {
     t_outer_op = {t_depth, at::sequence_number::peek(), &info, HidesNestedOps(info)};
@@ -420,15 +426,8 @@ void OnDispatchedOp(const c10::OperatorHandle& op, c10::DispatchKeySet keys, tor
   const uint64_t start = g_profile.Now();
   AttachAllocatorTracker();
   const OpInfo& info = InfoOf(op.schema());
-  thread_local std::vector<StreamcheckTensorRegion> regions;
-  regions.clear();
-  const size_t arguments = op.schema().arguments().size();
-  if (stack->size() >= arguments) {
-    const size_t first = stack->size() - arguments;
-    for (size_t i = 0; i < arguments; ++i)
-      AddRegions((*stack)[first + i], i < info.writes.size() && info.writes[i], &regions);
-  }
-  BeginOp(info.name, t_depth == 0 ? OuterStack(/*take_gil=*/true) : 0, regions);
+  const size_t arguments = std::min(op.schema().arguments().size(), stack->size());  // the stack's top
+  BeginObservedOp(info, c10::ArrayRef<const c10::IValue>(stack->data() + stack->size() - arguments, arguments));
   const DispatchedOpEnd end{at::sequence_number::peek()};
   g_profile.Add(PluginPhase::kOpStart, start);
   op.redispatchBoxed(keys & below, stack);
