@@ -423,6 +423,7 @@ void OnDispatchedOp(const c10::OperatorHandle& op, c10::DispatchKeySet keys, tor
   const c10::DispatchKeySet below(c10::DispatchKeySet::FULL_AFTER, kObserverKey);
   std::optional<c10::impl::ExcludeDispatchKeyGuard> nested;  // the nested ops go by unseen
   if (!g_observe_nested_ops) nested.emplace(kObserverKey);
+  if (g_observer_floor) return op.redispatchBoxed(keys & below, stack);
   const uint64_t start = g_profile.Now();
   AttachAllocatorTracker();
   const OpInfo& info = InfoOf(op.schema());
