@@ -85,7 +85,9 @@ constexpr size_t kPrefetchBytes = 256;
 }  // namespace
 
 AnalysisWorker::AnalysisWorker(Analyze analyze, size_t capacity_bytes)
-    : analyze_(std::move(analyze)), ring_(std::max<size_t>(capacity_bytes, 4096)) {
+    : analyze_(std::move(analyze)),
+      ring_size_(std::max<size_t>(capacity_bytes, 4096)),
+      ring_(new uint8_t[ring_size_]) {
   running_ = true;
   thread_ = std::thread([this] { Run(); });
 }
@@ -96,7 +98,7 @@ bool AnalysisWorker::OnWorkerThread() { return t_on_worker; }
 
 uint64_t AnalysisWorker::Push(const TraceRecord& record) {
   const uint64_t length = CopySize(record);
-  const size_t size = ring_.size();
+  const size_t size = ring_size_;
   if (length + kHeader > size / 4 || length >= kWrapMarker) {
     AnalyseInPlace(record);
     return ++records_pushed_;
@@ -183,7 +185,7 @@ void AnalysisWorker::Run() {
 void AnalysisWorker::AnalyseBatch(uint64_t* position, uint64_t end) {
   {
     std::lock_guard<std::mutex> busy(busy_);
-    const size_t size = ring_.size();
+    const size_t size = ring_size_;
     while (*position != end) {
       const uint64_t offset = *position % size;
       uint32_t length = kWrapMarker;

@@ -25,6 +25,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -77,7 +78,10 @@ class AnalysisWorker {
 
   // Read on every record, written only at start and Stop().
   const Analyze analyze_;
-  std::vector<uint8_t> ring_;
+  // Not zero-filled: only bytes written are read, and an untouched page costs
+  // nothing until the ring first reaches it (a short process never does).
+  const size_t ring_size_;
+  const std::unique_ptr<uint8_t[]> ring_;
   std::atomic<bool> running_{false};
   // Producer side (under the tracer's lock), on cache lines of its own: a
   // line the worker writes would cost the program a miss on every record.
