@@ -90,17 +90,20 @@ class Turn:
                 json.dump(chunks, f)
 
 
-def paired_ratios(native, variant):
-    """Each of the variant's chunks against the native chunks timed just
-    before and after it (their geometric mean): the rotation puts native
-    chunk i before variant chunk i and native chunk i + 1 after it."""
+def paired(native, variant):
+    """Each of the variant's chunks with the native chunks timed just before
+    and after it (their geometric mean): the rotation puts native chunk i
+    before variant chunk i and native chunk i + 1 after it."""
     n = min(len(variant), len(native) - 1)
-    return [variant[i] / math.sqrt(native[i] * native[i + 1]) for i in range(n)]
+    return [(variant[i], math.sqrt(native[i] * native[i + 1])) for i in range(n)]
+
+
+def paired_ratios(native, variant):
+    return [v / around for v, around in paired(native, variant)]
 
 
 def paired_differences(native, variant):
-    n = min(len(variant), len(native) - 1)
-    return [variant[i] - math.sqrt(native[i] * native[i + 1]) for i in range(n)]
+    return [v - around for v, around in paired(native, variant)]
 
 
 def median_interval(sequences, draws=2000, block=4):
