@@ -93,10 +93,10 @@ turns_round() {
     --cpu "${BENCH_TURN_CPU:-2}" "${variants[@]}" 2>>"$out/bench.stderr" ||
     echo "turns $kind: round failed: $(grep turns.py "$out/bench.stderr" | tail -1)"
 }
+py=${PYTHON:-python3}
+torch_ok=0; "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null && torch_ok=1
 if [[ ${BENCH_TURNS:-1} == 1 ]]; then
   : >"$out/turns.jsonl"
-  py=${PYTHON:-python3}
-  torch_ok=0; "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null && torch_ok=1
   for ((r = 0; r < rounds; r++)); do
     [[ ${BENCH_LAUNCH:-1} == 1 ]] && turns_round launch "$out/launch_rate" "$n"
     ((torch_ok)) || continue
@@ -122,7 +122,6 @@ for ((r = 0; r < rounds; r++)); do
   fi
   ((${#base[@]})) && measure "launch traced, base" "${base[@]}" -- "$out/launch_rate" "$n"
 done
-py=${PYTHON:-python3}
 # pytorch_variants KIND SCRIPT COUNT SANITIZER_COUNT [floors]: one round of a
 # PyTorch workload's variants (PyTorch's sanitizer runs fewer, slower steps).
 pytorch_variants() {
@@ -149,7 +148,7 @@ pytorch_variants() {
     measure "$kind TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$script" "$sanitizer_count"
   return 0
 }
-if "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+if ((torch_ok)); then
   for ((r = 0; r < rounds; r++)); do
     [[ ${BENCH_LOOP:-1} == 1 ]] && pytorch_variants torch torch_loop.py "$iters" "$((iters / 10))" floors
     [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && pytorch_variants transformer torch_transformer.py "$steps" "$((steps / 5))"
