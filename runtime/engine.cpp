@@ -194,25 +194,6 @@ void Engine::Impl::EventElapsedTime(const TraceRecord& r) {
                "between its record and this call");
 }
 
-bool FindingsCiteStackOf(OpCode op) {
-  // Records whose handlers never take their site (SiteOf): their stacks
-  // appear in no finding. (RecordedTraceStacks checks this on every recorded
-  // trace.)
-  switch (op) {
-    case OpCode::kUnmodeledApi:
-    case OpCode::kSetDevice:
-    case OpCode::kStreamCreate:
-    case OpCode::kStreamDestroy:
-    case OpCode::kEventCreate:
-    case OpCode::kEventDestroy:
-    case OpCode::kEventRecord:
-    case OpCode::kPoolBlockFree:  // a reuse is reported at the block's next allocation
-      return false;
-    default:
-      return true;
-  }
-}
-
 Engine::Engine(FindingSink* sink, EngineOptions options)
     : impl_(std::make_unique<Impl>(sink, options)) {}
 Engine::~Engine() = default;

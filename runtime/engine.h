@@ -49,7 +49,25 @@ struct EngineStats {
 // stack, through the engine's sites). The tracer takes no native stack for
 // the others: they are many (PyTorch's wait_stream creates, records and
 // destroys an event every time) and each costs the program a capture.
-bool FindingsCiteStackOf(OpCode op);
+// Inline: the tracer asks for every record its callbacks make.
+inline bool FindingsCiteStackOf(OpCode op) {
+  // Records whose handlers never take their site (SiteOf): their stacks
+  // appear in no finding. (RecordedTraceStacks checks this on every recorded
+  // trace.)
+  switch (op) {
+    case OpCode::kUnmodeledApi:
+    case OpCode::kSetDevice:
+    case OpCode::kStreamCreate:
+    case OpCode::kStreamDestroy:
+    case OpCode::kEventCreate:
+    case OpCode::kEventDestroy:
+    case OpCode::kEventRecord:
+    case OpCode::kPoolBlockFree:  // a reuse is reported at the block's next allocation
+      return false;
+    default:
+      return true;
+  }
+}
 
 class Engine {
  public:

@@ -166,7 +166,10 @@ struct TraceRecordFields {
   uint64_t height = 0;    // rows of a 2D/3D copy or memset (0 or 1 = flat)
   uint64_t dst_pitch = 0;
   uint64_t src_pitch = 0;
-  uint64_t timestamp_ns = 0;  // host time since trace start, for timelines
+  // Host time since the trace started, for timelines. Inside the tracer,
+  // until the analysis worker takes the record, a raw count of the host's
+  // clock (tracer/host_clock.h).
+  uint64_t timestamp_ns = 0;
   friend bool operator==(const TraceRecordFields&, const TraceRecordFields&) = default;
 };
 

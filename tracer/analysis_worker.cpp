@@ -9,6 +9,8 @@
 #include <cstring>
 #include <type_traits>
 
+#include "tracer/hot_path.h"
+
 namespace streamcheck::tracer {
 namespace {
 
@@ -96,7 +98,7 @@ AnalysisWorker::~AnalysisWorker() { Stop(); }
 
 bool AnalysisWorker::OnWorkerThread() { return t_on_worker; }
 
-uint64_t AnalysisWorker::Push(const TraceRecord& record) {
+STREAMCHECK_HOT uint64_t AnalysisWorker::Push(const TraceRecord& record) {
   const uint64_t length = CopySize(record);
   const size_t size = ring_size_;
   if (length + kHeader > size / 4 || length >= kWrapMarker) {

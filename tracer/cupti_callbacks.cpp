@@ -15,6 +15,7 @@
 
 #include "tracer/callback_context.h"
 #include "tracer/debug_flags.h"
+#include "tracer/hot_path.h"
 #include "tracer/kernel_launches.h"
 
 namespace streamcheck::tracer {
@@ -148,7 +149,7 @@ void OnRuntimeExit(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* d
 }
 
 // At API exit, outside a traced runtime call.
-void OnDriverCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+STREAMCHECK_HOT void OnDriverCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   if (HandleDriverLaunch(t, data, cbid)) return;
   const bool per_thread = Contains(kPerThreadDriverEventCalls, std::size(kPerThreadDriverEventCalls), cbid);
   if (DecodeDriverEventCall(CallbackContext{t, data, per_thread}, cbid)) return;
@@ -203,7 +204,7 @@ class CallbackCensus {
 
 CallbackCensus* g_census = nullptr;  // only with STREAMCHECK_DEBUG=profile
 
-void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* payload) {
+STREAMCHECK_HOT void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* payload) {
   static const bool callbacks_only = DebugFlag("callbacks-only");
   if (g_census != nullptr) g_census->Count(domain, cbid, static_cast<const CUpti_CallbackData*>(payload)->functionName);
   Tracer* t = GlobalTracer();
@@ -219,7 +220,8 @@ bool Enable(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, const CUpti_C
 
 }  // namespace
 
-void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+STREAMCHECK_HOT void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                    const CUpti_CallbackData* data) {
   const bool entry = data->callbackSite == CUPTI_API_ENTER;
   // Entering a call only notes it in this thread's state: no lock.
   const uint64_t start = t->profile().Now();

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "tracer/thread_state.h"
+
 namespace streamcheck::tracer {
 
 namespace {
@@ -38,10 +40,7 @@ bool FrameworkOpStack::PublishChanges(TraceRecord* out) {
   return true;
 }
 
-FrameworkOpStack& ThisThreadFrameworkOps() {
-  thread_local FrameworkOpStack ops;
-  return ops;
-}
+FrameworkOpStack& ThisThreadFrameworkOps() { return ThisThread().framework_ops; }
 
 void OpRegionStack::Apply(const TraceRecord& open_ops) {
   open_ = std::min<size_t>(open_, open_ops.id);

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "tracer/debug_flags.h"
+#include "tracer/hot_path.h"
 #include "tracer/kernel_signature.h"
 #include "tracer/native_unwinder.h"
 #include "tracer/program_frames.h"
@@ -107,7 +108,7 @@ HostStacks::HostStacks(bool recognize_repeated_stacks, bool verify_repeated_stac
 // Its own frame is what RepeatedStacks keys on: never inlined, and built
 // with a frame pointer (CMakeLists.txt), so the caller's RBP is saved in
 // the frame's top words, where a witness may point.
-__attribute__((noinline)) StackId HostStacks::Capture(bool* is_new) {
+__attribute__((noinline)) STREAMCHECK_HOT StackId HostStacks::Capture(bool* is_new) {
   *is_new = false;
   const auto outer_sp = reinterpret_cast<uintptr_t>(__builtin_dwarf_cfa());
   const auto first_pc = reinterpret_cast<uint64_t>(__builtin_return_address(0));

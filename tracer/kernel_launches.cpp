@@ -7,8 +7,10 @@
 #include <unordered_map>
 
 #include "tracer/debug_flags.h"
+#include "tracer/hot_path.h"
 #include "tracer/kernel_arguments.h"
 #include "tracer/kernel_signature.h"
+#include "tracer/thread_state.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -41,7 +43,7 @@ CUresult ReadParams(Handle h, GetParamInfo get, std::vector<ParamSlot>* params) 
   return CUDA_SUCCESS;
 }
 
-const KernelLayout& LayoutOf(Tracer& t, CUfunction f, const char* fallback_name) {
+STREAMCHECK_HOT const KernelLayout& LayoutOf(Tracer& t, CUfunction f, const char* fallback_name) {
   auto [it, inserted] = Layouts().try_emplace(f);
   KernelLayout& k = it->second;
   if (!inserted) return k;
@@ -91,7 +93,7 @@ struct ArgumentSource {
 
 // The argument words that may be pointers, into r's accesses for the
 // analysis worker to match (record_resolver.h).
-void CollectArguments(Tracer& t, const KernelLayout& k, const ArgumentSource& args, TraceRecord* r) {
+STREAMCHECK_HOT void CollectArguments(Tracer& t, const KernelLayout& k, const ArgumentSource& args, TraceRecord* r) {
   if (k.params.empty() && k.layout_error != CUDA_SUCCESS) {
     const char* why = nullptr;
     cuGetErrorName(k.layout_error, &why);
@@ -108,7 +110,7 @@ void CollectArguments(Tracer& t, const KernelLayout& k, const ArgumentSource& ar
 }
 
 // STREAMCHECK_DEBUG=launch (debug_flags.h).
-void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& args, size_t pointer_words) {
+STREAMCHECK_HOT void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& args, size_t pointer_words) {
   static const bool on = DebugFlag("launch");
   if (!on) return;
   const char* error = nullptr;
@@ -118,49 +120,32 @@ void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& a
                args.params ? "kernelParams" : args.buffer ? "extra buffer" : "none", pointer_words);
 }
 
-// A kernel node being added by cudaGraphAddKernelNode on this thread: the
-// runtime call gives the argument array (one pointer per parameter, as the
-// program passed them), the nested driver call the CUfunction.
-struct PendingKernelNode {
-  bool active = false;
-  void** args = nullptr;
-  CUfunction function = nullptr;
-  const char* symbol = nullptr;
-};
-thread_local PendingKernelNode t_pending;
-thread_local int t_runtime_depth = 0;
-
 // Name and argument words of the pending kernel; counts when its function was not seen.
 void ResolvePending(Tracer& t, const char* symbol_fallback, TraceRecord* node) {
-  if (t_pending.function == nullptr) {
+  const PendingKernelNode& pending = ThisThread().pending_kernel;
+  if (pending.function == nullptr) {
     t.CountUnmodeled("kernel arguments (no driver-level kernel node seen)");
     node->name = symbol_fallback ? t.Intern(Demangle(symbol_fallback)) : 0;
     node->accesses.clear();
     return;
   }
-  const KernelLayout& k = LayoutOf(t, t_pending.function, t_pending.symbol ? t_pending.symbol : "");
+  const KernelLayout& k =
+      LayoutOf(t, static_cast<CUfunction>(pending.function), pending.symbol ? pending.symbol : "");
   node->name = k.name_id;
-  CollectArguments(t, k, ArgumentSource::From(t_pending.args), node);
-  DebugLaunch("graph kernel node", k, ArgumentSource::From(t_pending.args), node->accesses.size());
-}
-
-// This thread's launch record, cleared: reused, so its access list keeps its
-// buffer instead of allocating one per launch.
-TraceRecord& ThisThreadLaunchRecord() {
-  thread_local TraceRecord r;
-  r.Clear();
-  return r;
+  CollectArguments(t, k, ArgumentSource::From(pending.args), node);
+  DebugLaunch("graph kernel node", k, ArgumentSource::From(pending.args), node->accesses.size());
 }
 
 }  // namespace
 
-bool InsideRuntimeCall() { return t_runtime_depth > 0; }
-void EnterRuntimeCall() { ++t_runtime_depth; }
+STREAMCHECK_HOT bool InsideRuntimeCall() { return ThisThread().runtime_depth > 0; }
+void EnterRuntimeCall() { ++ThisThread().runtime_depth; }
 void LeaveRuntimeCall() {
-  if (t_runtime_depth > 0) --t_runtime_depth;
+  int& depth = ThisThread().runtime_depth;
+  if (depth > 0) --depth;
 }
 
-bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_CallbackId cbid) {
+STREAMCHECK_HOT bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_CallbackId cbid) {
   CUfunction f = nullptr;
   void** args = nullptr;
   void** extra = nullptr;
@@ -203,18 +188,20 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
     default:
       return false;
   }
-  if (t_pending.active) {  // nested in cudaGraphAddKernelNode: it supplies the function
+  ThreadState& thread = ThisThread();
+  if (thread.pending_kernel.active) {  // nested in cudaGraphAddKernelNode: it supplies the function
     if (data->callbackSite == CUPTI_API_ENTER && f != nullptr) {
-      t_pending.function = f;
-      t_pending.symbol = data->symbolName;
+      thread.pending_kernel.function = f;
+      thread.pending_kernel.symbol = data->symbolName;
     }
     return true;
   }
-  if (graph_node || data->callbackSite != CUPTI_API_EXIT || InsideRuntimeCall()) return true;
+  if (graph_node || data->callbackSite != CUPTI_API_EXIT || thread.runtime_depth > 0) return true;
   if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS || f == nullptr) return true;
   const KernelLayout& k = LayoutOf(t, f, data->symbolName ? data->symbolName : "");
   const ArgumentSource source = ArgumentSource::From(args, extra);
-  TraceRecord& r = ThisThreadLaunchRecord();
+  TraceRecord& r = thread.launch;  // reused: its access list keeps its buffer
+  r.Clear();
   r.op = OpCode::kKernelLaunch;
   r.api = t.InternStatic(data->functionName);
   r.name = k.name_id;
@@ -227,16 +214,17 @@ bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_Callbac
 }
 
 void OpenPendingKernel(void** args) {
-  t_pending = PendingKernelNode{};
-  t_pending.active = true;
-  t_pending.args = args;
+  PendingKernelNode& pending = ThisThread().pending_kernel;
+  pending = PendingKernelNode{};
+  pending.active = true;
+  pending.args = args;
 }
 
 void TakePendingKernel(const CallbackContext& c, TraceRecord* node) {
   ResolvePending(c.tracer, c.data->symbolName, node);
-  t_pending = PendingKernelNode{};
+  DiscardPendingKernel();
 }
 
-void DiscardPendingKernel() { t_pending = PendingKernelNode{}; }
+void DiscardPendingKernel() { ThisThread().pending_kernel = PendingKernelNode{}; }
 
 }  // namespace streamcheck::tracer

@@ -11,6 +11,8 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "tracer/hot_path.h"
+
 namespace streamcheck::tracer {
 namespace {
 
@@ -65,7 +67,7 @@ NativeUnwinder::NativeUnwinder() : backtrace_(&backtrace) {
   get_reg_ = symbols[3], get_save_loc_ = symbols[4], is_signal_frame_ = symbols[5];
 }
 
-const NativeUnwinder& NativeUnwinder::Get() {
+STREAMCHECK_HOT const NativeUnwinder& NativeUnwinder::Get() {
   static const NativeUnwinder* unwinder = new NativeUnwinder;  // lives past exit handlers
   return *unwinder;
 }

@@ -1,7 +1,9 @@
 #include "tracer/repeated_stacks.h"
 
 #include <algorithm>
-#include <memory>
+
+#include "tracer/hot_path.h"
+#include "tracer/thread_state.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -9,7 +11,7 @@ namespace {
 // Reads the caller's frames, which are no objects of ours: through volatile
 // (nothing to assume about them) and without AddressSanitizer's checks
 // (their locals' red zones are where saved registers may sit).
-__attribute__((no_sanitize("address"))) bool AllHold(const std::vector<StackWitness>& witnesses) {
+__attribute__((no_sanitize("address"))) STREAMCHECK_HOT bool AllHold(const std::vector<StackWitness>& witnesses) {
   for (const StackWitness& w : witnesses)
     if (*reinterpret_cast<const volatile uintptr_t*>(w.address) != w.value) return false;
   return true;
@@ -17,18 +19,14 @@ __attribute__((no_sanitize("address"))) bool AllHold(const std::vector<StackWitn
 
 }  // namespace
 
-RepeatedStackCounts& RepeatedStackCounters() {
+STREAMCHECK_HOT RepeatedStackCounts& RepeatedStackCounters() {
   static auto* counts = new RepeatedStackCounts;  // lives past exit handlers
   return *counts;
 }
 
-RepeatedStacks& RepeatedStacks::ThisThread() {
-  thread_local std::unique_ptr<RepeatedStacks> stacks;
-  if (!stacks) stacks = std::make_unique<RepeatedStacks>();
-  return *stacks;
-}
+STREAMCHECK_HOT RepeatedStacks& RepeatedStacks::ThisThread() { return tracer::ThisThread().repeated_stacks; }
 
-StackId RepeatedStacks::Find(uintptr_t outer_sp, uint64_t owner) {
+STREAMCHECK_HOT StackId RepeatedStacks::Find(uintptr_t outer_sp, uint64_t owner) {
   // Any entry whose witnesses all hold says what an unwind would return, so
   // the order they are tried in is free: the last one found goes first.
   for (size_t i = 0; i < kEntries; ++i) {

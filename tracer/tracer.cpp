@@ -13,6 +13,8 @@
 #include "tracer/debug_flags.h"
 #include "tracer/framework_ops.h"
 #include "tracer/framework_plugin.h"
+#include "tracer/hot_path.h"
+#include "tracer/thread_state.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -58,9 +60,6 @@ bool IsAllocation(OpCode op) {
 }
 
 std::atomic<ThreadId> g_next_thread{1};
-thread_local ThreadId t_thread = 0;
-// The last call of this thread that waited for the device, for AwaitHostSynchronizationAnalysis.
-thread_local uint64_t t_unanalysed_sync = 0;
 
 }  // namespace
 
@@ -83,7 +82,7 @@ TracerConfig TracerConfig::FromEnvironment() {
 }
 
 Tracer::Tracer(TracerConfig config)
-    : config_(std::move(config)), start_(std::chrono::steady_clock::now()), os_pid_(getpid()) {
+    : config_(std::move(config)), os_pid_(getpid()) {
   OpenOutputs();
   StartWorker();
 }
@@ -140,19 +139,20 @@ void Tracer::OpenOutputs() {
   }
 }
 
-void Tracer::Submit(TraceRecord& r) {
+STREAMCHECK_HOT void Tracer::Submit(TraceRecord& r) {
   if (!config_.queue_records) return;
   if (!worker_ || !worker_->running()) return Analyze(r);
   const uint64_t queue_start = profile_.Now();
   const bool host_sync = HostWaitedForDevice(r);
   const uint64_t sequence = worker_->Push(r);
-  if (host_sync) t_unanalysed_sync = sequence;
+  if (host_sync) ThisThread().unanalysed_sync = sequence;
   profile_.Add(ProfilePhase::kQueue, queue_start);
 }
 
 void Tracer::Analyze(TraceRecord& r) {
   if (!config_.analyse_records) return;
   GuardInternalErrors("the analysis of a record", [&] {
+    if (r.timestamp_ns != 0) r.timestamp_ns = timestamps_(r.timestamp_ns);
     const uint64_t resolve_start = profile_.Now();
     const bool analysed = resolver_.Resolve(r);
     profile_.Add(ProfilePhase::kResolve, resolve_start);
@@ -172,10 +172,11 @@ void Tracer::Analyze(TraceRecord& r) {
   });
 }
 
-void Tracer::AwaitHostSynchronizationAnalysis() {
-  if (t_unanalysed_sync == 0) return;
-  const uint64_t sequence = t_unanalysed_sync;
-  t_unanalysed_sync = 0;
+STREAMCHECK_HOT void Tracer::AwaitHostSynchronizationAnalysis() {
+  uint64_t& unanalysed = ThisThread().unanalysed_sync;
+  if (unanalysed == 0) return;
+  const uint64_t sequence = unanalysed;
+  unanalysed = 0;
   const uint64_t wait_start = profile_.Now();
   worker_->WaitFor(sequence);  // at once when the worker has stopped: it analysed everything first
   profile_.Add(ProfilePhase::kAnalysisWait, wait_start);
@@ -195,39 +196,42 @@ StringId Tracer::Intern(std::string_view text) {
   return id;
 }
 
-StringId Tracer::InternStatic(const char* text) {
+STREAMCHECK_HOT StringId Tracer::InternStatic(const char* text) {
   if (text == nullptr) return 0;
+  StaticString& recent = recent_static_strings_[(reinterpret_cast<uintptr_t>(text) >> 3) % recent_static_strings_.size()];
+  if (recent.text == text) return recent.id;
   auto [it, inserted] = static_strings_.try_emplace(text, 0);
   if (inserted) it->second = Intern(text);
+  recent = {text, it->second};
   return it->second;
 }
 
-ThreadId Tracer::CurrentThread() {
-  if (t_thread == 0) {
-    t_thread = g_next_thread.fetch_add(1);
+STREAMCHECK_HOT ThreadId Tracer::CurrentThread() {
+  ThreadState& thread = ThisThread();
+  if (thread.id == 0) {
+    thread.id = g_next_thread.fetch_add(1);
     NoteThreadToFrameworks();
   }
-  return t_thread;
+  return thread.id;
 }
 
-void Tracer::Emit(TraceRecord& r) {
+STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
   r.thread = CurrentThread();
-  r.timestamp_ns = static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start_).count());
+  r.timestamp_ns = clock_.Ticks();  // a count until Analyze() converts it
   if (IsAllocation(r.op)) address_span_.Widen(r.dst, r.size);
   // Inside a framework op: its name, and its (Python) stack, which says more
   // to the user than the native frames of the framework would. The worker
   // learns which ops are open (their regions) just before this record.
-  FrameworkOpStack& ops = ThisThreadFrameworkOps();
+  ThreadState& thread = ThisThread();
+  FrameworkOpStack& ops = thread.framework_ops;
   if (!ops.empty()) {
     r.framework_op = ops.name();
     if (r.stack == 0) r.stack = ops.stack();
   }
-  thread_local TraceRecord open_ops;  // reused: its vectors keep their capacity
   r.closes_framework_ops = false;
-  if (ops.Publish(&r, &open_ops)) {
-    open_ops.thread = r.thread;
-    Submit(open_ops);
+  if (ops.Publish(&r, &thread.open_ops)) {
+    thread.open_ops.thread = r.thread;
+    Submit(thread.open_ops);
   }
   // No stack where no finding can show it, nor for work the framework says
   // has no stack worth taking (its own threads).

@@ -24,6 +24,7 @@
 #include "store/store.h"
 #include "tracer/analysis_worker.h"
 #include "tracer/framework_hooks.h"
+#include "tracer/host_clock.h"
 #include "tracer/host_stacks.h"
 #include "tracer/kernel_arguments.h"
 #include "tracer/record_resolver.h"
@@ -120,7 +121,7 @@ class Tracer : public StackResolver {
 
   // Read on both sides, written at start and after fork only.
   TracerConfig config_;
-  std::chrono::steady_clock::time_point start_;
+  HostClock clock_;  // stamps records on the program's side (host_clock.h)
   int64_t process_id_ = 0;
   int os_pid_ = 0;  // the process the tracer's outputs belong to
   bool finished_ = false;
@@ -137,6 +138,13 @@ class Tracer : public StackResolver {
   std::unordered_map<std::string, StringId, StringHash, std::equal_to<>> strings_;
   std::vector<const std::string*> string_texts_{nullptr};  // by id: the keys of strings_ (nodes never move)
   std::unordered_map<const char*, StringId> static_strings_;
+  // In front of static_strings_, by address bits: the API names of a
+  // program's hot calls are found with one line read and no division.
+  struct StaticString {
+    const char* text = nullptr;
+    StringId id = 0;
+  };
+  std::array<StaticString, 64> recent_static_strings_{};
   HostStacks stacks_;
   AddressSpan address_span_;
   std::array<uint64_t, 256> native_stacks_by_op_{};  // by OpCode, with STREAMCHECK_DEBUG=profile
@@ -144,6 +152,7 @@ class Tracer : public StackResolver {
   // The worker's side (or the program's, analysing inline): only Analyze()
   // and Finish() touch it. The worker's picture of memory.
   alignas(64) RecordResolver resolver_;
+  TicksToNanoseconds timestamps_{clock_};
   std::unique_ptr<store::Store> store_;
   std::unique_ptr<FindingSink> store_sink_;
   std::unique_ptr<SuppressingSink> filter_;

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <initializer_list>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/trace/trace_io.h"
@@ -212,6 +213,31 @@ TEST_F(CallbackPath, AFailedKernelNodeLeavesLaterLaunchesAlone) {
                         cudaErrorInvalidValue);
   Launch(x, y);
   EXPECT_EQ(RecordsInTrace({OpCode::kKernelLaunch, OpCode::kGraphAddNode}).size(), 1u);
+}
+
+// A thread's state goes at thread exit, before the destructors of the
+// thread-locals made before its first CUDA call; a library's pool whose
+// destructor still launches (or frees) must find a fresh state with the
+// thread's own id, not the destroyed one.
+TEST_F(CallbackPath, ALaunchFromAThreadLocalDestructorKeepsItsThread) {
+  char* x = static_cast<char*>(Malloc(0x7f0000000000, kBytes));
+  char* y = static_cast<char*>(Malloc(0x7f0000100000, kBytes));
+  struct LaunchesWhenDestroyed {
+    Tracer* tracer = nullptr;
+    char *in = nullptr, *out = nullptr;
+    ~LaunchesWhenDestroyed() {
+      if (tracer) fake_cuda::LaunchFakeKernel(tracer, in, out);
+    }
+  };
+  std::thread([&] {
+    thread_local LaunchesWhenDestroyed late;  // made before the thread's state, so destroyed after it
+    late.in = x, late.out = y, late.tracer = tracer_ptr();
+    Launch(x, y);
+  }).join();
+  const std::vector<TraceRecord> launches = LaunchesInTrace();
+  ASSERT_EQ(launches.size(), 2u);
+  EXPECT_EQ(launches[0].thread, launches[1].thread);
+  EXPECT_NE(launches[0].thread, 0u);
 }
 
 }  // namespace

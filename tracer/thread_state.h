@@ -1,0 +1,63 @@
+// What the tracer keeps for each host thread of the program, in one object
+// reached through one thread-local pointer (as TSan's ThreadState is).
+//
+// A CUDA call's callbacks reach the thread's state several times. CUDA loads
+// this library with dlopen (CUDA_INJECTION64_PATH), and there a thread_local
+// of the library's own is a call to __tls_get_addr, through the dynamic
+// linker's tables, each time: some ten of them a kernel launch, with their
+// cache lines. The pointer here is initial-exec: one load from the thread
+// pointer. glibc places such a library's thread-locals in the static TLS it
+// reserves for it; they are this pointer and a few bytes besides, so they fit
+// with room to spare (`readelf -lW` shows the TLS segment's size).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/ids.h"
+#include "runtime/trace_record.h"
+#include "tracer/framework_ops.h"
+#include "tracer/repeated_stacks.h"
+
+namespace streamcheck::tracer {
+
+// A kernel node being added by cudaGraphAddKernelNode on this thread: the
+// runtime call gives the argument array (one pointer per parameter, as the
+// program passed them), the nested driver call the function
+// (kernel_launches.cpp).
+struct PendingKernelNode {
+  bool active = false;
+  void** args = nullptr;
+  void* function = nullptr;  // the CUfunction
+  const char* symbol = nullptr;
+};
+
+struct ThreadState {
+  ThreadId id = 0;               // the thread in records; 0 until its first record (tracer.cpp)
+  uint64_t unanalysed_sync = 0;  // its last call that waited for the device, not yet analysed (tracer.cpp)
+  int runtime_depth = 0;         // traced runtime calls in progress (kernel_launches.cpp)
+  PendingKernelNode pending_kernel;
+  // Reused for every record of their kind: their vectors keep their capacity.
+  TraceRecord launch;
+  TraceRecord open_ops;
+  FrameworkOpStack framework_ops;
+  RepeatedStacks repeated_stacks;
+};
+
+namespace internal {
+// constinit: no dynamic initialization, so other files read it directly
+// rather than through a TLS wrapper function.
+extern constinit thread_local ThreadState* t_thread_state __attribute__((tls_model("initial-exec")));
+ThreadState& CreateThreadState();
+}  // namespace internal
+
+// The calling thread's state. At thread exit it is destroyed; a CUDA call
+// made later still (by another thread-local's destructor, or by the CUDA
+// runtime's teardown after the main thread's) gets a fresh one with the
+// same thread id.
+inline ThreadState& ThisThread() {
+  if (ThreadState* state = internal::t_thread_state) [[likely]]
+    return *state;
+  return internal::CreateThreadState();
+}
+
+}  // namespace streamcheck::tracer
