@@ -310,6 +310,21 @@ void BeginOp(uint32_t name, uint32_t stack, const std::vector<StreamcheckTensorR
   g_hooks->op_begin(name, stack, regions.data(), regions.size());
 }
 
+// An op or backward node begun with BeginOp ends.
+void EndOp() {
+  if (t_depth > 0) --t_depth;
+  g_hooks->op_end();
+}
+
+// The autograd nodes made since `first_sequence_nr` by an outermost op and
+// the ops nested in it, which were not observed: each gets the op's stack.
+void NoteNodesMadeSince(uint64_t first_sequence_nr) {
+  const uint64_t end = at::sequence_number::peek();
+  constexpr uint64_t kMostNoted = 4096;  // an op building a larger graph notes its first nodes
+  for (uint64_t n = first_sequence_nr; n < end && n - first_sequence_nr < kMostNoted; ++n)
+    ForwardStacksOf().Note(static_cast<int64_t>(n), t_outer_stack);
+}
+
 // An observed op begins; `arguments` in its schema's order.
 void BeginObservedOp(const OpInfo& info, c10::ArrayRef<const c10::IValue> arguments) {
   thread_local std::vector<StreamcheckTensorRegion> regions;  // the hook copies them: reused, no allocation per op
@@ -376,15 +391,10 @@ void OnOpEnd(const at::RecordFunction&, at::ObserverContext*) {
   if (t_outer_op.depth != 0 && t_outer_op.depth == t_depth) {
     if (t_outer_op.hides) at::enableRecordFunction(true);
     else t_outer_op.info->nested_ops.store(t_outer_op.nested, std::memory_order_relaxed);
-    // Autograd nodes made by the unobserved nested ops: each gets the stack.
-    const uint64_t end = at::sequence_number::peek();
-    constexpr uint64_t kMostNoted = 4096;  // an op building a larger graph notes its first nodes
-    for (uint64_t n = t_outer_op.first_sequence_nr; n < end && n - t_outer_op.first_sequence_nr < kMostNoted; ++n)
-      ForwardStacksOf().Note(static_cast<int64_t>(n), t_outer_stack);
+    NoteNodesMadeSince(t_outer_op.first_sequence_nr);
     t_outer_op = {};
   }
-  if (t_depth > 0) --t_depth;
-  g_hooks->op_end();
+  EndOp();
 }
 
 // The dispatch-key observer: a boxed fallback on a dispatch key that the
@@ -409,13 +419,8 @@ bool g_dispatch_observer = false;
 struct DispatchedOpEnd {
   uint64_t first_sequence_nr;
   ~DispatchedOpEnd() {
-    // The autograd nodes the op and the ops inside it made: each gets its stack.
-    const uint64_t end = at::sequence_number::peek();
-    constexpr uint64_t kMostNoted = 4096;
-    for (uint64_t n = first_sequence_nr; n < end && n - first_sequence_nr < kMostNoted; ++n)
-      ForwardStacksOf().Note(static_cast<int64_t>(n), t_outer_stack);
-    if (t_depth > 0) --t_depth;
-    g_hooks->op_end();
+    NoteNodesMadeSince(first_sequence_nr);
+    EndOp();
   }
 };
 
