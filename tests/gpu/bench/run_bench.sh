@@ -27,7 +27,8 @@
 # only unless BENCH_CUPTI=0, and for the PyTorch workloads PyTorch's
 # sanitizer unless BENCH_SANITIZER=0 (the same steps, about ten times as
 # long); BENCH_SPLIT=1 adds variants without a part of the tracer each
-# (stacks, analysis, the PyTorch plugin, its block events). Every variant's
+# (stacks, analysis, queuing, the PyTorch plugin, its block events), and
+# BENCH_FLOORS=1 the CUPTI floors (as above). Every variant's
 # timed thread runs on CPU BENCH_TURN_CPU (default 2) and their other threads
 # on BENCH_TURN_OTHER_CPUS (default 3-7). The rounds' chunks go to
 # OUT_DIR/turns.jsonl, pooled at the end (turns.py pool).
@@ -78,12 +79,16 @@ turns_round() {
   fi
   [[ ${BENCH_CUPTI:-1} == 1 ]] &&
     variants+=(--variant "CUPTI callbacks only" "env STREAMCHECK_DEBUG=callbacks-only $tracer -- $cmd")
+  [[ ${BENCH_FLOORS:-0} == 1 ]] &&  # CUPTI's own cost with fewer callbacks enabled
+    variants+=(--variant "CUPTI launch callbacks only" "env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only $tracer -- $cmd"
+               --variant "CUPTI subscription only" "env STREAMCHECK_DEBUG=callbacks-only,subscribe-only $tracer -- $cmd")
   [[ $kind != launch && ${BENCH_SANITIZER:-1} == 1 ]] &&
     variants+=(--variant "TORCH_CUDA_SANITIZER=1" "env TORCH_CUDA_SANITIZER=1 $cmd")
   if [[ ${BENCH_SPLIT:-0} == 1 ]]; then  # what each part costs: the traced run without it
     local nostacks_tracer; printf -v nostacks_tracer '%q ' "${nostacks[@]}"
     variants+=(--variant "traced, no stacks" "$nostacks_tracer -- $cmd"
-               --variant "traced, no analysis" "env STREAMCHECK_DEBUG=skip-analysis $tracer -- $cmd")
+               --variant "traced, no analysis" "env STREAMCHECK_DEBUG=skip-analysis $tracer -- $cmd"
+               --variant "traced, records not queued" "env STREAMCHECK_DEBUG=drop-records $tracer -- $cmd")
     [[ $kind != launch ]] &&
       variants+=(--variant "traced, no plugin" "env STREAMCHECK_FRAMEWORKS=0 $tracer -- $cmd"
                  --variant "traced, no block events" "env STREAMCHECK_DEBUG=no-block-events $tracer -- $cmd")
