@@ -18,6 +18,16 @@ void EmitMalloc(const CallbackContext& c, void* ptr, uint64_t size, MemoryKind k
   c.tracer.Emit(r);
 }
 
+// cudaMallocAsync and cudaMallocFromPoolAsync: stream-ordered, usable on
+// `stream` once the allocation is reached there.
+void EmitMallocAsync(const CallbackContext& c, void* ptr, uint64_t size, Handle stream) {
+  TraceRecord r = c.Record(OpCode::kMallocAsync);
+  r.dst = ToHandle(ptr);
+  r.size = size;
+  r.stream = stream;
+  c.tracer.Emit(r);
+}
+
 void EmitFree(const CallbackContext& c, const void* ptr, OpCode op, Handle stream) {
   TraceRecord r = c.Record(op);
   r.dst = ToHandle(ptr);
@@ -107,21 +117,13 @@ bool DecodeMemoryCall(const CallbackContext& c, CUpti_CallbackId cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_ptsz_v11020: {
       const auto& p = c.params<cudaMallocAsync_v11020_params>();
-      TraceRecord r = c.Record(OpCode::kMallocAsync);
-      r.dst = ToHandle(*p.devPtr);
-      r.size = p.size;
-      r.stream = c.Stream(p.hStream);
-      c.tracer.Emit(r);
+      EmitMallocAsync(c, *p.devPtr, p.size, c.Stream(p.hStream));
       return true;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_v11020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMallocFromPoolAsync_ptsz_v11020: {
       const auto& p = c.params<cudaMallocFromPoolAsync_v11020_params>();
-      TraceRecord r = c.Record(OpCode::kMallocAsync);
-      r.dst = ToHandle(*p.ptr);
-      r.size = p.size;
-      r.stream = c.Stream(p.stream);
-      c.tracer.Emit(r);
+      EmitMallocAsync(c, *p.ptr, p.size, c.Stream(p.stream));
       return true;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaFreeAsync_v11020:

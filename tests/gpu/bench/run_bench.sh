@@ -1,37 +1,28 @@
 #!/usr/bin/env bash
 # Overhead benchmark: native vs traced side by side in the same run (issue
-# item 7). By default each round runs its variants in turns (BENCH_TURNS,
-# below) and prints each variant's paired ratio to native, pooled over the
-# rounds at the end; BENCH_TURNS=0 runs them one after another and prints
-# every measurement, then the median of each variant and its ratio to native.
+# item 7).
 # Usage: run_bench.sh STREAMCHECK_BINARY OUT_DIR [LAUNCHES] [TORCH_ITERS] [ROUNDS] [TRANSFORMER_STEPS]
-# In the one-after-another mode: BENCH_INLINE=1 adds "inline analysis"
-# variants (the engine inside each callback instead of on the analysis
-# worker's thread); BENCH_SPLIT=1 those
-# that split the overhead (no host stacks; no plugin; PyTorch's op
-# observation alone). BASE=OTHER_BINARY
-# adds "base" variants traced by another streamcheck build (with its tracer
-# and plugin beside it), to compare two builds in one run. BENCH_TRANSFORMER=0
-# leaves the transformer out (a shorter run for the launch and loop figures);
-# BENCH_LAUNCH=0 the launch rate, BENCH_LOOP=0 the eager loop.
-# BENCH_FLOORS=1 adds CUPTI floors below "callbacks only": a subscription with
-# no callback enabled, and one with the kernel launch callbacks alone.
-# BENCH_STACK_CACHE=1 adds "traced, every stack unwound" (repeated stacks not
-# recognized: STREAMCHECK_STACK_CACHE=0). BENCH_CUPTI=0 and BENCH_SANITIZER=0
-# leave out the PyTorch workloads' "CUPTI callbacks only" and PyTorch's
-# sanitizer (more rounds of native against traced in the same time: the
-# machine's speed differs from process to process, so a comparison needs many).
-# BENCH_TURNS=1 (the default) runs each round's variants at once, timing
-# their chunks in turns (turns.py: each chunk paired with the native chunks
-# just before and after it): native, traced, base if given, CUPTI callbacks
-# only unless BENCH_CUPTI=0, and for the PyTorch workloads PyTorch's
-# sanitizer unless BENCH_SANITIZER=0 (the same steps, about ten times as
-# long); BENCH_SPLIT=1 adds variants without a part of the tracer each
-# (stacks, analysis, queuing, the PyTorch plugin, its block events), and
-# BENCH_FLOORS=1 the CUPTI floors (as above). Every variant's
-# timed thread runs on CPU BENCH_TURN_CPU (default 2) and their other threads
-# on BENCH_TURN_OTHER_CPUS (default 3-7). The rounds' chunks go to
-# OUT_DIR/turns.jsonl, pooled at the end (turns.py pool).
+# Each round runs every workload's variants (variants(), below): native,
+# traced, CUPTI's callbacks alone (BENCH_CUPTI=0 leaves them out) and, for
+# the PyTorch workloads, PyTorch's own sanitizer (BENCH_SANITIZER=0 leaves
+# it out). Optional ones: BASE=OTHER_BINARY, traced by another streamcheck
+# build (its tracer and plugin beside it), to compare two builds in one run;
+# BENCH_SPLIT=1, the traced run without one part each (stacks, analysis,
+# queuing; the PyTorch plugin, its block events, its observers' own work);
+# BENCH_FLOORS=1, CUPTI with the launch callbacks alone and with a
+# subscription alone; BENCH_INLINE=1, the engine inside each callback
+# instead of on the analysis worker; BENCH_STACK_CACHE=1, every stack
+# unwound (repeated stacks not recognized). BENCH_LAUNCH=0, BENCH_LOOP=0
+# and BENCH_TRANSFORMER=0 leave a workload out.
+# BENCH_TURNS=1 (the default) runs a round's variants at once, timing their
+# chunks in turns (turns.py: each chunk paired with the native chunks just
+# before and after it); every variant's timed thread runs on CPU
+# BENCH_TURN_CPU (default 2), their other threads on BENCH_TURN_OTHER_CPUS
+# (default 3-7). The chunks go to OUT_DIR/turns.jsonl, pooled at the end
+# (turns.py pool). BENCH_TURNS=0 runs the variants one after another and
+# prints every measurement, then each variant's median and its ratio to
+# native (PyTorch's sanitizer, ten times slower, runs a fifth or a tenth of
+# the steps there).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 sc=${1:?streamcheck binary}; out=${2:?output dir}; n=${3:-200000}; iters=${4:-2000}; rounds=${5:-5}; steps=${6:-50}
@@ -66,98 +57,84 @@ measure() {
   [[ $line =~ fast_[a-z_]+=([0-9.]+) ]] && echo "$label ${BASH_REMATCH[1]}" >>"$fast_results"
   return 0
 }
-# turns_round KIND COMMAND...: one round of a workload's variants in turns.
-turns_round() {
-  local kind=$1; shift
-  local cmd tracer base_tracer
-  printf -v cmd '%q ' "$@"
+# variants KIND: the variants of one round of a workload, the same in both
+# modes: their labels in variant_labels, and in variant_prefixes what goes
+# in front of the workload's command (quoted for the shell; empty: native).
+variants() {
+  local kind=$1 tracer other
   printf -v tracer '%q ' "${traced[@]}"
-  local variants=(--variant native "$cmd" --variant traced "$tracer -- $cmd")
+  variant_labels=() variant_prefixes=()
+  add_variant() { variant_labels+=("$1") variant_prefixes+=("$2"); }
+  add_variant native ""
+  add_variant traced "$tracer --"
   if ((${#base[@]})); then
-    printf -v base_tracer '%q ' "${base[@]}"
-    variants+=(--variant "traced, base" "$base_tracer -- $cmd")
+    printf -v other '%q ' "${base[@]}"
+    add_variant "traced, base" "$other --"
   fi
-  [[ ${BENCH_CUPTI:-1} == 1 ]] &&
-    variants+=(--variant "CUPTI callbacks only" "env STREAMCHECK_DEBUG=callbacks-only $tracer -- $cmd")
-  [[ ${BENCH_FLOORS:-0} == 1 ]] &&  # CUPTI's own cost with fewer callbacks enabled
-    variants+=(--variant "CUPTI launch callbacks only" "env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only $tracer -- $cmd"
-               --variant "CUPTI subscription only" "env STREAMCHECK_DEBUG=callbacks-only,subscribe-only $tracer -- $cmd")
-  [[ $kind != launch && ${BENCH_SANITIZER:-1} == 1 ]] &&
-    variants+=(--variant "TORCH_CUDA_SANITIZER=1" "env TORCH_CUDA_SANITIZER=1 $cmd")
+  [[ ${BENCH_INLINE:-0} == 1 ]] && add_variant "inline analysis" "env STREAMCHECK_DEBUG=inline-analysis $tracer --"
+  [[ ${BENCH_STACK_CACHE:-0} == 1 ]] &&
+    add_variant "traced, every stack unwound" "env STREAMCHECK_STACK_CACHE=0 $tracer --"
+  [[ ${BENCH_CUPTI:-1} == 1 ]] && add_variant "CUPTI callbacks only" "env STREAMCHECK_DEBUG=callbacks-only $tracer --"
+  if [[ ${BENCH_FLOORS:-0} == 1 ]]; then  # CUPTI's own cost with fewer callbacks enabled
+    add_variant "CUPTI launch callbacks only" "env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only $tracer --"
+    add_variant "CUPTI subscription only" "env STREAMCHECK_DEBUG=callbacks-only,subscribe-only $tracer --"
+  fi
   if [[ ${BENCH_SPLIT:-0} == 1 ]]; then  # what each part costs: the traced run without it
-    local nostacks_tracer; printf -v nostacks_tracer '%q ' "${nostacks[@]}"
-    variants+=(--variant "traced, no stacks" "$nostacks_tracer -- $cmd"
-               --variant "traced, no analysis" "env STREAMCHECK_DEBUG=skip-analysis $tracer -- $cmd"
-               --variant "traced, records not queued" "env STREAMCHECK_DEBUG=drop-records $tracer -- $cmd")
-    [[ $kind != launch ]] &&
-      variants+=(--variant "traced, no plugin" "env STREAMCHECK_FRAMEWORKS=0 $tracer -- $cmd"
-                 --variant "traced, no block events" "env STREAMCHECK_DEBUG=no-block-events $tracer -- $cmd")
+    printf -v other '%q ' "${nostacks[@]}"
+    add_variant "traced, no stacks" "$other --"
+    add_variant "traced, no analysis" "env STREAMCHECK_DEBUG=skip-analysis $tracer --"
+    add_variant "traced, records not queued" "env STREAMCHECK_DEBUG=drop-records $tracer --"
+    if [[ $kind != launch ]]; then
+      add_variant "traced, no plugin" "env STREAMCHECK_FRAMEWORKS=0 $tracer --"
+      add_variant "traced, no block events" "env STREAMCHECK_DEBUG=no-block-events $tracer --"
+      add_variant "observer floor" "env STREAMCHECK_DEBUG=observer-floor $tracer --"
+    fi
   fi
+  [[ $kind != launch && ${BENCH_SANITIZER:-1} == 1 ]] && add_variant "TORCH_CUDA_SANITIZER=1" "env TORCH_CUDA_SANITIZER=1"
+  return 0
+}
+# turns_round KIND SANITIZER_COUNT COMMAND...: one round of a workload's
+# variants in turns (PyTorch's sanitizer takes the same count: chunks are timed).
+turns_round() {
+  local kind=$1 cmd i args=(); shift 2
+  printf -v cmd '%q ' "$@"
+  variants "$kind"
+  for i in "${!variant_labels[@]}"; do args+=(--variant "${variant_labels[i]}" "${variant_prefixes[i]} $cmd"); done
   local turn_pin=(); command -v taskset >/dev/null && turn_pin=(taskset -c "${BENCH_TURN_OTHER_CPUS:-3-7}")
   "${turn_pin[@]}" python3 "$here/turns.py" run --workload "$kind" --log "$out/turns.jsonl" \
-    --cpu "${BENCH_TURN_CPU:-2}" "${variants[@]}" 2>>"$out/bench.stderr" ||
+    --cpu "${BENCH_TURN_CPU:-2}" "${args[@]}" 2>>"$out/bench.stderr" ||
     echo "turns $kind: round failed: $(grep turns.py "$out/bench.stderr" | tail -1)"
+}
+# sequential_round KIND SANITIZER_COUNT COMMAND...: one round of a
+# workload's variants one after another; the command's last word is its
+# count, which PyTorch's sanitizer (ten times slower) takes as SANITIZER_COUNT.
+sequential_round() {
+  local kind=$1 sanitizer_count=$2 cmd i; shift 2
+  variants "$kind"
+  for i in "${!variant_labels[@]}"; do
+    local words=("$@")
+    [[ ${variant_labels[i]} == TORCH_CUDA_SANITIZER=1 ]] && words[-1]=$sanitizer_count
+    printf -v cmd '%q ' "${words[@]}"
+    eval "measure \"\$kind \${variant_labels[i]}\" ${variant_prefixes[i]} $cmd"
+  done
 }
 py=${PYTHON:-python3}
 torch_ok=0; "$py" -c "import torch; assert torch.cuda.is_available()" 2>/dev/null && torch_ok=1
+round=sequential_round
 if [[ ${BENCH_TURNS:-1} == 1 ]]; then
+  round=turns_round
   : >"$out/turns.jsonl"
-  for ((r = 0; r < rounds; r++)); do
-    [[ ${BENCH_LAUNCH:-1} == 1 ]] && turns_round launch "$out/launch_rate" "$n"
-    ((torch_ok)) || continue
-    [[ ${BENCH_LOOP:-1} == 1 ]] && turns_round torch "$py" "$here/torch_loop.py" "$iters"
-    [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && turns_round transformer "$py" "$here/torch_transformer.py" "$steps"
-  done
+fi
+for ((r = 0; r < rounds; r++)); do
+  [[ ${BENCH_LAUNCH:-1} == 1 ]] && $round launch "$n" "$out/launch_rate" "$n"
+  ((torch_ok)) || continue
+  [[ ${BENCH_LOOP:-1} == 1 ]] && $round torch "$((iters / 10))" "$py" "$here/torch_loop.py" "$iters"
+  [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && $round transformer "$((steps / 5))" "$py" "$here/torch_transformer.py" "$steps"
+done
+if [[ $round == turns_round ]]; then
   echo
   python3 "$here/turns.py" pool "$out/turns.jsonl"
   exit 0
-fi
-for ((r = 0; r < rounds; r++)); do
-  [[ ${BENCH_LAUNCH:-1} == 1 ]] || break
-  measure "launch native" "$out/launch_rate" "$n"
-  measure "launch traced" "${traced[@]}" -- "$out/launch_rate" "$n"
-  [[ ${BENCH_INLINE:-0} == 1 ]] && measure "launch inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$out/launch_rate" "$n"
-  [[ ${BENCH_SPLIT:-0} == 1 ]] && measure "launch traced, no stacks" "${nostacks[@]}" -- "$out/launch_rate" "$n"
-  [[ ${BENCH_STACK_CACHE:-0} == 1 ]] &&
-    measure "launch traced, every stack unwound" env STREAMCHECK_STACK_CACHE=0 "${traced[@]}" -- "$out/launch_rate" "$n"
-  measure "launch CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
-  if [[ ${BENCH_FLOORS:-0} == 1 ]]; then
-    measure "launch CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$out/launch_rate" "$n"
-    measure "launch CUPTI subscription only" env STREAMCHECK_DEBUG=callbacks-only,subscribe-only "${traced[@]}" -- "$out/launch_rate" "$n"
-  fi
-  ((${#base[@]})) && measure "launch traced, base" "${base[@]}" -- "$out/launch_rate" "$n"
-done
-# pytorch_variants KIND SCRIPT COUNT SANITIZER_COUNT [floors]: one round of a
-# PyTorch workload's variants (PyTorch's sanitizer runs fewer, slower steps).
-pytorch_variants() {
-  local kind=$1 script=$here/$2 count=$3 sanitizer_count=$4 floors=${5:-}
-  measure "$kind native" "$py" "$script" "$count"
-  measure "$kind traced" "${traced[@]}" -- "$py" "$script" "$count"
-  [[ ${BENCH_INLINE:-0} == 1 ]] &&
-    measure "$kind inline analysis" env STREAMCHECK_DEBUG=inline-analysis "${traced[@]}" -- "$py" "$script" "$count"
-  if [[ ${BENCH_SPLIT:-0} == 1 ]]; then
-    measure "$kind observer floor" env STREAMCHECK_DEBUG=observer-floor "${traced[@]}" -- "$py" "$script" "$count"
-    measure "$kind traced, no plugin" env STREAMCHECK_FRAMEWORKS=0 "${traced[@]}" -- "$py" "$script" "$count"
-    measure "$kind traced, no stacks" "${nostacks[@]}" -- "$py" "$script" "$count"
-  fi
-  [[ ${BENCH_STACK_CACHE:-0} == 1 ]] &&
-    measure "$kind traced, every stack unwound" env STREAMCHECK_STACK_CACHE=0 "${traced[@]}" -- "$py" "$script" "$count"
-  [[ ${BENCH_CUPTI:-1} == 1 ]] &&
-    measure "$kind CUPTI callbacks only" env STREAMCHECK_DEBUG=callbacks-only "${traced[@]}" -- "$py" "$script" "$count"
-  if [[ $floors == floors && ${BENCH_FLOORS:-0} == 1 ]]; then
-    measure "$kind CUPTI launch callbacks only" env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only "${traced[@]}" -- "$py" "$script" "$count"
-    measure "$kind CUPTI subscription only" env STREAMCHECK_DEBUG=callbacks-only,subscribe-only "${traced[@]}" -- "$py" "$script" "$count"
-  fi
-  ((${#base[@]})) && measure "$kind traced, base" "${base[@]}" -- "$py" "$script" "$count"
-  [[ ${BENCH_SANITIZER:-1} == 1 ]] &&
-    measure "$kind TORCH_CUDA_SANITIZER=1" env TORCH_CUDA_SANITIZER=1 "$py" "$script" "$sanitizer_count"
-  return 0
-}
-if ((torch_ok)); then
-  for ((r = 0; r < rounds; r++)); do
-    [[ ${BENCH_LOOP:-1} == 1 ]] && pytorch_variants torch torch_loop.py "$iters" "$((iters / 10))" floors
-    [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && pytorch_variants transformer torch_transformer.py "$steps" "$((steps / 5))"
-  done
 fi
 # Where the tracer's time goes (STREAMCHECK_DEBUG=profile), once per workload.
 profiled=()
