@@ -35,7 +35,6 @@ class HostClock {
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
             .count());
   }
-  bool counts_time_stamp_counter() const { return time_stamp_counter_; }
 
  private:
   friend class TicksToNanoseconds;

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <array>
-#include <chrono>
 #include <exception>
 #include <cstdint>
 #include <memory>
