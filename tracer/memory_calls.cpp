@@ -10,22 +10,20 @@ namespace {
 
 CopyKind ToCopyKind(cudaMemcpyKind k) { return static_cast<CopyKind>(k); }
 
-void EmitMalloc(const CallbackContext& c, void* ptr, uint64_t size, MemoryKind kind) {
-  TraceRecord r = c.Record(OpCode::kMalloc);
+// `stream`: where a stream-ordered allocation (kMallocAsync: cudaMallocAsync,
+// cudaMallocFromPoolAsync) becomes usable.
+void EmitMalloc(const CallbackContext& c, void* ptr, uint64_t size, MemoryKind kind, OpCode op = OpCode::kMalloc,
+                Handle stream = 0) {
+  TraceRecord r = c.Record(op);
   r.dst = ToHandle(ptr);
   r.size = size;
   r.memory_kind = kind;
+  r.stream = stream;
   c.tracer.Emit(r);
 }
 
-// cudaMallocAsync and cudaMallocFromPoolAsync: stream-ordered, usable on
-// `stream` once the allocation is reached there.
 void EmitMallocAsync(const CallbackContext& c, void* ptr, uint64_t size, Handle stream) {
-  TraceRecord r = c.Record(OpCode::kMallocAsync);
-  r.dst = ToHandle(ptr);
-  r.size = size;
-  r.stream = stream;
-  c.tracer.Emit(r);
+  EmitMalloc(c, ptr, size, MemoryKind::kDevice, OpCode::kMallocAsync, stream);
 }
 
 void EmitFree(const CallbackContext& c, const void* ptr, OpCode op, Handle stream) {
