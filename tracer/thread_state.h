@@ -8,7 +8,7 @@
 // cache lines. The pointer here is initial-exec: one load from the thread
 // pointer. glibc places such a library's thread-locals in the static TLS it
 // reserves for it; they are this pointer and a few bytes besides, so they fit
-// with room to spare (`readelf -lW` shows the TLS segment's size).
+// with room to spare (the test tracer.static_tls_size keeps them so).
 #pragma once
 
 #include <cstdint>
