@@ -5,7 +5,13 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD_DIR:-$root/build}
 "$root/scripts/install-deps.sh"
-BUILD_DIR=$build "$root/scripts/build.sh" -DSTREAMCHECK_BUILD_TESTS=OFF -DSTREAMCHECK_BUILD_BENCHMARKS=OFF
+# A fresh build directory leaves the tests out (the demo needs the CLI and the
+# analyzer). One configured already (by scripts/test.sh) keeps its settings:
+# turning its tests off would leave a later `ninja -C build` running stale
+# test binaries.
+flags=()
+[[ -f $build/CMakeCache.txt ]] || flags=(-DSTREAMCHECK_BUILD_TESTS=OFF -DSTREAMCHECK_BUILD_BENCHMARKS=OFF)
+BUILD_DIR=$build "$root/scripts/build.sh" "${flags[@]}"
 sc="$build/cli/streamcheck"
 db=${DEMO_DB:-$root/streamcheck-demo.db}
 rm -f "$db" "$db-wal" "$db-shm"
