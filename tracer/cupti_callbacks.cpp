@@ -65,19 +65,24 @@ constexpr CUpti_CallbackId kDriverLaunches[] = {
 };
 
 // Driver calls decoded as events and waits (stream_event_calls.cpp), whether
-// the runtime or a library makes them; the _ptsz ones take stream 0 as the
-// per-thread default stream.
-constexpr CUpti_CallbackId kDriverEventCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuEventRecord,          CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent,      CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuEventDestroy,         CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2,
+// the runtime or a library makes them; the _ptsz ones (per_thread) take
+// stream 0 as the per-thread default stream.
+struct DriverEventCall {
+  CUpti_CallbackId cbid;
+  bool per_thread;
 };
-constexpr CUpti_CallbackId kPerThreadDriverEventCalls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz,
+constexpr DriverEventCall kDriverEventCalls[] = {
+    {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, false},          {CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, false}, {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, false},      {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy, false},         {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, false},
 };
+
+bool IsPerThreadDriverEventCall(CUpti_CallbackId cbid) {
+  for (const DriverEventCall& call : kDriverEventCalls)
+    if (call.cbid == cbid) return call.per_thread;
+  return false;
+}
 
 // Runtime calls the decoders model (kernel_launches.cpp, stream_event_calls.cpp,
 // memory_calls.cpp, graph_calls.cpp).
@@ -151,8 +156,7 @@ void OnRuntimeExit(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* d
 // At API exit, outside a traced runtime call.
 STREAMCHECK_HOT void OnDriverCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   if (HandleDriverLaunch(t, data, cbid)) return;
-  const bool per_thread = Contains(kPerThreadDriverEventCalls, std::size(kPerThreadDriverEventCalls), cbid);
-  if (DecodeDriverEventCall(CallbackContext{t, data, per_thread}, cbid)) return;
+  if (DecodeDriverEventCall(CallbackContext{t, data, IsPerThreadDriverEventCall(cbid)}, cbid)) return;
   t.CountUnmodeled(data->functionName);
 }
 
@@ -267,7 +271,10 @@ bool SubscribeCallbacks() {
   const bool ok = Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kModeledRuntime, std::size(kModeledRuntime)) &&
                   Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kUnmodeledRuntime, std::size(kUnmodeledRuntime)) &&
                   Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches)) &&
-                  Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverEventCalls, std::size(kDriverEventCalls)) &&
+                  std::all_of(std::begin(kDriverEventCalls), std::end(kDriverEventCalls),
+                              [&](const DriverEventCall& call) {
+                                return Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, &call.cbid, 1);
+                              }) &&
                   Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kUnmodeledDriver, std::size(kUnmodeledDriver));
   if (!ok) std::fprintf(stderr, "streamcheck: CUPTI refused a callback; some calls will not be traced\n");
   return true;
