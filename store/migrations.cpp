@@ -119,15 +119,16 @@ int SchemaVersionOf(Database& db, std::string* error) {
   return static_cast<int>(*version);
 }
 
-bool CheckCompatible(Database& db, std::string* error) {
+int CompatibleSchemaVersion(Database& db, std::string* error) {
   // One statement, so one snapshot: another process may be making the
-  // schema meanwhile (its tables and its application id come in one commit).
+  // schema meanwhile (its tables, application id and version come in one
+  // commit). The callers take the version from here, not from another read.
   Statement facts = db.Prepare(
       "SELECT a.application_id, v.user_version, (SELECT count(*) FROM sqlite_schema) "
       "FROM pragma_application_id() AS a, pragma_user_version() AS v");
   if (!facts.Step()) {
     *error = fmt::format("{}: not a readable streamcheck database: {}", db.path(), facts.error() + db.error());
-    return false;
+    return -1;
   }
   const int64_t app = facts.Int(0), version = facts.Int(1), tables = facts.Int(2);
   if (version > kSchemaVersion) {
@@ -135,15 +136,16 @@ bool CheckCompatible(Database& db, std::string* error) {
         "{}: written by a newer streamcheck (schema version {}; this build reads up to {}); "
         "upgrade streamcheck — the file was not changed",
         db.path(), version, kSchemaVersion);
-    return false;
+    return -1;
   }
-  if (app != kApplicationId && !(app == 0 && tables == 0)) {
+  // A negative version is no streamcheck's (and -1 would read as a failure).
+  if (version < 0 || (app != kApplicationId && !(app == 0 && tables == 0))) {
     *error = fmt::format("{}: an SQLite database of another application, not a streamcheck "
                          "database; it was not changed",
                          db.path());
-    return false;
+    return -1;
   }
-  return true;
+  return static_cast<int>(version);
 }
 
 bool Migrate(Database& db, std::string* error, int target) {
@@ -156,8 +158,7 @@ bool Migrate(Database& db, std::string* error, int target) {
       *error = fmt::format("{}: cannot migrate the schema: {}", db.path(), db.error());
       return false;
     }
-    if (!CheckCompatible(db, error)) return false;
-    const int version = SchemaVersionOf(db, error);
+    const int version = CompatibleSchemaVersion(db, error);
     if (version < 0) return false;
     if (version >= target) return true;
     bool ok = db.Exec(kMigrations[version]) &&

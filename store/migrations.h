@@ -21,10 +21,10 @@ inline constexpr int kApplicationId = 0x5343484b;
 // this build or belongs to another application.
 bool Migrate(Database& db, std::string* error, int target = kSchemaVersion);
 
-// Fails, with a message for the user, when the file is newer than this build,
-// belongs to another application, or cannot be read (corrupt, not SQLite).
-// Reads only.
-bool CheckCompatible(Database& db, std::string* error);
+// The file's schema version (0 for an empty file); -1, with a message for
+// the user, when the file is newer than this build, belongs to another
+// application, or cannot be read (corrupt, not SQLite). Reads only.
+int CompatibleSchemaVersion(Database& db, std::string* error);
 
 // The version stored in the file (0 for an empty file), or -1 when unreadable.
 int SchemaVersionOf(Database& db, std::string* error);

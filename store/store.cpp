@@ -100,8 +100,8 @@ std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
   if (!db->ok()) return nullptr;
   db->SetBusyTimeout(options.busy_timeout_ms);
 
-  if (!CheckCompatible(*db, error)) return nullptr;
-  int version = SchemaVersionOf(*db, error);
+  const int version = CompatibleSchemaVersion(*db, error);
+  if (version < 0) return nullptr;
   if (options.read_only && version == 0) {
     *error = fmt::format("{}: empty, not a streamcheck database", path);
     return nullptr;
