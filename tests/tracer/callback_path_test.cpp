@@ -65,7 +65,6 @@ class CallbackPath : public ::testing::Test {
   }
   std::vector<TraceRecord> LaunchesInTrace() { return RecordsInTrace({OpCode::kKernelLaunch}); }
   Tracer& tracer() { return *tracer_; }
-  Tracer* tracer_ptr() { return tracer_.get(); }
 
   template <typename Params>
   void Runtime(CUpti_CallbackId cbid, const char* name, const Params& params) {
@@ -207,7 +206,7 @@ TEST_F(CallbackPath, AFailedKernelNodeLeavesLaterLaunchesAlone) {
   node.kernelParams = args;
   cudaGraphNode_t handle = nullptr;
   const auto graph = reinterpret_cast<cudaGraph_t>(0x6000);
-  fake_cuda::CallAround(tracer_ptr(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000,
+  fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000,
                         "cudaGraphAddKernelNode",
                         cudaGraphAddKernelNode_v10000_params{&handle, graph, nullptr, 0, &node}, [] {},
                         cudaErrorInvalidValue);
@@ -231,7 +230,7 @@ TEST_F(CallbackPath, ALaunchFromAThreadLocalDestructorKeepsItsThread) {
   };
   std::thread([&] {
     thread_local LaunchesWhenDestroyed late;  // made before the thread's state, so destroyed after it
-    late.in = x, late.out = y, late.tracer = tracer_ptr();
+    late.in = x, late.out = y, late.tracer = &tracer();
     Launch(x, y);
   }).join();
   const std::vector<TraceRecord> launches = LaunchesInTrace();
