@@ -72,10 +72,14 @@ struct DriverEventCall {
   bool per_thread;
 };
 constexpr DriverEventCall kDriverEventCalls[] = {
-    {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, false},          {CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, false}, {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, false},      {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy, false},         {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, false},
 };
 
 bool IsPerThreadDriverEventCall(CUpti_CallbackId cbid) {
@@ -208,7 +212,8 @@ class CallbackCensus {
 
 CallbackCensus* g_census = nullptr;  // only with STREAMCHECK_DEBUG=profile
 
-STREAMCHECK_HOT void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void* payload) {
+STREAMCHECK_HOT void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                                         const void* payload) {
   static const bool callbacks_only = DebugFlag("callbacks-only");
   if (g_census != nullptr) g_census->Count(domain, cbid, static_cast<const CUpti_CallbackData*>(payload)->functionName);
   Tracer* t = GlobalTracer();

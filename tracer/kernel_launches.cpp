@@ -110,7 +110,8 @@ STREAMCHECK_HOT void CollectArguments(Tracer& t, const KernelLayout& k, const Ar
 }
 
 // STREAMCHECK_DEBUG=launch (debug_flags.h).
-STREAMCHECK_HOT void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& args, size_t pointer_words) {
+STREAMCHECK_HOT void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& args,
+                                 size_t pointer_words) {
   static const bool on = DebugFlag("launch");
   if (!on) return;
   const char* error = nullptr;

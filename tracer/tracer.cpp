@@ -198,7 +198,8 @@ StringId Tracer::Intern(std::string_view text) {
 
 STREAMCHECK_HOT StringId Tracer::InternStatic(const char* text) {
   if (text == nullptr) return 0;
-  StaticString& recent = recent_static_strings_[(reinterpret_cast<uintptr_t>(text) >> 3) % recent_static_strings_.size()];
+  StaticString& recent =
+      recent_static_strings_[(reinterpret_cast<uintptr_t>(text) >> 3) % recent_static_strings_.size()];
   if (recent.text == text) return recent.id;
   auto [it, inserted] = static_strings_.try_emplace(text, 0);
   if (inserted) it->second = Intern(text);
