@@ -17,6 +17,7 @@
 #include "tracer/debug_flags.h"
 #include "tracer/hot_path.h"
 #include "tracer/kernel_launches.h"
+#include "tracer/launch_timing.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -57,12 +58,18 @@ constexpr CUpti_CallbackId kUnmodeledDriver[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
 };
 
+// The kernel launches, then the kernel graph nodes (kernel_launches.cpp).
 constexpr CUpti_CallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
 };
+constexpr size_t kDriverKernelLaunches = 6;
+
+bool IsKernelLaunch(CUpti_CallbackId cbid) {
+  return std::count(kDriverLaunches, kDriverLaunches + kDriverKernelLaunches, cbid) != 0;
+}
 
 // Driver calls decoded as events and waits (stream_event_calls.cpp), whether
 // the runtime or a library makes them; the _ptsz ones (per_thread) take
@@ -210,15 +217,25 @@ class CallbackCensus {
   std::array<Slot, CUPTI_DRIVER_TRACE_CBID_SIZE> driver_;
 };
 
-CallbackCensus* g_census = nullptr;  // only with STREAMCHECK_DEBUG=profile
+CallbackCensus* g_census = nullptr;           // only with STREAMCHECK_DEBUG=profile
+LaunchTiming* g_launch_timing = nullptr;      // only with STREAMCHECK_DEBUG=launch-timing
+
+STREAMCHECK_HOT void Route(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+  static const bool callbacks_only = DebugFlag("callbacks-only");
+  if (g_census != nullptr) g_census->Count(domain, cbid, data->functionName);
+  Tracer* t = GlobalTracer();
+  if (t == nullptr || callbacks_only) return;
+  GuardInternalErrors("a CUDA callback", [&] { HandleCallback(t, domain, cbid, data); });
+}
 
 STREAMCHECK_HOT void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                          const void* payload) {
-  static const bool callbacks_only = DebugFlag("callbacks-only");
-  if (g_census != nullptr) g_census->Count(domain, cbid, static_cast<const CUpti_CallbackData*>(payload)->functionName);
-  Tracer* t = GlobalTracer();
-  if (t == nullptr || callbacks_only) return;
-  GuardInternalErrors("a CUDA callback", [&] { HandleCallback(t, domain, cbid, static_cast<const CUpti_CallbackData*>(payload)); });
+  const auto* data = static_cast<const CUpti_CallbackData*>(payload);
+  if (g_launch_timing == nullptr || domain != CUPTI_CB_DOMAIN_DRIVER_API || !IsKernelLaunch(cbid))
+    return Route(domain, cbid, data);
+  const uint64_t begin = g_launch_timing->Now();
+  Route(domain, cbid, data);
+  g_launch_timing->Note(data->callbackSite == CUPTI_API_ENTER, begin, g_launch_timing->Now());
 }
 
 bool Enable(CUpti_SubscriberHandle s, CUpti_CallbackDomain domain, const CUpti_CallbackId* ids, size_t n) {
@@ -243,7 +260,7 @@ STREAMCHECK_HOT void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpt
     return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
   {
-    std::lock_guard<std::mutex> lock(t->mutex());
+    std::lock_guard<TracerLock> lock(t->tracer_lock());
     if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) OnRuntimeExit(*t, cbid, data);
     else if (domain == CUPTI_CB_DOMAIN_DRIVER_API) OnDriverCall(*t, cbid, data);
     t->profile().Add(ProfilePhase::kLockedCallback, start);
@@ -256,6 +273,10 @@ bool SubscribeCallbacks() {
   if (DebugFlag("profile")) {
     g_census = new CallbackCensus;  // lives until exit: callbacks may still come during teardown
     std::atexit([] { g_census->Print(); });
+  }
+  if (DebugFlag("launch-timing")) {
+    g_launch_timing = new LaunchTiming;  // lives until exit, as the census does
+    std::atexit([] { g_launch_timing->Print(); });
   }
   CUpti_SubscriberHandle subscriber;
   const CUptiResult rc = cuptiSubscribe(&subscriber, reinterpret_cast<CUpti_CallbackFunc>(OnCallback), nullptr);

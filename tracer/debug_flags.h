@@ -27,6 +27,9 @@
 //                   analysed (what the program's side costs alone)
 //   skip-analysis   records are queued; the worker takes them off unanalysed
 //                   (what the worker's analysis costs the program's thread)
+//   launch-timing   time-stamp counter spans of each kernel launch (its two
+//                   callbacks, the driver between them, the program between
+//                   launches), mean per launch printed at exit (launch_timing.h)
 //   stack-cache-verify  every stack recognized as repeated (repeated_stacks.h)
 //                   is unwound anyway and compared; mismatches are counted
 //                   and printed at exit

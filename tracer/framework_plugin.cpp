@@ -27,7 +27,7 @@ uint32_t InternString(const char* text) {
   if (t == nullptr || text == nullptr) return 0;
   uint32_t id = 0;
   GuardInternalErrors("a framework hook", [&] {
-    std::lock_guard<std::mutex> lock(t->mutex());
+    std::lock_guard<TracerLock> lock(t->tracer_lock());
     id = t->Intern(text);
   });
   return id;
@@ -38,7 +38,7 @@ uint32_t InternStack(const StreamcheckFrame* frames, size_t count) {
   if (t == nullptr || count == 0) return 0;
   uint32_t id = 0;
   GuardInternalErrors("a framework hook", [&] {
-    std::lock_guard<std::mutex> lock(t->mutex());
+    std::lock_guard<TracerLock> lock(t->tracer_lock());
     id = t->AddFrameworkStack(frames, count);
   });
   return id;
@@ -58,7 +58,7 @@ void BlockEvent(StreamcheckBlockEvent event, uint64_t address, uint64_t size, ui
   if (t == nullptr) return;
   const uint64_t start = t->profile().Now();
   GuardInternalErrors("a framework hook", [&] {
-    std::lock_guard<std::mutex> lock(t->mutex());
+    std::lock_guard<TracerLock> lock(t->tracer_lock());
     t->PoolBlock(event, address, size, stream, device, stack);
   });
   t->profile().Add(ProfilePhase::kFrameworkBlock, start);

@@ -21,7 +21,7 @@ Tracer* g_tracer = nullptr;
 
 void FinishAtExit() {
   if (!g_tracer) return;
-  std::lock_guard<std::mutex> lock(g_tracer->mutex());
+  std::lock_guard<TracerLock> lock(g_tracer->tracer_lock());
   GuardInternalErrors("the final summary", [] { g_tracer->Finish(); });
 }
 
@@ -30,18 +30,18 @@ void FinishAtExit() {
 // its own outputs. (The worker never forks; were it to, it must not wait for itself.)
 void BeforeFork() {
   if (!g_tracer || AnalysisWorker::OnWorkerThread()) return;
-  g_tracer->mutex().lock();
+  g_tracer->tracer_lock().lock();
   g_tracer->PauseAnalysis();
 }
 void AfterForkInParent() {
   if (!g_tracer || AnalysisWorker::OnWorkerThread()) return;
   g_tracer->ResumeAnalysis();
-  g_tracer->mutex().unlock();
+  g_tracer->tracer_lock().unlock();
 }
 void AfterForkInChild() {
   if (!g_tracer || AnalysisWorker::OnWorkerThread()) return;
   GuardInternalErrors("the forked child's start", [] { g_tracer->RestartAfterFork(); });
-  g_tracer->mutex().unlock();
+  g_tracer->tracer_lock().unlock();
 }
 
 constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
@@ -61,9 +61,9 @@ void OnFatalSignal(int sig) {
 // else (another thread is inside a callback) what the crash handler does.
 void BeforeImmediateExit() {
   if (!g_tracer || !g_tracer->OwnsThisProcess()) return;
-  if (!g_tracer->mutex().try_lock()) return g_tracer->SaveForCrash();
+  if (!g_tracer->tracer_lock().try_lock()) return g_tracer->SaveForCrash();
   GuardInternalErrors("the final summary", [] { g_tracer->Finish(); });
-  g_tracer->mutex().unlock();
+  g_tracer->tracer_lock().unlock();
 }
 
 void RegisterExitHook() {

@@ -1,8 +1,8 @@
 // The tracer's state inside the traced process: interned strings and stacks,
 // the live engine, the findings store and the optional trace file. The CUPTI
 // callbacks (cupti_callbacks.cpp) build TraceRecords and hand them to Emit()
-// under one mutex, because CUDA calls arrive from any host thread and the
-// engine needs them in one order. On the analysis worker's thread
+// under one lock (tracer_lock.h), because CUDA calls arrive from any host
+// thread and the engine needs them in one order. On the analysis worker's thread
 // (analysis_worker.h) the records are completed (a launch's argument words
 // matched against the allocations: record_resolver.h), then the engine, the
 // store and the trace file take them.
@@ -27,6 +27,7 @@
 #include "tracer/host_stacks.h"
 #include "tracer/kernel_arguments.h"
 #include "tracer/record_resolver.h"
+#include "tracer/tracer_lock.h"
 #include "tracer/tracer_profile.h"
 
 namespace streamcheck::tracer {
@@ -54,8 +55,8 @@ class Tracer : public StackResolver {
   explicit Tracer(TracerConfig config);
   ~Tracer() override;
 
-  std::mutex& mutex() { return mutex_; }
-  // All below: call with mutex() held.
+  TracerLock& tracer_lock() { return lock_; }
+  // All below: call with tracer_lock() held.
   StringId Intern(std::string_view text);
   // For strings that live as long as the process (CUPTI's API names): cached by address.
   StringId InternStatic(const char* text);
@@ -75,7 +76,7 @@ class Tracer : public StackResolver {
   TracerProfile& profile() { return profile_; }
   // Flushes the trace, the final counts and the run summary. Idempotent.
   void Finish();
-  // fork(), with mutex() held: the worker analyses what is queued and stops
+  // fork(), with tracer_lock() held: the worker analyses what is queued and stops
   // between two records, so the child's copy of the engine, store, trace and
   // picture of memory is consistent and up to date.
   void PauseAnalysis();
@@ -90,7 +91,7 @@ class Tracer : public StackResolver {
   // while: the crashing thread may hold what it needs), then writes what the
   // trace writer buffered.
   void SaveForCrash();
-  // Without mutex() held: after a call that made the host wait for the
+  // Without tracer_lock() held: after a call that made the host wait for the
   // device (a synchronization, cudaFree, a synchronous copy), waits until the
   // worker has analysed it, so findings up to here are on disk even if the
   // program ends with _exit().
@@ -111,7 +112,7 @@ class Tracer : public StackResolver {
 
   // The members fall in three groups, each on cache lines of its own: one
   // read on both sides and written only at start, fork and exit; one the
-  // program's threads write under mutex_ for every record; one the analysis
+  // program's threads write under lock_ for every record; one the analysis
   // worker writes for every record. A line holding what one side writes and
   // what the other reads moves between their cores at each turn, a miss of
   // some 100 ns on the program's thread: the lock word once shared a line
@@ -127,8 +128,8 @@ class Tracer : public StackResolver {
   std::unique_ptr<AnalysisWorker> worker_;  // null: analysed inline (configured so, or after Finish)
   TracerProfile profile_;                   // its switch is read-only; its counters are on lines of their own
 
-  // The program's side: under mutex_.
-  alignas(64) std::mutex mutex_;
+  // The program's side: under lock_.
+  alignas(64) TracerLock lock_;
   // Transparent lookup: interning a string_view allocates only for new strings.
   struct StringHash {
     using is_transparent = void;

@@ -133,7 +133,7 @@ void BM_PoolBlockEvents(benchmark::State& state) {
   for (auto _ : state) {
     program.Run();
     const Address block = kSegment + (k++ % 64) * kBlock;
-    std::lock_guard<std::mutex> lock(t.mutex());
+    std::lock_guard<tracer::TracerLock> lock(t.tracer_lock());
     t.PoolBlock(STREAMCHECK_BLOCK_ALLOCATED, block, kBlock, 0x5000, 0, STREAMCHECK_STACK_NONE);
     t.PoolBlock(STREAMCHECK_BLOCK_FREED, block, 0, 0x5000, 0, STREAMCHECK_STACK_NONE);
   }

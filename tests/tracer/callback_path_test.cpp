@@ -105,18 +105,18 @@ TEST_F(CallbackPath, FrameworkOpsAndPoolBlocksAsTheyWereAtTheLaunch) {
   char* segment = static_cast<char*>(Malloc(0x7f0000000000, 1 << 20));
   const StreamcheckTensorRegion view{Address(segment) + 512, Address(segment) + 1024, 0};
   {
-    std::lock_guard<std::mutex> lock(tracer().mutex());
+    std::lock_guard<TracerLock> lock(tracer().tracer_lock());
     tracer().PoolBlock(STREAMCHECK_BLOCK_ALLOCATED, Address(segment), 4096, 0, 0, STREAMCHECK_STACK_NONE);
   }
   ThisThreadFrameworkOps().Begin(tracer().Intern("aten::add"), STREAMCHECK_STACK_NONE, &view, 1);
   {
-    std::lock_guard<std::mutex> lock(tracer().mutex());
+    std::lock_guard<TracerLock> lock(tracer().tracer_lock());
     tracer().PoolBlock(STREAMCHECK_BLOCK_ALLOCATED, Address(segment) + 8192, 512, 0, 0, 0);
   }
   Launch(segment + 512, segment + 8192);
   ThisThreadFrameworkOps().End();
   {
-    std::lock_guard<std::mutex> lock(tracer().mutex());
+    std::lock_guard<TracerLock> lock(tracer().tracer_lock());
     tracer().PoolBlock(STREAMCHECK_BLOCK_FREED, Address(segment) + 8192, 0, 0, 0, 0);
   }
   Launch(segment + 512, segment + 8192);
