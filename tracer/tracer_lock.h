@@ -11,7 +11,7 @@
 // tests/gpu/bench/results/2026-11-24). Here unlocking is a plain release
 // store, which x86 lets drain in the background. Part of the wait moves to
 // the driver's next atomic instruction, so the gain is small: a launch costs
-// x0.994 [0.990, 0.997] of what it did with std::mutex (runs 54-55 pooled;
+// x0.995 [0.992, 0.998] of what it did with std::mutex (runs 54-56 pooled;
 // x0.991 on the slower machine, no difference seen on the faster one). The
 // price: a waiter cannot be woken, so it spins, then yields, then naps. The
 // lock is held for a callback's few hundred nanoseconds, or for the worker's
