@@ -58,18 +58,16 @@ constexpr CUpti_CallbackId kUnmodeledDriver[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
 };
 
-// The kernel launches, then the kernel graph nodes (kernel_launches.cpp).
+// Decoded by HandleDriverLaunch (kernel_launches.cpp).
 constexpr CUpti_CallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
 };
-constexpr size_t kDriverKernelLaunches = 6;
-
-bool IsKernelLaunch(CUpti_CallbackId cbid) {
-  return std::count(kDriverLaunches, kDriverLaunches + kDriverKernelLaunches, cbid) != 0;
-}
+constexpr CUpti_CallbackId kDriverKernelNodes[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
+};
 
 // Driver calls decoded as events and waits (stream_event_calls.cpp), whether
 // the runtime or a library makes them; the _ptsz ones (per_thread) take
@@ -231,7 +229,8 @@ STREAMCHECK_HOT void Route(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, c
 STREAMCHECK_HOT void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                          const void* payload) {
   const auto* data = static_cast<const CUpti_CallbackData*>(payload);
-  if (g_launch_timing == nullptr || domain != CUPTI_CB_DOMAIN_DRIVER_API || !IsKernelLaunch(cbid))
+  if (g_launch_timing == nullptr || domain != CUPTI_CB_DOMAIN_DRIVER_API ||
+      !Contains(kDriverLaunches, std::size(kDriverLaunches), cbid))
     return Route(domain, cbid, data);
   const uint64_t begin = g_launch_timing->Now();
   Route(domain, cbid, data);
@@ -293,10 +292,12 @@ bool SubscribeCallbacks() {
   // enabled, or with the kernel launches alone.
   if (DebugFlag("subscribe-only")) return true;
   if (DebugFlag("launch-callbacks-only"))
-    return Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches));
+    return Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches)) &&
+           Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverKernelNodes, std::size(kDriverKernelNodes));
   const bool ok = Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kModeledRuntime, std::size(kModeledRuntime)) &&
                   Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kUnmodeledRuntime, std::size(kUnmodeledRuntime)) &&
                   Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches)) &&
+                  Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverKernelNodes, std::size(kDriverKernelNodes)) &&
                   std::all_of(std::begin(kDriverEventCalls), std::end(kDriverEventCalls),
                               [&](const DriverEventCall& call) {
                                 return Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, &call.cbid, 1);

@@ -41,6 +41,12 @@ uint64_t TicksToNanoseconds::operator()(uint64_t ticks) {
   return static_cast<uint64_t>(static_cast<double>(elapsed) * ns_per_tick_);
 }
 
+double TicksToNanoseconds::NanosecondsPerTick() {
+  if (!clock_.time_stamp_counter_) return 1;
+  Calibrate();
+  return ns_per_tick_;
+}
+
 void TicksToNanoseconds::Calibrate() {
   const uint64_t now_ns = HostClock::SteadyNanoseconds();
   const uint64_t now_ticks = clock_.Ticks();

@@ -51,6 +51,9 @@ class TicksToNanoseconds {
   explicit TicksToNanoseconds(const HostClock& clock) : clock_(clock) {}
   // For a count taken now or before (a record not analysed yet).
   uint64_t operator()(uint64_t ticks);
+  // How long a tick lasts, measured over the whole time since the clock's
+  // start (1 for steady_clock's nanoseconds; 0 before any tick has passed).
+  double NanosecondsPerTick();
 
  private:
   void Calibrate();

@@ -19,11 +19,6 @@ constexpr uint64_t kLongGapTicks = 100000;  // some 30-50 us of the time-stamp c
 
 }  // namespace
 
-LaunchTiming::LaunchTiming() {
-  start_ns_ = HostClock::SteadyNanoseconds();
-  start_ticks_ = Now();
-}
-
 void LaunchTiming::Note(bool enter, uint64_t begin, uint64_t end) {
   auto add = [&](Span s, uint64_t ticks) { ticks_[s].fetch_add(ticks, std::memory_order_relaxed); };
   if (enter) {
@@ -57,11 +52,9 @@ LaunchTiming::Means LaunchTiming::MeanTicks() const {
 }
 
 void LaunchTiming::Print() const {
-  const uint64_t ns = HostClock::SteadyNanoseconds() - start_ns_;
-  const uint64_t ticks = Now() - start_ticks_;
   const Means m = MeanTicks();
-  if (m.launches == 0 || ticks == 0) return;
-  const double ns_per_tick = static_cast<double>(ns) / static_cast<double>(ticks);
+  const double ns_per_tick = TicksToNanoseconds(clock_).NanosecondsPerTick();
+  if (m.launches == 0 || ns_per_tick == 0) return;
   std::fprintf(stderr,
                "streamcheck[launch-timing]: %llu launches, ns each: enter callback %.1f, driver %.1f, "
                "exit callback %.1f, between launches %.1f (%llu gaps under 100k ticks)\n",

@@ -17,7 +17,6 @@ namespace streamcheck::tracer {
 
 class LaunchTiming {
  public:
-  LaunchTiming();
   // The time-stamp counter (steady_clock nanoseconds off x86).
   uint64_t Now() const { return clock_.Ticks(); }
   // One callback of a driver kernel launch on this thread, from `begin` to
@@ -41,7 +40,6 @@ class LaunchTiming {
   std::atomic<uint64_t> launches_{0};
   std::atomic<uint64_t> between_counted_{0};
   const HostClock clock_{true};
-  uint64_t start_ticks_, start_ns_;
 };
 
 }  // namespace streamcheck::tracer

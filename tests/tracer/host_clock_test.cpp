@@ -58,7 +58,24 @@ TEST(HostClock, LateAndOutOfOrderConversionsAgree) {
   const uint64_t late_ns = to_ns(late), early_ns = to_ns(early);
   EXPECT_NEAR(static_cast<double>(late_ns - early_ns), static_cast<double>(apart_ns), 200'000);
 }
+
+// A span of ticks times the rate is the span in nanoseconds.
+TEST(HostClock, TickRateTurnsASpanIntoNanoseconds) {
+  const HostClock clock(true);
+  const steady_clock::time_point begin_time = steady_clock::now();
+  const uint64_t begin = clock.Ticks();
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const uint64_t end = clock.Ticks();
+  const int64_t span_ns = NanosecondsSince(begin_time);
+  const double ns_per_tick = TicksToNanoseconds(clock).NanosecondsPerTick();
+  EXPECT_NEAR(static_cast<double>(end - begin) * ns_per_tick, static_cast<double>(span_ns), 200'000);
+}
 #endif
+
+TEST(HostClock, SteadyClockTicksAreNanoseconds) {
+  const HostClock clock(false);
+  EXPECT_EQ(TicksToNanoseconds(clock).NanosecondsPerTick(), 1.0);
+}
 
 }  // namespace
 }  // namespace streamcheck::tracer
