@@ -8,12 +8,6 @@
 
 namespace streamcheck::lint {
 
-AccessMode Combine(AccessMode a, AccessMode b) {
-  if (a == b) return a;
-  if (a == AccessMode::kUnknown || b == AccessMode::kUnknown) return AccessMode::kUnknown;
-  return AccessMode::kReadWrite;
-}
-
 namespace {
 
 // Walks a function body top-down, carrying how the value of the current
@@ -77,7 +71,7 @@ class ParamUseWalker {
       case Use::kReadWrite: m = AccessMode::kReadWrite; break;
       case Use::kEscape: m = AccessMode::kUnknown; break;
     }
-    modes_[param] = seen_[param] ? Combine(modes_[param], m) : m;
+    modes_[param] = seen_[param] ? MergeAccessModes(modes_[param], m) : m;
     seen_[param] = true;
   }
 

@@ -27,6 +27,4 @@ class KernelSummaries {
   int depth_ = 0;
 };
 
-AccessMode Combine(AccessMode a, AccessMode b);
-
 }  // namespace streamcheck::lint

@@ -83,6 +83,15 @@ enum class AccessMode : uint8_t {
 std::string_view AccessModeName(AccessMode mode);
 bool AccessModeFromName(std::string_view name, AccessMode* mode);
 inline bool MayWrite(AccessMode m) { return m != AccessMode::kRead; }
+// Two uses of the same bytes by one operation (the same range reached
+// through two kernel parameters, a parameter used twice in a body): read and
+// write make a write that also reads; anything with an unknown side stays
+// unknown.
+inline AccessMode MergeAccessModes(AccessMode a, AccessMode b) {
+  if (a == b) return a;
+  if (a == AccessMode::kUnknown || b == AccessMode::kUnknown) return AccessMode::kUnknown;
+  return AccessMode::kReadWrite;
+}
 
 // Where memory lives, as recorded at allocation (cudaMalloc*, cudaHostAlloc, ...).
 enum class MemoryKind : uint8_t {

@@ -4,12 +4,6 @@
 
 namespace streamcheck::tracer {
 
-AccessMode MergeModes(AccessMode a, AccessMode b) {
-  if (a == b) return a;
-  if (a == AccessMode::kUnknown || b == AccessMode::kUnknown) return AccessMode::kUnknown;
-  return AccessMode::kReadWrite;
-}
-
 namespace {
 
 // Merges accesses to one range into the first of them, in place, keeping the
@@ -21,7 +15,7 @@ void MergeRepeatedRangesFew(std::vector<MemoryAccess>* accesses) {
     const MemoryAccess& a = (*accesses)[i];
     size_t j = 0;
     while (j < kept && ((*accesses)[j].addr != a.addr || (*accesses)[j].size != a.size)) ++j;
-    if (j < kept) (*accesses)[j].mode = MergeModes((*accesses)[j].mode, a.mode);
+    if (j < kept) (*accesses)[j].mode = MergeAccessModes((*accesses)[j].mode, a.mode);
     else (*accesses)[kept++] = a;
   }
   accesses->resize(kept);
@@ -45,7 +39,7 @@ void MergeRepeatedRangesMany(std::vector<MemoryAccess>* accesses) {
     AccessMode merged = first.mode;
     size_t end = k + 1;
     for (; end < order.size() && extents[order[end]].addr == first.addr && extents[order[end]].size == first.size; ++end) {
-      merged = MergeModes(merged, extents[order[end]].mode);
+      merged = MergeAccessModes(merged, extents[order[end]].mode);
       keep[order[end]] = false;
     }
     mode[order[k]] = merged;

@@ -24,10 +24,6 @@ struct ParamSlot {
   AccessMode mode = AccessMode::kUnknown;
 };
 
-// The same range reached through two parameters: read + write is a write
-// that also reads; anything with an unknown side stays unknown.
-AccessMode MergeModes(AccessMode a, AccessMode b);
-
 // Every address any allocation ever covered lies in [low, high): on the
 // program's thread, where the allocation table is not (the analysis worker
 // keeps it, record_resolver.h), this tells a word that may be a pointer

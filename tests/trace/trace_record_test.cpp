@@ -9,6 +9,15 @@
 namespace streamcheck {
 namespace {
 
+TEST(MergeAccessModes, ReadAndWriteMakeReadWriteUnknownWins) {
+  EXPECT_EQ(MergeAccessModes(AccessMode::kRead, AccessMode::kWrite), AccessMode::kReadWrite);
+  EXPECT_EQ(MergeAccessModes(AccessMode::kWrite, AccessMode::kRead), AccessMode::kReadWrite);
+  EXPECT_EQ(MergeAccessModes(AccessMode::kRead, AccessMode::kRead), AccessMode::kRead);
+  EXPECT_EQ(MergeAccessModes(AccessMode::kReadWrite, AccessMode::kWrite), AccessMode::kReadWrite);
+  EXPECT_EQ(MergeAccessModes(AccessMode::kRead, AccessMode::kUnknown), AccessMode::kUnknown);
+  EXPECT_EQ(MergeAccessModes(AccessMode::kUnknown, AccessMode::kWrite), AccessMode::kUnknown);
+}
+
 TEST(TraceRecordNames, EveryOpCodeHasAUniqueSnakeCaseName) {
   std::set<std::string_view> seen;
   for (OpCode op : testing::AllOpCodes()) {

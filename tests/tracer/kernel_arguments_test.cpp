@@ -118,11 +118,5 @@ TEST(CollectPointerWords, NothingBeforeTheFirstAllocation) {
   EXPECT_TRUE(words.empty());
 }
 
-TEST(MergeModes, ReadAndWriteMakeReadWriteUnknownWins) {
-  EXPECT_EQ(MergeModes(AccessMode::kRead, AccessMode::kWrite), AccessMode::kReadWrite);
-  EXPECT_EQ(MergeModes(AccessMode::kRead, AccessMode::kRead), AccessMode::kRead);
-  EXPECT_EQ(MergeModes(AccessMode::kRead, AccessMode::kUnknown), AccessMode::kUnknown);
-}
-
 }  // namespace
 }  // namespace streamcheck::tracer
