@@ -59,7 +59,7 @@ std::string Join(const std::vector<std::string>& parts) {
   return out;
 }
 
-// The _exit() hook (tracer/exit_hook.c) is preloaded ahead of the program's
+// The _exit() hook (tracer/preload/exit_hook.c) is preloaded ahead of the program's
 // own LD_PRELOAD; without it (not built beside the tracer) everything works
 // but a program ending with _exit() may lose what the tracer had queued.
 void PreloadExitHook(const std::string& tracer) {

@@ -159,7 +159,7 @@ struct TraceRecordFields {
   bool pointer_words = false;
   // The tracer's own, never in a trace: the thread made this record with no
   // framework op open, and the worker still has some open for it
-  // (tracer/framework_ops.h): it closes them.
+  // (tracer/frameworks/framework_ops.h): it closes them.
   bool closes_framework_ops = false;
   MemoryKind memory_kind = MemoryKind::kDevice;
   CopyKind copy_kind = CopyKind::kDefault;

@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <mutex>
 
-#include "tracer/cupti_callbacks.h"
-#include "tracer/debug_flags.h"
-#include "tracer/framework_plugin.h"
+#include "tracer/cupti/cupti_callbacks.h"
+#include "tracer/debug/debug_flags.h"
+#include "tracer/frameworks/framework_plugin.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::tracer {

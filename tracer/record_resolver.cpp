@@ -1,6 +1,6 @@
 #include "tracer/record_resolver.h"
 
-#include "tracer/kernel_arguments.h"
+#include "tracer/kernel_access/kernel_arguments.h"
 
 namespace streamcheck::tracer {
 namespace {

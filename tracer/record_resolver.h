@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "runtime/trace_record.h"
-#include "tracer/access_extent.h"
-#include "tracer/framework_ops.h"
+#include "tracer/kernel_access/access_extent.h"
+#include "tracer/frameworks/framework_ops.h"
 
 namespace streamcheck::tracer {
 

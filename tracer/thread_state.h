@@ -15,8 +15,8 @@
 
 #include "runtime/ids.h"
 #include "runtime/trace_record.h"
-#include "tracer/framework_ops.h"
-#include "tracer/repeated_stacks.h"
+#include "tracer/frameworks/framework_ops.h"
+#include "tracer/stacks/repeated_stacks.h"
 
 namespace streamcheck::tracer {
 

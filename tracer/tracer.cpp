@@ -10,9 +10,9 @@
 #include <map>
 
 #include "store/suppressions.h"
-#include "tracer/debug_flags.h"
-#include "tracer/framework_ops.h"
-#include "tracer/framework_plugin.h"
+#include "tracer/debug/debug_flags.h"
+#include "tracer/frameworks/framework_ops.h"
+#include "tracer/frameworks/framework_plugin.h"
 #include "tracer/hot_path.h"
 #include "tracer/thread_state.h"
 

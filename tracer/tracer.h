@@ -22,13 +22,13 @@
 #include "runtime/trace/trace_io.h"
 #include "store/store.h"
 #include "tracer/analysis_worker.h"
-#include "tracer/framework_hooks.h"
+#include "tracer/frameworks/framework_hooks.h"
 #include "tracer/host_clock.h"
-#include "tracer/host_stacks.h"
-#include "tracer/kernel_arguments.h"
+#include "tracer/stacks/host_stacks.h"
+#include "tracer/kernel_access/kernel_arguments.h"
 #include "tracer/record_resolver.h"
 #include "tracer/tracer_lock.h"
-#include "tracer/tracer_profile.h"
+#include "tracer/debug/tracer_profile.h"
 
 namespace streamcheck::tracer {
 

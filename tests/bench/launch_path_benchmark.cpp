@@ -13,9 +13,9 @@
 
 #include "runtime/engine.h"
 #include "tracer/analysis_worker.h"
-#include "tracer/framework_ops.h"
-#include "tracer/host_stacks.h"
-#include "tracer/kernel_arguments.h"
+#include "tracer/frameworks/framework_ops.h"
+#include "tracer/stacks/host_stacks.h"
+#include "tracer/kernel_access/kernel_arguments.h"
 
 namespace streamcheck::bench {
 namespace {
@@ -180,7 +180,7 @@ BENCHMARK(BM_PoolBlockReuse)->ArgName("live_blocks")->Arg(64)->Arg(4096);
 
 // A host stack captured from one call site 20 frames deep, as a launch loop
 // does: unwound every time (recognize=0) or recognized as repeated
-// (tracer/repeated_stacks.h; 1).
+// (tracer/stacks/repeated_stacks.h; 1).
 __attribute__((noinline)) StackId CaptureAtDepth(tracer::HostStacks& stacks, int depth) {
   if (depth > 0) {
     const StackId id = CaptureAtDepth(stacks, depth - 1);

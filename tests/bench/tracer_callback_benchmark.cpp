@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "tests/common/fake_driver.h"
-#include "tracer/cupti_callbacks.h"
+#include "tracer/cupti/cupti_callbacks.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::bench {

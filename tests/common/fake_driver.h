@@ -6,7 +6,7 @@
 #include <cuda.h>
 #include <cupti.h>
 
-#include "tracer/cupti_callbacks.h"
+#include "tracer/cupti/cupti_callbacks.h"
 
 namespace streamcheck::fake_cuda {
 

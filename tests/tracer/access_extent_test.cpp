@@ -1,4 +1,4 @@
-#include "tracer/access_extent.h"
+#include "tracer/kernel_access/access_extent.h"
 
 #include <gtest/gtest.h>
 

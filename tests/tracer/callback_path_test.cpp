@@ -16,7 +16,7 @@
 
 #include "runtime/trace/trace_io.h"
 #include "tests/common/fake_driver.h"
-#include "tracer/framework_ops.h"
+#include "tracer/frameworks/framework_ops.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::tracer {

@@ -1,4 +1,4 @@
-#include "tracer/debug_flags.h"
+#include "tracer/debug/debug_flags.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>

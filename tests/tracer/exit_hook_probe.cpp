@@ -1,5 +1,5 @@
 // Run by exit_hook_test.cpp: registers an exit hook the way the tracer does
-// (streamcheck_set_exit_hook, found when tracer/exit_hook.c is preloaded),
+// (streamcheck_set_exit_hook, found when tracer/preload/exit_hook.c is preloaded),
 // then ends with _exit(5), or _Exit(6) when its argument says so.
 #include <dlfcn.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-// tracer/exit_hook.c: preloaded, it runs the registered hook before _exit()
+// tracer/preload/exit_hook.c: preloaded, it runs the registered hook before _exit()
 // and _Exit() end the process, with the exit status unchanged.
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
-#include "tracer/framework_ops.h"
+#include "tracer/frameworks/framework_ops.h"
 
 #include <gtest/gtest.h>
 
-#include "tracer/kernel_arguments.h"
+#include "tracer/kernel_access/kernel_arguments.h"
 
 namespace streamcheck::tracer {
 namespace {

@@ -1,8 +1,8 @@
-// Host stacks recognized as repeated (tracer/repeated_stacks.h) must be the
+// Host stacks recognized as repeated (tracer/stacks/repeated_stacks.h) must be the
 // stacks an unwind would have returned: the same call path gives the same
 // stack, and another path at the same depth, a deeper or shallower call, or a
 // call from a signal handler never gets an earlier path's stack.
-#include "tracer/host_stacks.h"
+#include "tracer/stacks/host_stacks.h"
 
 #include <gtest/gtest.h>
 
@@ -11,8 +11,8 @@
 #include <thread>
 #include <vector>
 
-#include "tracer/native_unwinder.h"
-#include "tracer/repeated_stacks.h"
+#include "tracer/stacks/native_unwinder.h"
+#include "tracer/stacks/repeated_stacks.h"
 
 namespace streamcheck::tracer {
 namespace {

@@ -1,4 +1,4 @@
-#include "tracer/kernel_arguments.h"
+#include "tracer/kernel_access/kernel_arguments.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "tracer/kernel_signature.h"
+#include "tracer/kernel_access/kernel_signature.h"
 
 #include <gtest/gtest.h>
 

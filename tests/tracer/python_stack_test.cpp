@@ -1,4 +1,4 @@
-// The PyTorch plugin's Python stacks (tracer/pytorch/python_stack.h), in an
+// The PyTorch plugin's Python stacks (tracer/frameworks/pytorch/python_stack.h), in an
 // embedded CPython: what the stacks say, and that a stack seen before is
 // recognized from the frames read in place (python_frames.h), without the
 // GIL, where the running CPython's layout is known. A module of the test's
@@ -10,8 +10,8 @@
 #include <thread>
 #include <vector>
 
-#include "tracer/pytorch/python_frames.h"
-#include "tracer/pytorch/python_stack.h"
+#include "tracer/frameworks/pytorch/python_frames.h"
+#include "tracer/frameworks/pytorch/python_stack.h"
 
 namespace streamcheck::pytorch {
 namespace {

@@ -1,7 +1,7 @@
 // _exit() straight after the racing launches, with no host synchronization
 // between: no exit handler runs, and the tracer's analysis worker may not
 // have reached the launches yet. The _exit() hook `streamcheck run` preloads
-// (tracer/exit_hook.c) lets it finish first: the finding must be stored and
+// (tracer/preload/exit_hook.c) lets it finish first: the finding must be stored and
 // the exit status passed through.
 #include <unistd.h>
 

@@ -11,7 +11,7 @@
 //     work inside each after the node and gives it its forward op's stack;
 //   * the caching allocator's trace tracker: blocks handed to a stream and
 //     given back (FREE_COMPLETED: after record_stream's events completed).
-// Built only where PyTorch's headers are (tracer/pytorch/CMakeLists.txt).
+// Built only where PyTorch's headers are (tracer/frameworks/pytorch/CMakeLists.txt).
 #include <ATen/SequenceNumber.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/record_function.h>
@@ -31,9 +31,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tracer/framework_hooks.h"
-#include "tracer/pytorch/python_stack.h"
-#include "tracer/tracer_profile.h"
+#include "tracer/frameworks/framework_hooks.h"
+#include "tracer/frameworks/pytorch/python_stack.h"
+#include "tracer/debug/tracer_profile.h"
 
 namespace streamcheck::pytorch {
 namespace {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "runtime/trace_record.h"
-#include "tracer/access_extent.h"
+#include "tracer/kernel_access/access_extent.h"
 
 namespace streamcheck::tracer {
 

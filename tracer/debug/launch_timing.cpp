@@ -1,4 +1,4 @@
-#include "tracer/launch_timing.h"
+#include "tracer/debug/launch_timing.h"
 
 #include <cstdio>
 

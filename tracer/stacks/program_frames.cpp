@@ -1,4 +1,4 @@
-#include "tracer/program_frames.h"
+#include "tracer/stacks/program_frames.h"
 
 #include <algorithm>
 #include <cctype>

@@ -2,8 +2,8 @@
 // their arguments from the nested driver call (kernel_launches.cpp).
 #include <cupti_runtime_cbid.h>
 
-#include "tracer/callback_context.h"
-#include "tracer/kernel_launches.h"
+#include "tracer/cupti/callback_context.h"
+#include "tracer/cupti/kernel_launches.h"
 
 namespace streamcheck::tracer {
 namespace {

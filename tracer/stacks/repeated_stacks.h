@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "runtime/ids.h"
-#include "tracer/native_unwinder.h"
+#include "tracer/stacks/native_unwinder.h"
 
 namespace streamcheck::tracer {
 

@@ -3,7 +3,7 @@
 // arguments) the analysis worker takes from these records (record_resolver.h).
 #include <cupti_runtime_cbid.h>
 
-#include "tracer/callback_context.h"
+#include "tracer/cupti/callback_context.h"
 
 namespace streamcheck::tracer {
 namespace {

@@ -1,4 +1,4 @@
-#include "tracer/pytorch/python_stack.h"
+#include "tracer/frameworks/pytorch/python_stack.h"
 
 #include <dlfcn.h>
 
@@ -10,8 +10,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "tracer/debug_flags.h"
-#include "tracer/pytorch/python_frames.h"
+#include "tracer/debug/debug_flags.h"
+#include "tracer/frameworks/pytorch/python_frames.h"
 
 namespace streamcheck::pytorch {
 namespace {

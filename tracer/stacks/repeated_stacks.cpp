@@ -1,4 +1,4 @@
-#include "tracer/repeated_stacks.h"
+#include "tracer/stacks/repeated_stacks.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "tracer/host_stacks.h"
+#include "tracer/stacks/host_stacks.h"
 
 #include <dlfcn.h>
 
@@ -9,12 +9,12 @@
 #include <cstring>
 #include <map>
 
-#include "tracer/debug_flags.h"
+#include "tracer/debug/debug_flags.h"
 #include "tracer/hot_path.h"
-#include "tracer/kernel_signature.h"
-#include "tracer/native_unwinder.h"
-#include "tracer/program_frames.h"
-#include "tracer/repeated_stacks.h"
+#include "tracer/kernel_access/kernel_signature.h"
+#include "tracer/stacks/native_unwinder.h"
+#include "tracer/stacks/program_frames.h"
+#include "tracer/stacks/repeated_stacks.h"
 
 namespace streamcheck::tracer {
 namespace {

@@ -2,7 +2,7 @@
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
 
-#include "tracer/callback_context.h"
+#include "tracer/cupti/callback_context.h"
 
 namespace streamcheck::tracer {
 

@@ -17,7 +17,7 @@
 
 #include "runtime/ids.h"
 #include "runtime/trace_record.h"
-#include "tracer/framework_hooks.h"
+#include "tracer/frameworks/framework_hooks.h"
 
 namespace streamcheck::tracer {
 

@@ -1,4 +1,4 @@
-#include "tracer/framework_ops.h"
+#include "tracer/frameworks/framework_ops.h"
 
 #include <algorithm>
 

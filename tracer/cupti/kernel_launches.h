@@ -10,7 +10,7 @@
 
 #include <cupti.h>
 
-#include "tracer/callback_context.h"
+#include "tracer/cupti/callback_context.h"
 
 namespace streamcheck::tracer {
 

@@ -15,7 +15,7 @@
 //   hide-nested-ops, pass-over-nested-ops  the PyTorch plugin's RecordFunction
 //                   observer (STREAMCHECK_TORCH_OBSERVER=record-function)
 //                   handles every outermost op's nested ops one way, instead
-//                   of choosing per op (tracer/pytorch/torch_plugin.cpp)
+//                   of choosing per op (tracer/frameworks/pytorch/torch_plugin.cpp)
 //   python-api-stacks  the PyTorch plugin walks Python stacks through
 //                   CPython's API only, never reading frames in place
 //                   (python_frames.h)

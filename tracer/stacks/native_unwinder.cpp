@@ -1,4 +1,4 @@
-#include "tracer/native_unwinder.h"
+#include "tracer/stacks/native_unwinder.h"
 
 #include <dlfcn.h>
 #include <execinfo.h>

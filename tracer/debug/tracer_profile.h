@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "tracer/debug_flags.h"
+#include "tracer/debug/debug_flags.h"
 
 namespace streamcheck::tracer {
 

@@ -4,7 +4,7 @@
 // hooks of framework_hooks.h. Without a plugin everything still works at the
 // CUDA level; the plugin adds op names, Python stacks, exact tensor bytes and
 // the caching allocator's block reuse.
-#include "tracer/framework_plugin.h"
+#include "tracer/frameworks/framework_plugin.h"
 
 #include <dlfcn.h>
 
@@ -14,7 +14,7 @@
 #include <mutex>
 #include <string>
 
-#include "tracer/framework_ops.h"
+#include "tracer/frameworks/framework_ops.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::tracer {

@@ -6,7 +6,7 @@
 
 #include <cstdint>
 
-#include "tracer/framework_hooks.h"
+#include "tracer/frameworks/framework_hooks.h"
 
 namespace streamcheck::pytorch {
 

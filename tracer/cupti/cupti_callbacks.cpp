@@ -1,4 +1,4 @@
-#include "tracer/cupti_callbacks.h"
+#include "tracer/cupti/cupti_callbacks.h"
 
 #include <cupti.h>
 #include <cupti_driver_cbid.h>
@@ -13,11 +13,11 @@
 #include <cstring>
 #include <vector>
 
-#include "tracer/callback_context.h"
-#include "tracer/debug_flags.h"
+#include "tracer/cupti/callback_context.h"
+#include "tracer/debug/debug_flags.h"
 #include "tracer/hot_path.h"
-#include "tracer/kernel_launches.h"
-#include "tracer/launch_timing.h"
+#include "tracer/cupti/kernel_launches.h"
+#include "tracer/debug/launch_timing.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -97,7 +97,7 @@ bool IsPerThreadDriverEventCall(CUpti_CallbackId cbid) {
 // memory_calls.cpp, graph_calls.cpp).
 constexpr CUpti_CallbackId kModeledRuntime[] = {
 #define X(name) CUPTI_RUNTIME_TRACE_CBID_##name,
-#include "tracer/modeled_runtime_calls.def"
+#include "tracer/cupti/modeled_runtime_calls.def"
 #undef X
 };
 
@@ -119,7 +119,7 @@ void FindPerThreadRuntimeCalls() {
   };
   static constexpr Named kModeled[] = {
 #define X(name) {CUPTI_RUNTIME_TRACE_CBID_##name, #name},
-#include "tracer/modeled_runtime_calls.def"
+#include "tracer/cupti/modeled_runtime_calls.def"
 #undef X
   };
   for (const Named& call : kModeled)

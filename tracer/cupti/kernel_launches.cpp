@@ -1,4 +1,4 @@
-#include "tracer/kernel_launches.h"
+#include "tracer/cupti/kernel_launches.h"
 
 #include <cupti_driver_cbid.h>
 #include <cupti_runtime_cbid.h>
@@ -6,10 +6,10 @@
 #include <cstdio>
 #include <unordered_map>
 
-#include "tracer/debug_flags.h"
+#include "tracer/debug/debug_flags.h"
 #include "tracer/hot_path.h"
-#include "tracer/kernel_arguments.h"
-#include "tracer/kernel_signature.h"
+#include "tracer/kernel_access/kernel_arguments.h"
+#include "tracer/kernel_access/kernel_signature.h"
 #include "tracer/thread_state.h"
 
 namespace streamcheck::tracer {

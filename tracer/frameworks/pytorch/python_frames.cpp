@@ -1,4 +1,4 @@
-#include "tracer/pytorch/python_frames.h"
+#include "tracer/frameworks/pytorch/python_frames.h"
 
 #include <cstdlib>
 
