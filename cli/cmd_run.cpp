@@ -21,6 +21,7 @@
 #include "store/store.h"
 #include "store/suppressions.h"
 #include "store/text_report.h"
+#include "tracer/debug/debug_flags.h"
 
 namespace streamcheck::cli {
 namespace {
@@ -104,6 +105,10 @@ int Run(const RunOptions& o) {
                existing);
     return kExitUsage;
   }
+  if (const char* debug = std::getenv("STREAMCHECK_DEBUG"))
+    for (const std::string& word : tracer::UnknownDebugSwitches(debug))
+      fmt::print(stderr, "streamcheck run: STREAMCHECK_DEBUG: no switch is named '{}' (ignored; `streamcheck run "
+                 "--help` lists them)\n", word);
   const std::string tracer = FindTracer();
   if (tracer.empty()) {
     fmt::print(stderr,
@@ -194,6 +199,19 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_flag("--no-stacks", o->no_stacks, "do not capture host stacks (faster, findings without stacks)");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();
+  std::string switches =
+      "\nSTREAMCHECK_DEBUG=SWITCH[,SWITCH...] looks inside the tracer (tracer/debug/debug_switches.def):\n";
+  for (const tracer::DebugSwitchInfo& s : tracer::kDebugSwitches) {
+    // The meaning wrapped at word boundaries beside the name's column.
+    std::string line = fmt::format("  {:<22}", s.name);
+    std::istringstream words{std::string(s.meaning)};
+    for (std::string word; words >> word;) {
+      if (line.size() + 1 + word.size() > 100) switches += line + "\n", line = std::string(24, ' ');
+      line += " " + word;
+    }
+    switches += line + "\n";
+  }
+  cmd->footer(switches);
   cmd->callback([o] { SetExitCode(Run(*o)); });
 }
 

@@ -202,6 +202,5 @@ void Engine::Prefetch(const TraceRecord& record) const { impl_->Prefetch(record)
 void Engine::Finish() { impl_->Finish(); }
 void Engine::set_stack_resolver(StackResolver* resolver) { impl_->resolver_ = resolver; }
 const EngineStats& Engine::stats() const { return impl_->stats_; }
-uint64_t Engine::record_index() const { return impl_->index_; }
 
 }  // namespace streamcheck

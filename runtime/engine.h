@@ -88,8 +88,6 @@ class Engine {
 
   void set_stack_resolver(StackResolver* resolver);
   const EngineStats& stats() const;
-  // Index of the next record Process() will see (0-based position in the trace).
-  uint64_t record_index() const;
 
  private:
   class Impl;

@@ -51,8 +51,6 @@ class GraphModel {
   GraphExec* FindExec(Handle exec);
   void DestroyExec(Handle exec) { execs_.erase(exec); }
 
-  size_t graph_count() const { return graphs_.size(); }
-
  private:
   static constexpr uint64_t kCaptureIdBase = uint64_t{1} << 63;
   uint64_t next_capture_ = 1;

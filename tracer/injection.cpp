@@ -97,7 +97,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   std::call_once(once, [] {
     g_tracer = new Tracer(TracerConfig::FromEnvironment());  // lives until exit
     if (!SubscribeCallbacks()) return;
-    if (!DebugFlag("callbacks-only")) LoadFrameworkPlugins();  // that measures CUPTI alone
+    if (!DebugFlag(DebugSwitch::kCallbacksOnly)) LoadFrameworkPlugins();  // that measures CUPTI alone
     std::atexit(FinishAtExit);
     RegisterExitHook();
     pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);

@@ -75,9 +75,9 @@ TracerConfig TracerConfig::FromEnvironment() {
     c.trace_path += "." + std::to_string(getpid());
   c.suppressions = Env("STREAMCHECK_SUPPRESSIONS");
   c.capture_stacks = Env("STREAMCHECK_STACKS") != "0";
-  c.analysis_worker = !DebugFlag("inline-analysis");
-  c.queue_records = !DebugFlag("drop-records");
-  c.analyse_records = !DebugFlag("skip-analysis");
+  c.analysis_worker = !DebugFlag(DebugSwitch::kInlineAnalysis);
+  c.queue_records = !DebugFlag(DebugSwitch::kDropRecords);
+  c.analyse_records = !DebugFlag(DebugSwitch::kSkipAnalysis);
   return c;
 }
 

@@ -8,7 +8,7 @@
 // launch work has just pushed out of the caches, so that wait was the
 // largest single step of a launch's exit callback on the GPU machines (some
 // 70 of 300 ns, read with the time-stamp counter between its steps: run 53,
-// tests/gpu/bench/results/2026-11-24). Here unlocking is a plain release
+// tests/gpu/bench/results/README.md). Here unlocking is a plain release
 // store, which x86 lets drain in the background. Part of the wait moves to
 // the driver's next atomic instruction, so the gain is small: a launch costs
 // x0.995 [0.992, 0.998] of what it did with std::mutex (runs 54-56 pooled;

@@ -18,7 +18,6 @@ class TraceSymbols : public StackResolver {
   // Reads every definition in `source` (to the end or the first error).
   void Collect(TraceSource& source);
   std::vector<ResolvedFrame> Resolve(StackId stack) override;
-  size_t stack_count() const { return stacks_.size(); }
 
  private:
   std::unordered_map<StringId, std::string> strings_;

@@ -219,6 +219,20 @@ TEST(Run, PassesTheExitStatusAndPreloadsTheExitHook) {
   EXPECT_NE(r.output.find("libstreamcheck_exit_hook.so:libmine.so"), std::string::npos) << r.output;
 }
 
+// The switches come from tracer/debug/debug_switches.def; a misspelt one is
+// named, not silently ignored.
+TEST(Run, HelpListsEveryDebugSwitchAndAnUnknownOneIsNamed) {
+  Result r = Streamcheck("run --help");
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* name : {"launch", "callbacks-only", "profile", "launch-timing", "stack-cache-verify",
+                           "no-block-events", "inline-analysis", "drop-records", "skip-analysis"})
+    EXPECT_NE(r.output.find(std::string("\n  ") + name + " "), std::string::npos) << name << "\n" << r.output;
+  r = testing::RunCommand("STREAMCHECK_DEBUG=profil,launch " + std::string(STREAMCHECK_BINARY) + " run -q --db " +
+                          TempPath("debug.db") + " -- true 2>&1");
+  EXPECT_NE(r.output.find("no switch is named 'profil'"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("named 'launch'"), std::string::npos) << r.output;
+}
+
 TEST(Rules, ListsEveryRuleAndPrintsItsPage) {
   Result list = Streamcheck("rules");
   EXPECT_EQ(list.exit_code, 0);

@@ -219,7 +219,7 @@ CallbackCensus* g_census = nullptr;           // only with STREAMCHECK_DEBUG=pro
 LaunchTiming* g_launch_timing = nullptr;      // only with STREAMCHECK_DEBUG=launch-timing
 
 STREAMCHECK_HOT void Route(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
-  static const bool callbacks_only = DebugFlag("callbacks-only");
+  static const bool callbacks_only = DebugFlag(DebugSwitch::kCallbacksOnly);
   if (g_census != nullptr) g_census->Count(domain, cbid, data->functionName);
   Tracer* t = GlobalTracer();
   if (t == nullptr || callbacks_only) return;
@@ -269,11 +269,11 @@ STREAMCHECK_HOT void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpt
 
 bool SubscribeCallbacks() {
   FindPerThreadRuntimeCalls();
-  if (DebugFlag("profile")) {
+  if (DebugFlag(DebugSwitch::kProfile)) {
     g_census = new CallbackCensus;  // lives until exit: callbacks may still come during teardown
     std::atexit([] { g_census->Print(); });
   }
-  if (DebugFlag("launch-timing")) {
+  if (DebugFlag(DebugSwitch::kLaunchTiming)) {
     g_launch_timing = new LaunchTiming;  // lives until exit, as the census does
     std::atexit([] { g_launch_timing->Print(); });
   }
@@ -290,8 +290,8 @@ bool SubscribeCallbacks() {
   }
   // Floors for measuring CUPTI's own cost: a subscription with nothing
   // enabled, or with the kernel launches alone.
-  if (DebugFlag("subscribe-only")) return true;
-  if (DebugFlag("launch-callbacks-only"))
+  if (DebugFlag(DebugSwitch::kSubscribeOnly)) return true;
+  if (DebugFlag(DebugSwitch::kLaunchCallbacksOnly))
     return Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverLaunches, std::size(kDriverLaunches)) &&
            Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverKernelNodes, std::size(kDriverKernelNodes));
   const bool ok = Enable(subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, kModeledRuntime, std::size(kModeledRuntime)) &&

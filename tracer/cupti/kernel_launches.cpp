@@ -109,10 +109,10 @@ STREAMCHECK_HOT void CollectArguments(Tracer& t, const KernelLayout& k, const Ar
   t.profile().Add(ProfilePhase::kArguments, start);
 }
 
-// STREAMCHECK_DEBUG=launch (debug_flags.h).
+// STREAMCHECK_DEBUG=launch (debug/debug_switches.def).
 STREAMCHECK_HOT void DebugLaunch(const char* api, const KernelLayout& k, const ArgumentSource& args,
                                  size_t pointer_words) {
-  static const bool on = DebugFlag("launch");
+  static const bool on = DebugFlag(DebugSwitch::kLaunch);
   if (!on) return;
   const char* error = nullptr;
   if (k.layout_error != CUDA_SUCCESS) cuGetErrorName(k.layout_error, &error);

@@ -21,7 +21,7 @@ class PhaseProfile {
   static constexpr size_t kPhases = static_cast<size_t>(Phase::kCount);
   // `title` starts the printed line; names[i] names phase i.
   PhaseProfile(const char* title, std::array<const char*, kPhases> names)
-      : on_(DebugFlag("profile")), title_(title), names_(names) {}
+      : on_(DebugFlag(DebugSwitch::kProfile)), title_(title), names_(names) {}
   bool on() const { return on_; }
   // Nanoseconds on a monotonic clock when profiling, else 0.
   uint64_t Now() const {

@@ -95,13 +95,13 @@ bool IsRuntimeFrame(const std::string& path) {
   return false;
 }
 
-HostStacks::HostStacks() : HostStacks(RepeatedStacksWanted(), DebugFlag("stack-cache-verify")) {}
+HostStacks::HostStacks() : HostStacks(RepeatedStacksWanted(), DebugFlag(DebugSwitch::kStackCacheVerify)) {}
 
 HostStacks::HostStacks(bool recognize_repeated_stacks, bool verify_repeated_stacks)
     : owner_(g_next_owner.fetch_add(1)),
       repeated_stacks_(recognize_repeated_stacks),
       verify_repeated_(verify_repeated_stacks),
-      count_repeated_(verify_repeated_ || DebugFlag("profile")) {
+      count_repeated_(verify_repeated_ || DebugFlag(DebugSwitch::kProfile)) {
   (void)NativeUnwinder::Get();  // chosen now, not inside the first CUDA call
 }
 

@@ -3,7 +3,7 @@ slices of about 1 ms (at full speed) for SECONDS and prints the slices'
 10th, 50th and 90th percentiles, the share of slices within 30% of the 10th
 percentile ("fast"), and the first runs of fast (F) and slow (S) slices.
 
-On the H100 virtual machine of tests/gpu/bench/results/2026-11-24 the slices
+On the H100 virtual machines of tests/gpu/bench/results/README.md the slices
 took 1.0 ms or 1.9 ms and nothing in between, flipping every few to few
 hundred slices, and two copies pinned to two given CPUs could both stay slow:
 the reason timing.py reports the fast chunks next to the median.

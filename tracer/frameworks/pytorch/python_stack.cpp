@@ -154,7 +154,7 @@ StackCache& Cache() {
     auto* c = new StackCache;  // lives past exit handlers
     int major = 0, minor = 0;
     const CPython* py = Python();
-    if (py != nullptr && !tracer::DebugFlag("python-api-stacks") &&
+    if (py != nullptr && !tracer::DebugFlag(tracer::DebugSwitch::kPythonApiStacks) &&
         ParsePythonVersion(py->GetVersion(), &major, &minor))
       c->layout = PythonFrameLayoutFor(major, minor);
     return c;

@@ -223,7 +223,7 @@ uint32_t OuterStack(bool take_gil) {
 //     op's duration (it also travels to intra-op workers), so nothing is
 //     boxed, but switching it off and on makes PyTorch rebuild the thread's
 //     callback lists twice, under a lock, which costs about as much as
-//     boxing one or two nested ops (tests/gpu/bench/results/2026-11-24).
+//     boxing one or two nested ops (tests/gpu/bench/results/README.md).
 // An op is hidden from the second run on when its first run (or its last
 // passed-over run) nested kHideFromNestedOps ops or more: aten::linear (t
 // and addmm) is hidden, aten::matmul over 2-D tensors (mm alone) passed over.
@@ -404,7 +404,7 @@ void OnOpEnd(const at::RecordFunction&, at::ObserverContext*) {
 // streamcheck. RecordFunction then has no FUNCTION-scope callback of ours,
 // and PyTorch spends nothing per op on observing for us: with it the
 // transformer step measured x0.916 [0.901, 0.940] of the RecordFunction
-// observer and the eager loop x0.979 (tests/gpu/bench/results/2026-11-24).
+// observer and the eager loop x0.979 (tests/gpu/bench/results/README.md).
 // The key is TESTING_ONLY_GenericMode, the one functionality key above
 // autograd that PyTorch itself registers nothing for; where registering on
 // it fails (another tool took it), the RecordFunction observer is used.
@@ -470,10 +470,12 @@ extern "C" __attribute__((visibility("default"))) int streamcheck_framework_atta
     return 1;
   }
   g_hooks = hooks;
-  g_observer_floor = streamcheck::tracer::DebugFlag("observer-floor");
-  g_block_events = !streamcheck::tracer::DebugFlag("no-block-events");
-  if (streamcheck::tracer::DebugFlag("hide-nested-ops")) g_nested_ops = NestedOps::kHide;
-  if (streamcheck::tracer::DebugFlag("pass-over-nested-ops")) g_nested_ops = NestedOps::kPassOver;
+  using streamcheck::tracer::DebugFlag;
+  using streamcheck::tracer::DebugSwitch;
+  g_observer_floor = DebugFlag(DebugSwitch::kObserverFloor);
+  g_block_events = !DebugFlag(DebugSwitch::kNoBlockEvents);
+  if (DebugFlag(DebugSwitch::kHideNestedOps)) g_nested_ops = NestedOps::kHide;
+  if (DebugFlag(DebugSwitch::kPassOverNestedOps)) g_nested_ops = NestedOps::kPassOver;
   const char* all_ops = std::getenv("STREAMCHECK_TORCH_ALL_OPS");
   g_observe_nested_ops = all_ops != nullptr && std::string(all_ops) == "1";
   if (g_profile.on())
