@@ -15,11 +15,10 @@
 #include <sstream>
 
 #include "cli/exit_code.h"
-#include "rules/catalogue.h"
 #include "store/reader.h"
 #include "store/report_model.h"
-#include "store/store.h"
-#include "store/suppressions.h"
+#include "store/run_session.h"
+#include "store/text_escape.h"
 #include "store/text_report.h"
 
 namespace streamcheck::cli {
@@ -33,6 +32,7 @@ struct RunOptions {
   std::string trace;
   std::string suppressions;
   int error_exitcode = 0;
+  int busy_timeout_ms = 5000;
   bool no_stacks = false;
   bool quiet = false;
 };
@@ -73,6 +73,7 @@ void PreloadExitHook(const std::string& tracer) {
 
 // Child side of fork: environment for the tracer, then exec.
 [[noreturn]] void ExecTraced(const RunOptions& o, const std::string& tracer, int64_t run) {
+  signal(SIGPIPE, SIG_DFL);  // streamcheck ignores it (main.cpp); the program gets the default
   setenv("CUDA_INJECTION64_PATH", tracer.c_str(), 1);
   PreloadExitHook(tracer);
   setenv("STREAMCHECK_DB", Absolute(o.db).c_str(), 1);
@@ -81,6 +82,7 @@ void PreloadExitHook(const std::string& tracer) {
   if (!o.trace.empty()) setenv("STREAMCHECK_TRACE", Absolute(o.trace).c_str(), 1);
   if (!o.suppressions.empty()) setenv("STREAMCHECK_SUPPRESSIONS", Absolute(o.suppressions).c_str(), 1);
   if (o.no_stacks) setenv("STREAMCHECK_STACKS", "0", 1);
+  setenv("STREAMCHECK_BUSY_TIMEOUT_MS", std::to_string(o.busy_timeout_ms).c_str(), 1);
   std::vector<char*> argv;
   for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -111,27 +113,23 @@ int Run(const RunOptions& o) {
                "with the CUDA toolkit?); set STREAMCHECK_TRACER_LIB to its path\n");
     return kExitUsage;
   }
-  if (!o.suppressions.empty()) {
-    std::string error;
-    if (!SuppressionList::Load(o.suppressions, &error)) {
-      fmt::print(stderr, "streamcheck run: {}\n", error);
-      return kExitUsage;
-    }
-  }
+  // The run row, checked here once (suppressions readable, database whole
+  // and writable); each traced process joins the run (tracer/tracer.cpp).
+  store::SessionConfig config;
+  config.db_path = o.db;
+  config.run.mode = "run";
+  config.run.command = Join(o.command);
+  config.suppressions_path = o.suppressions;
+  config.open.busy_timeout_ms = o.busy_timeout_ms;
+  config.open.check_integrity = true;
   std::string error;
-  auto db = store::Store::Open(o.db, &error);
-  if (!db) {
-    fmt::print(stderr, "streamcheck run: cannot open database {}: {}\n", o.db, error);
+  std::unique_ptr<store::RunSession> session = store::RunSession::Open(config, &error);
+  if (!session) {
+    fmt::print(stderr, "streamcheck run: {}\n", error);
     return kExitUsage;
   }
-  store::RunInfo info;
-  info.mode = "run";
-  info.command = Join(o.command);
-  const int64_t run = db->BeginRun(info);
-  if (run < 0) {
-    fmt::print(stderr, "streamcheck run: {}: {}\n", o.db, db->last_error());
-    return kExitUsage;
-  }
+  store::Store* db = session->store();
+  const int64_t run = session->run_id();
   std::cout.flush();
   const pid_t child = fork();
   if (child < 0) {
@@ -146,7 +144,7 @@ int Run(const RunOptions& o) {
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   const int program_status = ExitStatusOf(status);
-  db->EndRun(run, program_status);
+  session->End(program_status);
 
   store::ReportData report;
   report.db_path = o.db;
@@ -161,9 +159,10 @@ int Run(const RunOptions& o) {
   }
   std::map<std::string, std::map<std::string, uint64_t>> counters;
   if (store::ReadCounters(*db, run, &counters, &error)) {
-    for (const auto& [api, n] : counters["unmodeled_api"])
-      fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", api, n, n == 1 ? "" : "s");
-    for (const auto& [what, n] : counters["anomaly"]) fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", what, n);
+    for (const auto& [api, n] : counters[std::string(store::counters::kUnmodeledApi)])
+      fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", store::EscapeControl(api), n, n == 1 ? "" : "s");
+    for (const auto& [what, n] : counters[std::string(store::counters::kAnomaly)])
+      fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", store::EscapeControl(what), n);
   }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;
@@ -190,7 +189,12 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--trace", o->trace, "also keep the full trace here, for `streamcheck replay`");
   cmd->add_option("--suppressions", o->suppressions, "suppressions file (see docs/SUPPRESSIONS.md)");
   cmd->add_option("--error-exitcode", o->error_exitcode,
-                  "exit with this code when there are findings (default 0: the program's own status)");
+                  "exit with this code (0-255) when there are findings (default 0: the program's own status)")
+      ->check(CLI::Range(0, 255));
+  cmd->add_option("--busy-timeout", o->busy_timeout_ms,
+                  "milliseconds to wait for another process's lock on the database before giving up")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--no-stacks", o->no_stacks, "do not capture host stacks (faster, findings without stacks)");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();

@@ -25,8 +25,7 @@ int64_t CopyRun(Database& db, const StoredRun& run) {
 
 bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
   std::vector<StoredRun> runs;
-  std::vector<StoredFinding> findings;
-  if (!ReadRuns(in, &runs, error) || !ReadFindings(in, {}, &findings, error)) return false;
+  if (!ReadRuns(in, &runs, error)) return false;
 
   Database& db = out.database();
   Transaction tx(db);
@@ -57,13 +56,26 @@ bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
     if (!ReadCounters(in, run.id, &counters, error)) return false;
     for (const auto& [category, counts] : counters)
       if (!out.AddCounters(new_run, 0, category, counts)) return fail(out.last_error());
+    std::set<std::string> roots;
+    if (!ReadSourceRoots(in, {run.id}, &roots, error)) return false;
+    if (!out.AddSourceRoots(new_run, roots)) return fail(out.last_error());
   }
-  for (const StoredFinding& f : findings) {
-    int64_t process = f.process_id == 0 ? 0 : process_ids[f.process_id];
-    if (out.AddFinding(run_ids[f.run_id], process, f.local_id, f.finding) < 0)
-      return fail(out.last_error());
-    ++counted.findings;
-  }
+  // One finding at a time: memory does not grow with the input.
+  std::string write_error;
+  const bool read = ForEachFinding(
+      in, {},
+      [&](StoredFinding& f) {
+        const int64_t process = f.process_id == 0 ? 0 : process_ids[f.process_id];
+        if (out.AddFinding(run_ids[f.run_id], process, f.local_id, f.finding) < 0) {
+          write_error = out.last_error();
+          return false;
+        }
+        ++counted.findings;
+        return true;
+      },
+      error);
+  if (!write_error.empty()) return fail(write_error);
+  if (!read) return false;
   if (!tx.Commit()) return fail(db.error());
   if (stats) {
     stats->runs += counted.runs;

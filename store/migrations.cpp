@@ -105,6 +105,13 @@ CREATE TABLE counters(
   value INTEGER NOT NULL,
   PRIMARY KEY(run_id, process_id, category, name));
 )sql",
+    // 2 -> 3: the folders whose files an HTML report of the run may quote.
+    R"sql(
+CREATE TABLE source_roots(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  path TEXT NOT NULL,
+  PRIMARY KEY(run_id, path));
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 

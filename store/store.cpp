@@ -86,6 +86,11 @@ int64_t InsertStack(Database& db, const std::vector<ResolvedFrame>& frames, bool
 
 }  // namespace
 
+std::string_view SeverityOf(const Finding& f) {
+  const rules::Rule* rule = rules::Find(f.rule);
+  return rule ? rules::SeverityName(rule->severity) : "warning";
+}
+
 Store::Store(std::string path, std::unique_ptr<Database> db)
     : path_(std::move(path)), db_(std::move(db)) {}
 
@@ -174,6 +179,20 @@ bool Store::AddCounters(int64_t run, int64_t process, std::string_view category,
   return true;
 }
 
+bool Store::AddSourceRoots(int64_t run, const std::set<std::string>& paths) {
+  if (paths.empty()) return true;
+  Transaction tx(*db_);
+  if (!tx.ok()) return Fail(db_->error());
+  Statement insert = db_->Prepare("INSERT OR IGNORE INTO source_roots(run_id, path) VALUES(?,?)");
+  for (const std::string& path : paths) {
+    insert.Reset();
+    insert.Bind(1, run).Bind(2, path);
+    if (!insert.Run()) return Fail(insert.error());
+  }
+  if (!tx.Commit()) return Fail(db_->error());
+  return true;
+}
+
 std::unique_ptr<FindingSink> Store::MakeFindingSink(int64_t run, int64_t process) {
   return std::make_unique<StoreFindingSink>(this, run, process);
 }
@@ -194,8 +213,7 @@ int64_t Store::AddFinding(int64_t run, int64_t process, uint64_t local_id, const
   ok = ok && alloc.Run();
   int64_t allocation = db_->LastInsertId();
 
-  const rules::Rule* rule = rules::Find(f.rule);
-  std::string_view severity = rule ? rules::SeverityName(rule->severity) : "warning";
+  const std::string_view severity = SeverityOf(f);
   Statement finding = db_->Prepare(
       "INSERT INTO findings(run_id, process_id, local_id, origin, rule, kind, severity, "
       "confidence, message, reason, fix, allocation_id, count, fingerprint) "
