@@ -162,7 +162,13 @@ bool Migrate(Database& db, std::string* error, int target) {
     // migrated it; the others must not migrate it again.
     Transaction tx(db);
     if (!tx.ok()) {
-      *error = fmt::format("{}: cannot migrate the schema: {}", db.path(), db.error());
+      // Usually another process writing: say so, not "cannot migrate".
+      if (db.error().find("locked") != std::string::npos || db.error().find("busy") != std::string::npos)
+        *error = fmt::format("{}: the database is locked by another process (another streamcheck writing?); "
+                             "nothing was written: retry when it finishes, or wait longer with --busy-timeout",
+                             db.path());
+      else
+        *error = fmt::format("{}: cannot write: {}", db.path(), db.error());
       return false;
     }
     const int version = CompatibleSchemaVersion(db, error);

@@ -159,6 +159,10 @@ constexpr uint64_t kLeadingFields = Bit(kBitThread) | Bit(kBitTimestamp) | Bit(k
       return false;
     }
     a.mode = static_cast<AccessMode>(byte);
+    if (WrapsAddressSpace(a)) [[unlikely]] {
+      *problem = "access wraps past 2^64";
+      return false;
+    }
   }
   return true;
 }
@@ -263,6 +267,10 @@ bool IsWritableRecord(const TraceRecord& r, std::string* problem) {
   if (CopyKindName(r.copy_kind).empty()) return fail("copy kind", static_cast<int>(r.copy_kind));
   for (const MemoryAccess& a : r.accesses) {
     if (AccessModeName(a.mode).empty()) return fail("access mode", static_cast<int>(a.mode));
+    if (WrapsAddressSpace(a)) {
+      *problem = "cannot write an access that wraps past 2^64";
+      return false;
+    }
   }
   return true;
 }

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <limits>
 
+#include "runtime/trace/record_codec.h"
+
 namespace streamcheck::trace_internal {
 namespace {
 
@@ -342,6 +344,7 @@ class LineParser {
       }
       case FieldKind::kText: return Quoted(&r->text);
       case FieldKind::kAccess: {
+        const size_t at = pos_;
         MemoryAccess a;
         if (!Unsigned(std::numeric_limits<uint64_t>::max(), &a.addr) || !Expect('+') ||
             !Unsigned(std::numeric_limits<uint64_t>::max(), &a.size)) {
@@ -351,6 +354,7 @@ class LineParser {
           ++pos_;
           if (!EnumName(AccessModeFromName, &a.mode, "access mode")) return false;
         }
+        if (WrapsAddressSpace(a)) return Fail(at, "access wraps past 2^64");
         r->accesses.push_back(a);
         return true;
       }
