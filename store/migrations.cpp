@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <utility>
 #include <string_view>
 
 #include "store/database.h"
@@ -116,6 +117,22 @@ CREATE TABLE source_roots(
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
 }  // namespace
+
+std::string MissingTable(Database& db, int version) {
+  // The tables each version adds, in migration order.
+  static constexpr std::pair<int, std::string_view> kTables[] = {
+      {1, "runs"},     {1, "processes"}, {1, "findings"}, {1, "accesses"},     {1, "allocations"},
+      {1, "stacks"},   {1, "frames"},    {2, "counters"}, {3, "source_roots"},
+  };
+  static_assert(kSchemaVersion == 3, "list the new version's tables above");
+  for (const auto& [since, table] : kTables) {
+    if (since > version) continue;
+    Statement q = db.Prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?");
+    q.Bind(1, table);
+    if (!q.Step() || q.Int(0) == 0) return std::string(table);
+  }
+  return {};
+}
 
 int SchemaVersionOf(Database& db, std::string* error) {
   std::optional<int64_t> version = db.QueryInt("PRAGMA user_version");

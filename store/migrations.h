@@ -26,6 +26,10 @@ bool Migrate(Database& db, std::string* error, int target = kSchemaVersion);
 // application, or cannot be read (corrupt, not SQLite). Reads only.
 int CompatibleSchemaVersion(Database& db, std::string* error);
 
+// The first table a database of `version` should have and lacks (another
+// program dropped it), or "" when all are there.
+std::string MissingTable(Database& db, int version);
+
 // The version stored in the file (0 for an empty file), or -1 when unreadable.
 int SchemaVersionOf(Database& db, std::string* error);
 

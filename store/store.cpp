@@ -160,6 +160,13 @@ std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
       return nullptr;
     }
   }
+  if (version > 0) {
+    if (const std::string missing = MissingTable(*db, version); !missing.empty()) {
+      *error = fmt::format("{}: the database is damaged: its table '{}' is missing; it was not changed", path,
+                           missing);
+      return nullptr;
+    }
+  }
   // Read-only opens accept older schemas: the readers touch only tables that
   // every version has, or check first (counters).
   if (!options.read_only) {

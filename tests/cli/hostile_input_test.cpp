@@ -197,23 +197,31 @@ bool MountSmallDisk(const std::string& dir, const char* size) {
   return ::mount("tmpfs", dir.c_str(), "tmpfs", 0, (std::string("size=") + size).c_str()) == 0;
 }
 
+// What a full disk must give: exit 2, one error, and a claimed count that is
+// the database's. `prefix` runs the command on the full disk.
+void ExpectFullDiskHandled(const Scratch& s, const std::string& prefix, const std::string& db) {
+  auto replay = testing::RunCommand(prefix + std::string(STREAMCHECK_BINARY) + " replay -q --db " + db + " " +
+                                    s.File("many.txt") + " 2>&1");
+  EXPECT_EQ(replay.exit_code, 2) << replay.output;
+  EXPECT_NE(replay.output.find("full"), std::string::npos) << replay.output;
+  EXPECT_EQ(replay.output.find("fullcannot"), std::string::npos) << "one error, not two run together";
+  const int64_t stored = FindingsIn(db);
+  if (stored < 0) {  // not even the schema fitted: nothing may be claimed
+    EXPECT_EQ(replay.output.find("stored in"), std::string::npos) << replay.output;
+    return;
+  }
+  EXPECT_LT(stored, 400);
+  EXPECT_NE(replay.output.find(std::to_string(stored) + " of 400 findings were stored"), std::string::npos)
+      << replay.output;
+}
+
 TEST(HostileInput, AFullDiskIsReportedAndNothingFalseIsClaimed) {
   Scratch s;
   WriteAll(s.File("many.txt"), RacesTrace(400));
   const std::string disk = s.File("disk");
   fs::create_directories(disk);
-  if (!MountSmallDisk(disk, "192k")) GTEST_SKIP() << "cannot mount a tmpfs here; /dev/full tests cover write errors";
-  const std::string db = disk + "/full.db";
-  auto replay = Streamcheck("replay -q --db " + db + " " + s.File("many.txt"));
-  EXPECT_EQ(replay.exit_code, 2) << replay.output;
-  EXPECT_NE(replay.output.find("full"), std::string::npos) << replay.output;
-  EXPECT_EQ(replay.output.find("fullcannot"), std::string::npos) << "one error, not two run together";
-  // The summary's count is the database's.
-  const int64_t stored = FindingsIn(db);
-  ASSERT_GE(stored, 0);
-  EXPECT_LT(stored, 400);
-  EXPECT_NE(replay.output.find(std::to_string(stored) + " of 400 findings were stored"), std::string::npos)
-      << replay.output;
+  if (!MountSmallDisk(disk, "192k")) GTEST_SKIP() << "cannot mount a tmpfs here; InjectedFullDisk covers it";
+  ExpectFullDiskHandled(s, "", disk + "/full.db");
 
   // A report that does not fit leaves the old file as it was.
   ::umount2(disk.c_str(), MNT_DETACH);
@@ -225,6 +233,42 @@ TEST(HostileInput, AFullDiskIsReportedAndNothingFalseIsClaimed) {
   EXPECT_EQ(report.exit_code, 2) << report.output;
   EXPECT_NE(report.output.find("left as it was"), std::string::npos) << report.output;
   EXPECT_EQ(ReadAll(disk + "/report.json"), "old report");
+}
+
+// The same with the write failures injected (tests/common/full_disk_shim.c),
+// which works where no disk can be mounted.
+TEST(HostileInput, InjectedFullDiskIsReportedAndNothingFalseIsClaimed) {
+  Scratch s;
+  WriteAll(s.File("many.txt"), RacesTrace(400));
+  const std::string disk = s.File("disk");
+  fs::create_directories(disk);
+  const std::string full = "LD_PRELOAD=" + std::string(FULL_DISK_SHIM) + " STREAMCHECK_TEST_FULL_DIR=" + disk +
+                           " STREAMCHECK_TEST_FULL_AFTER=";
+  ExpectFullDiskHandled(s, full + "150000 ", disk + "/full.db");
+
+  const std::string big_db = s.File("big.db");
+  ASSERT_EQ(Streamcheck("replay -q --db " + big_db + " " + s.File("many.txt")).exit_code, 0);
+  WriteAll(disk + "/report.json", "old report");
+  auto report = testing::RunCommand(full + "20000 " + std::string(STREAMCHECK_BINARY) + " report " + big_db +
+                                    " --format json -o " + disk + "/report.json 2>&1");
+  EXPECT_EQ(report.exit_code, 2) << report.output;
+  EXPECT_NE(report.output.find("No space left on device"), std::string::npos) << report.output;
+  EXPECT_EQ(ReadAll(disk + "/report.json"), "old report");
+}
+
+TEST(HostileInput, ADroppedTableIsRefusedBeforeWriting) {
+  Scratch s;
+  const std::string db = MakeDatabase(s);
+  {
+    std::string error;
+    store::Database raw(db, false, false, &error);
+    ASSERT_TRUE(raw.Exec("DROP TABLE counters")) << raw.error();
+  }
+  auto replay = Streamcheck("replay --db " + db + " " + s.File("one.txt"));
+  EXPECT_EQ(replay.exit_code, 2) << replay.output;
+  EXPECT_NE(replay.output.find("table 'counters' is missing"), std::string::npos) << replay.output;
+  EXPECT_EQ(replay.output.find("stored in"), std::string::npos) << replay.output;
+  EXPECT_EQ(FindingsIn(db), -1) << "report refuses it too";
 }
 
 TEST(HostileInput, WriteErrorsOnStandardOutputExitTwo) {
