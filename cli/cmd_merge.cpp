@@ -3,6 +3,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/common_options.h"
 #include "cli/exit_code.h"
 #include "store/report_command.h"
 
@@ -20,10 +21,7 @@ void AddMergeCommand(CLI::App& app) {
   auto options = std::make_shared<Options>();
   cmd->add_option("OUT", options->output, "the merged database (created when missing)")->required();
   cmd->add_option("IN", options->inputs, "databases to copy in (read-only; none may be OUT)")->required();
-  cmd->add_option("--busy-timeout", options->busy_timeout_ms,
-                  "milliseconds to wait for another process's lock on OUT before giving up")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  AddBusyTimeoutOption(cmd, &options->busy_timeout_ms);
   cmd->callback([options] {
     SetExitCode(store::RunMerge(options->output, options->inputs, std::cerr, options->busy_timeout_ms));
   });

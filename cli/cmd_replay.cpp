@@ -12,6 +12,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "cli/common_options.h"
 #include "cli/exit_code.h"
 #include "runtime/engine.h"
 #include "runtime/trace/replay.h"
@@ -141,13 +142,8 @@ void AddReplayCommand(CLI::App& app) {
   cmd->add_option("--db", o->db, "SQLite findings database to append a run to")->capture_default_str();
   cmd->add_flag("--no-db", o->no_db, "do not write a database; print findings only");
   cmd->add_option("--suppressions", o->suppressions, "suppressions file (see docs/SUPPRESSIONS.md)");
-  cmd->add_option("--error-exitcode", o->error_exitcode,
-                  "exit with this code (0-255) when there are findings (default 0: findings do not fail)")
-      ->check(CLI::Range(0, 255));
-  cmd->add_option("--busy-timeout", o->busy_timeout_ms,
-                  "milliseconds to wait for another process's lock on the database before giving up")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  AddErrorExitCodeOption(cmd, &o->error_exitcode, "findings do not fail");
+  AddBusyTimeoutOption(cmd, &o->busy_timeout_ms);
   cmd->add_flag("-q,--quiet", o->quiet, "print only the one-line summary");
   cmd->callback([o, &app] {
     std::string command_line = "streamcheck replay";

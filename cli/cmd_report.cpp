@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/common_options.h"
 #include "cli/exit_code.h"
 #include "store/report_command.h"
 
@@ -38,10 +39,7 @@ void AddReportCommand(CLI::App& app) {
   cmd->add_option("--source-root", r.source_roots,
                   "a folder the HTML report may quote source lines from, besides the run's working directory "
                   "and program folders recorded at run time (repeatable; docs/REPORT.md)");
-  // The same form as run and replay: `--error-exitcode N`.
-  cmd->add_option("--error-exitcode", r.findings_exit_code,
-                  "exit with N (1-255, e.g. 1) when any finding is reported (default 0: findings do not fail)")
-      ->check(CLI::Range(0, 255));
+  AddErrorExitCodeOption(cmd, &r.findings_exit_code, "findings do not fail");
   cmd->callback([options] {
     store::ReportRequest request = options->request;
     if (options->run == "last") {

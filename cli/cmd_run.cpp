@@ -14,6 +14,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/common_options.h"
 #include "cli/exit_code.h"
 #include "store/reader.h"
 #include "store/report_model.h"
@@ -188,13 +189,8 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--db", o->db, "SQLite findings database to add this run to")->capture_default_str();
   cmd->add_option("--trace", o->trace, "also keep the full trace here, for `streamcheck replay`");
   cmd->add_option("--suppressions", o->suppressions, "suppressions file (see docs/SUPPRESSIONS.md)");
-  cmd->add_option("--error-exitcode", o->error_exitcode,
-                  "exit with this code (0-255) when there are findings (default 0: the program's own status)")
-      ->check(CLI::Range(0, 255));
-  cmd->add_option("--busy-timeout", o->busy_timeout_ms,
-                  "milliseconds to wait for another process's lock on the database before giving up")
-      ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+  AddErrorExitCodeOption(cmd, &o->error_exitcode, "the program's own status");
+  AddBusyTimeoutOption(cmd, &o->busy_timeout_ms);
   cmd->add_flag("--no-stacks", o->no_stacks, "do not capture host stacks (faster, findings without stacks)");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();
