@@ -9,7 +9,8 @@ namespace streamcheck::store {
 namespace {
 
 // Unlike BeginRun, keeps the end time and exit status the input recorded.
-int64_t CopyRun(Database& db, const StoredRun& run) {
+// -1 with `why` set on failure.
+int64_t CopyRun(Database& db, const StoredRun& run, std::string* why) {
   Statement insert = db.Prepare(
       "INSERT INTO runs(mode, command, host, gpu, tool_version, start_time_ns, end_time_ns, "
       "exit_status) VALUES(?,?,?,?,?,?,?,?)");
@@ -18,7 +19,9 @@ int64_t CopyRun(Database& db, const StoredRun& run) {
   insert.Bind(5, r.tool_version).Bind(6, r.start_time_ns);
   if (run.end_time_ns) insert.Bind(7, *run.end_time_ns); else insert.BindNull(7);
   if (run.exit_status) insert.Bind(8, int64_t{*run.exit_status}); else insert.BindNull(8);
-  return insert.Run() ? db.LastInsertId() : -1;
+  if (insert.Run()) return db.LastInsertId();
+  *why = insert.error().empty() ? db.error() : insert.error();
+  return -1;
 }
 
 }  // namespace
@@ -38,8 +41,9 @@ bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
   std::map<int64_t, int64_t> run_ids, process_ids;  // input id -> output id
   MergeStats counted;
   for (const StoredRun& run : runs) {
-    int64_t new_run = CopyRun(db, run);
-    if (new_run < 0) return fail(db.error());
+    std::string why;
+    const int64_t new_run = CopyRun(db, run, &why);
+    if (new_run < 0) return fail(why);
     run_ids[run.id] = new_run;
     ++counted.runs;
 

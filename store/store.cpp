@@ -61,6 +61,12 @@ bool OnReadOnlyFolder(const std::string& path) {
   return ::statvfs(dir.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY) != 0;
 }
 
+std::string ReadOnlyMessage(const std::string& path) {
+  return fmt::format("{}: cannot write: the file is read-only (its permissions, its folder's or its mount's); "
+                     "it was not changed",
+                     path);
+}
+
 // A write-ahead log with commits not yet copied into the main file.
 bool HasUnfinishedLog(const std::string& path) {
   struct stat wal {};
@@ -147,6 +153,10 @@ std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
       }
     }
   }
+  if (version < 0 && !options.read_only && OnReadOnlyFolder(path)) {
+    *error = ReadOnlyMessage(path);
+    return nullptr;
+  }
   if (version < 0) return nullptr;
   if (options.read_only && version == 0) {
     *error = fmt::format("{}: empty, not a streamcheck database", path);
@@ -166,6 +176,12 @@ std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
                            missing);
       return nullptr;
     }
+  }
+  // SQLite opens a file it may not write read-only without a word, and
+  // its writes then fail one by one: say so once, before anything is written.
+  if (!options.read_only && sqlite3_db_readonly(db->handle(), "main") == 1) {
+    *error = ReadOnlyMessage(path);
+    return nullptr;
   }
   // Read-only opens accept older schemas: the readers touch only tables that
   // every version has, or check first (counters).
