@@ -17,6 +17,7 @@ std::unique_ptr<LintOutput> LintOutput::Open(const OutputOptions& options, std::
   config.suppressions_path = options.suppressions_path;
   config.open.busy_timeout_ms = options.busy_timeout_ms;
   config.open.check_integrity = true;  // never add to a damaged file
+  config.frames_name_sources = true;   // the linted files: the run's sources
   std::unique_ptr<store::RunSession> session = store::RunSession::Open(config, error);
   if (!session) return nullptr;
   return std::unique_ptr<LintOutput>(new LintOutput(options, std::move(session)));

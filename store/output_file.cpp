@@ -134,8 +134,11 @@ bool FlushStandardOutput(std::string* error) {
   const bool cout_ok = static_cast<bool>(std::cout);
   const int flushed = std::fflush(stdout);
   if (cout_ok && flushed == 0 && !std::ferror(stdout)) return true;
+  // stdio may have failed on an earlier write, whose errno is gone by now.
   const int code = errno;
-  *error = std::string("cannot write to standard output: ") + (code ? std::strerror(code) : "write failed");
+  *error = code ? std::string("cannot write to standard output: ") + std::strerror(code)
+                : "cannot write to standard output (a full disk, /dev/full or a closed pipe?): what it shows is "
+                  "incomplete";
   return false;
 }
 

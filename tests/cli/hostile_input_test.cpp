@@ -438,3 +438,39 @@ TEST(HostileInput, ReportsOfManyFindingsStayInBoundedMemory) {
 
 }  // namespace
 }  // namespace streamcheck
+
+namespace streamcheck {
+namespace {
+
+// The lint's outputs (where streamcheck-lint was built): a source file whose
+// name is not valid UTF-8 gives valid SARIF with the bytes percent-encoded;
+// its findings, counters and source folders reach the database; a write error
+// on stdout exits 2.
+TEST(HostileInput, LintOutputsSurviveHostileFileNames) {
+  const fs::path lint = fs::path(STREAMCHECK_BINARY).parent_path().parent_path() / "analyzer" / "streamcheck-lint";
+  if (!fs::exists(lint)) GTEST_SKIP() << "streamcheck-lint not built";
+  Scratch s;
+  const std::string source = s.File("race \xff.cu");
+  fs::copy_file(std::string(STREAMCHECK_SOURCE_DIR) + "/testdata/lint/cross_stream_race_basic.cu", source);
+  const std::string db = s.File("lint.db");
+  auto sarif = StreamcheckOut("lint '" + source + "' --format sarif --db " + db);
+  EXPECT_EQ(sarif.exit_code, 1) << sarif.output;
+  nlohmann::json doc;
+  ASSERT_NO_THROW(doc = nlohmann::json::parse(sarif.output));
+  ASSERT_FALSE(doc["runs"][0]["results"].empty());
+  const std::string uri = doc["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"];
+  EXPECT_NE(uri.find("race%20%FF.cu"), std::string::npos) << uri;
+  EXPECT_EQ(FindingsIn(db), 1);
+  std::string error;
+  auto store = store::Store::Open(db, &error, {.read_only = true});
+  ASSERT_TRUE(store) << error;
+  std::set<std::string> roots;
+  ASSERT_TRUE(store::ReadSourceRoots(*store, {}, &roots, &error));
+  EXPECT_TRUE(roots.count(s.path().string())) << "the linted file's folder";
+  auto full = testing::RunCommand(std::string(STREAMCHECK_BINARY) + " lint '" + source +
+                                  "' --format sarif >/dev/full 2>/dev/null");
+  EXPECT_EQ(full.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace streamcheck
