@@ -170,6 +170,16 @@ int Run(const RunOptions& o) {
   fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences) in run {}, stored in {}{}\n",
              report.findings.size(), report.findings.size() == 1 ? "" : "s", occurrences, run, o.db,
              o.trace.empty() ? "" : "; trace in " + o.trace);
+  // The traced processes counted what they kept; what the database holds is
+  // what was stored. Fewer stored means writes failed (the tracer said why).
+  const uint64_t kept = counters[std::string(store::counters::kStats)][std::string(store::counters::kFindings)];
+  if (kept > report.findings.size()) {
+    fmt::print(stderr,
+               "streamcheck run: the traced program found {} findings but only {} were stored in {} (writes "
+               "failed: see the tracer's messages above)\n",
+               kept, report.findings.size(), o.db);
+    return kExitUsage;
+  }
   if (!report.findings.empty() && o.error_exitcode != 0) return o.error_exitcode;
   return program_status;
 }

@@ -314,6 +314,10 @@ void Tracer::Finish() {
   }
   if (!session_->has_store() && output_->tally().kept > 0)
     Warn(std::to_string(output_->tally().kept) + " findings were not stored (no database)");
+  if (session_->failed_writes() != 0)
+    Warn("writing to " + config_.db_path + " failed (" + session_->first_error() + "); " +
+         std::to_string(output_->tally().stored) + " of " + std::to_string(output_->tally().kept) +
+         " findings of this process were stored");
 }
 
 // The trace defined each stack by program counters only; a replay on another
