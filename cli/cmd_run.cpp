@@ -18,6 +18,7 @@
 #include "cli/exit_code.h"
 #include "store/reader.h"
 #include "store/report_model.h"
+#include "store/output_file.h"
 #include "store/run_session.h"
 #include "store/text_escape.h"
 #include "store/text_report.h"
@@ -112,6 +113,11 @@ int Run(const RunOptions& o) {
     fmt::print(stderr,
                "streamcheck run: libstreamcheck_tracer.so not found next to streamcheck (was it built "
                "with the CUDA toolkit?); set STREAMCHECK_TRACER_LIB to its path\n");
+    return kExitUsage;
+  }
+  // The trace file is written from the start: it may not be the database.
+  if (!o.trace.empty() && (Absolute(o.trace) == Absolute(o.db) || store::SameFile(o.trace, o.db))) {
+    fmt::print(stderr, "streamcheck run: --trace {} is the database; nothing was run\n", o.trace);
     return kExitUsage;
   }
   // The run row, checked here once (suppressions readable, database whole

@@ -371,6 +371,9 @@ TEST(HostileInput, SmallUsageHoles) {
   auto dir = Streamcheck("replay --no-db --suppressions " + s.File("suppressions.d") + " " + s.File("one.txt"));
   EXPECT_EQ(dir.exit_code, 2) << dir.output;
   EXPECT_NE(dir.output.find("is a directory"), std::string::npos) << dir.output;
+  auto trace_onto_db = Streamcheck("run --db " + db + " --trace " + db + " -- true");
+  EXPECT_EQ(trace_onto_db.exit_code, 2) << trace_onto_db.output;
+  EXPECT_EQ(FindingsIn(db), 1) << "the database is untouched";
   auto unknown = Streamcheck("frobnicate");
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.output.find("unknown command 'frobnicate'"), std::string::npos) << unknown.output;
