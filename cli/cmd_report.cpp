@@ -21,7 +21,8 @@ void AddReportCommand(CLI::App& app) {
   };
   auto options = std::make_shared<Options>();
   store::ReportRequest& r = options->request;
-  cmd->add_option("DB", r.db_path, "the findings database (opened read-only: a read-only file, folder or mount is fine)")
+  cmd->add_option("DB", r.db_path,
+                  "the findings database (opened read-only: a read-only file, folder or mount is fine)")
       ->required();
   cmd->add_option("--format", r.format,
                   "text (default: each finding with both stacks, why and fix), summary (one line per finding, "
