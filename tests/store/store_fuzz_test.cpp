@@ -4,6 +4,7 @@
 // merge (store_fuzz_input.h); a crash, an exception or invalid JSON fails.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <random>
 
 #include "store/database.h"
@@ -58,6 +59,7 @@ TEST(StoreFuzz, ValidAndDamagedDatabasesNeverCrashAReport) {
       Read(damaged);
     }
   }
+  std::filesystem::remove_all("/tmp/streamcheck-store-fuzz-" + std::to_string(getpid()));
 }
 
 }  // namespace
