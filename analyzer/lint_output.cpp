@@ -72,6 +72,7 @@ int LintOutput::Write(const std::vector<LintResult>& results) {
                  static_cast<unsigned long long>(tally.stored), static_cast<unsigned long long>(tally.kept));
     status = 2;
   }
+  if (std::fflush(stderr) != 0 || std::ferror(stderr)) status = 2;  // the diagnostics' count, compiler errors
   return status;
 }
 

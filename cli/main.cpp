@@ -73,6 +73,11 @@ int main(int argc, char** argv) {
     // every real parse failure to our usage-error code.
     const int rc = app.exit(e);
     return Finish(rc == 0 ? 0 : streamcheck::cli::kExitUsage);
+  } catch (const std::exception& e) {
+    // fmt::print throws when a stream cannot be written (stderr on a full
+    // disk): a write failure, exit 2, not an abort.
+    std::fprintf(stderr, "streamcheck: %s\n", e.what());
+    return streamcheck::cli::kExitUsage;
   }
   return Finish(streamcheck::cli::ExitCode());
 }

@@ -282,6 +282,10 @@ TEST(HostileInput, WriteErrorsOnStandardOutputExitTwo) {
   }
   auto report = Streamcheck("report " + db + " -o /dev/full");
   EXPECT_EQ(report.exit_code, 2) << report.output;
+  // Standard error too: replay's summary goes there.
+  auto to_stderr = testing::RunCommand(std::string(STREAMCHECK_BINARY) + " replay --no-db " + s.File("one.txt") +
+                                       " >/dev/null 2>/dev/full");
+  EXPECT_EQ(to_stderr.exit_code, 2);
   // A closed pipe: the reader is gone before anything is written.
   auto closed = testing::RunCommand("bash -c '(sleep 0.3; exec " + std::string(STREAMCHECK_BINARY) +
                                     " rules 2>/dev/null) | true; echo rc=${PIPESTATUS[0]}'");
