@@ -19,6 +19,7 @@
 #include "runtime/trace/trace_io.h"
 #include "runtime/trace/trace_symbols.h"
 #include "store/run_session.h"
+#include "store/text_escape.h"
 #include "store/text_report.h"
 
 namespace streamcheck::cli {
@@ -102,8 +103,9 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
       if (tally.suppressed) fmt::print(stderr, " ({} suppressed)", tally.suppressed);
       fmt::print(stderr, "\n");
       for (const auto& [api, n] : stats.unmodeled_apis)
-        fmt::print(stderr, "  not modeled: {} ({} calls)\n", api, n);
-      for (const auto& [what, n] : stats.anomalies) fmt::print(stderr, "  anomaly: {} ({}x)\n", what, n);
+        fmt::print(stderr, "  not modeled: {} ({} calls)\n", store::EscapeControl(api), n);
+      for (const auto& [what, n] : stats.anomalies)
+        fmt::print(stderr, "  anomaly: {} ({}x)\n", store::EscapeControl(what), n);
     }
   }
   if (!o.quiet) store::WriteTextReport(report, std::cout);

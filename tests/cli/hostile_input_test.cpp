@@ -107,6 +107,7 @@ TEST(HostileInput, NamesThatAreNotTextNeverAbortAReport) {
            "define_stack id=1 frame=\"main\":\"src dir/a\\xfe.cu\":1\n"
            "define_stack id=2 frame=\"main\":\"/proc/self/environ\":1 frame=\"main\":\"/etc/passwd\":1\n"
            "malloc thread=1 dst=0x1000 size=64 memory_kind=device api=\"cudaMalloc\"\n"
+           "unmodeled_api thread=1 api=\"cudaX\\x1b[31m\"\n"
            "kernel_launch thread=1 stream=0x55 name=\"k\\xff\\x1b[31m\\nfake.cu:1: error: x\" "
            "api=\"cudaLaunchKernel\" access=0x1000+64:write stack=1\n"
            "kernel_launch thread=1 stream=0x66 name=\"r\\0tail\" api=\"cudaLaunchKernel\" "
