@@ -89,6 +89,7 @@ void ProcessOutput::OnFindingCount(uint64_t local_id, uint64_t count) {
 
 std::unique_ptr<RunSession> RunSession::Open(const SessionConfig& config, std::string* error) {
   std::unique_ptr<RunSession> session(new RunSession(config));
+  session->run_ = config.existing_run;  // kept without a database too (a forked tracer joins it later)
   auto problem = [&](std::string message) {
     if (!config.best_effort) {
       *error = std::move(message);
@@ -113,7 +114,6 @@ std::unique_ptr<RunSession> RunSession::Open(const SessionConfig& config, std::s
       return nullptr;
     return session;
   }
-  session->run_ = config.existing_run;
   if (session->run_ < 0) {
     RunInfo info = config.run;
     if (info.host.empty()) info.host = HostName();
