@@ -206,9 +206,13 @@ TEST(RunSession, UnusableInputsFailUnlessBestEffort) {
   EXPECT_FALSE(RunSession::Open({.db_path = dir.File("not.db")}, &error));
 
   // The tracer goes on without them, and says so.
-  auto session = RunSession::Open(
-      {.db_path = dir.File("not.db"), .suppressions_path = dir.File("bad.txt"), .best_effort = true}, &error);
+  auto session = RunSession::Open({.db_path = dir.File("not.db"),
+                                   .existing_run = 7,
+                                   .suppressions_path = dir.File("bad.txt"),
+                                   .best_effort = true},
+                                  &error);
   ASSERT_TRUE(session);
+  EXPECT_EQ(session->run_id(), 7) << "the run is kept for processes forked later";
   ASSERT_EQ(session->warnings().size(), 2u);
   EXPECT_NE(session->warnings()[0].find("ignoring suppressions"), std::string::npos);
   EXPECT_NE(session->warnings()[1].find("findings go to stderr only"), std::string::npos);
