@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "store/database.h"
 #include "store/reader.h"
@@ -44,15 +45,18 @@ class Scratch {
     fs::create_directories(dir_);
   }
   ~Scratch() {
-    ::umount2(dir_.c_str(), MNT_DETACH);  // a test's mount, if any is left
+    for (const std::string& mount : mounts_) ::umount2(mount.c_str(), MNT_DETACH);
     std::error_code ec;
     fs::remove_all(dir_, ec);
   }
   std::string File(const std::string& name) const { return (dir_ / name).string(); }
+  // A mount the test made inside: undone at the end, whatever happened.
+  void Mounted(const std::string& path) { mounts_.push_back(path); }
   const fs::path& path() const { return dir_; }
 
  private:
   fs::path dir_;
+  std::vector<std::string> mounts_;
 };
 
 std::string ReadAll(const std::string& path) {
@@ -222,6 +226,7 @@ TEST(HostileInput, AFullDiskIsReportedAndNothingFalseIsClaimed) {
   const std::string disk = s.File("disk");
   fs::create_directories(disk);
   if (!MountSmallDisk(disk, "192k")) GTEST_SKIP() << "cannot mount a tmpfs here; InjectedFullDisk covers it";
+  s.Mounted(disk);
   ExpectFullDiskHandled(s, "", disk + "/full.db");
 
   // A report that does not fit leaves the old file as it was.
@@ -229,6 +234,7 @@ TEST(HostileInput, AFullDiskIsReportedAndNothingFalseIsClaimed) {
   const std::string big_db = s.File("big.db");
   ASSERT_EQ(Streamcheck("replay -q --db " + big_db + " " + s.File("many.txt")).exit_code, 0);
   ASSERT_TRUE(MountSmallDisk(disk, "64k"));
+  s.Mounted(disk);
   WriteAll(disk + "/report.json", "old report");
   auto report = Streamcheck("report " + big_db + " --format json -o " + disk + "/report.json");
   EXPECT_EQ(report.exit_code, 2) << report.output;
@@ -338,7 +344,9 @@ TEST(HostileInput, ReadOnlyDatabasesAreReadByReportMergeAndBaseline) {
   fs::create_directories(ro);
   WriteAll(s.File("one.txt"), RacesTrace(1));
   ASSERT_EQ(Streamcheck("replay -q --db " + ro + "/a.db " + s.File("one.txt")).exit_code, 0);
-  if (!MakeReadOnlyMount(ro)) {
+  const bool mounted = MakeReadOnlyMount(ro);
+  if (mounted) s.Mounted(ro);
+  if (!mounted) {
     // Not allowed to mount: a folder without write permission does for a
     // user other than root.
     if (::geteuid() == 0) GTEST_SKIP() << "cannot make a read-only mount here";
