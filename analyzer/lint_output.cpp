@@ -1,91 +1,79 @@
 #include "analyzer/lint_output.h"
 
-#include <unistd.h>
-
 #include <cstdio>
-#include <filesystem>
 #include <iostream>
 
-#include "store/report_command.h"
-#include "store/store.h"
+#include "store/output_file.h"
+#include "store/report_model.h"
+#include "store/sarif_report.h"
 
 namespace streamcheck::lint {
-namespace {
 
-std::string HostName() {
-  char buf[256] = {};
-  if (gethostname(buf, sizeof buf - 1) != 0) return {};
-  return buf;
+std::unique_ptr<LintOutput> LintOutput::Open(const OutputOptions& options, std::string* error) {
+  store::SessionConfig config;
+  config.db_path = options.db_path;
+  config.run.mode = "lint";
+  config.run.command = options.command;
+  config.suppressions_path = options.suppressions_path;
+  config.open.busy_timeout_ms = options.busy_timeout_ms;
+  config.open.check_integrity = true;  // never add to a damaged file
+  config.frames_name_sources = true;   // the linted files: the run's sources
+  std::unique_ptr<store::RunSession> session = store::RunSession::Open(config, error);
+  if (!session) return nullptr;
+  return std::unique_ptr<LintOutput>(new LintOutput(options, std::move(session)));
 }
 
-bool Store(const std::vector<LintResult>& results, const std::string& path, const OutputOptions& options,
-           int exit_status) {
-  std::string error;
-  std::unique_ptr<store::Store> db = store::Store::Open(path, &error);
-  if (db == nullptr) {
-    std::fprintf(stderr, "streamcheck-lint: %s\n", error.c_str());
-    return false;
-  }
-  store::RunInfo run;
-  run.mode = "lint";
-  run.command = options.command;
-  run.host = HostName();
-  const int64_t id = db->BeginRun(run);
-  if (id < 0) {
-    std::fprintf(stderr, "streamcheck-lint: %s: %s\n", path.c_str(), db->last_error().c_str());
-    return false;
-  }
-  std::unique_ptr<FindingSink> sink = db->MakeFindingSink(id, 0);
+int LintOutput::Write(const std::vector<LintResult>& results) {
+  // Every finding passes the session (suppressions, then the database); what
+  // it keeps is printed.
+  store::ProcessOutput* output = session_->AddProcess(std::nullopt);
+  std::vector<const LintDiagnostic*> kept;
   uint64_t local = 0;
   for (const LintResult& r : results) {
-    for (const LintDiagnostic& d : r.diagnostics) sink->OnFinding(++local, d.finding);
-  }
-  sink.reset();
-  db->EndRun(id, exit_status);
-  if (db->failed_writes() != 0) {
-    std::fprintf(stderr, "streamcheck-lint: %s: %s\n", path.c_str(), db->last_error().c_str());
-    return false;
-  }
-  return true;
-}
-
-}  // namespace
-
-bool WriteResults(const std::vector<LintResult>& results, const OutputOptions& options, int exit_status) {
-  size_t count = 0;
-  for (const LintResult& r : results) count += r.diagnostics.size();
-  if (options.format == "text") {
-    for (const LintResult& r : results) {
-      for (const LintDiagnostic& d : r.diagnostics) std::fputs(RenderText(d, options.color).c_str(), stdout);
+    for (const LintDiagnostic& d : r.diagnostics) {
+      output->OnFinding(++local, d.finding);
+      if (!output->WasSuppressed(local)) kept.push_back(&d);
     }
-    if (count != 0) std::fprintf(stderr, "%zu warning%s generated.\n", count, count == 1 ? "" : "s");
-    return options.db_path.empty() || Store(results, options.db_path, options, exit_status);
   }
-  // SARIF comes from the store's exporter, so lint and run results read the same.
-  std::string path = options.db_path;
-  std::filesystem::path temp;
-  if (path.empty()) {
-    char dir[] = "/tmp/streamcheck-lint-XXXXXX";
-    if (mkdtemp(dir) == nullptr) {
-      std::perror("streamcheck-lint: mkdtemp");
-      return false;
+  const store::FindingTally& tally = output->tally();
+  if (tally.suppressed != 0)
+    std::fprintf(stderr, "streamcheck lint: %llu finding(s) suppressed by %s\n",
+                 static_cast<unsigned long long>(tally.suppressed), options_.suppressions_path.c_str());
+  bool compile_error = false;
+  for (const LintResult& r : results) {
+    if (!r.compiler_output.empty()) std::fputs(r.compiler_output.c_str(), stderr);
+    if (!r.compiled) {
+      std::fprintf(stderr, "streamcheck lint: %s: compilation failed; not analysed\n", r.file.c_str());
+      compile_error = true;
     }
-    temp = dir;
-    path = (temp / "lint.db").string();
   }
-  bool ok = Store(results, path, options, exit_status);
-  if (ok) {
-    store::ReportRequest request;
-    request.db_path = path;
-    request.format = "sarif";
-    request.run = -1;
-    ok = store::RunReport(request, std::cout, std::cerr) != 2;
+  int status = compile_error ? 2 : kept.empty() ? 0 : 1;
+  session_->FinishProcess(output, nullptr);
+  session_->End(status);
+
+  if (options_.format == "text") {
+    for (const LintDiagnostic* d : kept) std::fputs(RenderText(*d, options_.color).c_str(), stdout);
+    if (!kept.empty()) std::fprintf(stderr, "%zu warning%s generated.\n", kept.size(), kept.size() == 1 ? "" : "s");
+  } else {
+    // The same exporter as `streamcheck report --format sarif`, fed from memory.
+    store::ReportData report;
+    report.db_path = options_.db_path;
+    for (const LintDiagnostic* d : kept) report.findings.push_back(store::InMemoryFinding(d->finding));
+    store::WriteSarifReport(report, std::cout);
   }
-  if (!temp.empty()) {
-    std::error_code ec;
-    std::filesystem::remove_all(temp, ec);
+  std::string write_error;
+  if (!store::FlushStandardOutput(&write_error)) {
+    std::fprintf(stderr, "streamcheck lint: %s\n", write_error.c_str());
+    status = 2;
   }
-  return ok;
+  if (session_->failed_writes() != 0) {
+    std::fprintf(stderr, "streamcheck lint: writing to %s failed (%s); %llu of %llu findings were stored\n",
+                 options_.db_path.c_str(), session_->first_error().c_str(),
+                 static_cast<unsigned long long>(tally.stored), static_cast<unsigned long long>(tally.kept));
+    status = 2;
+  }
+  if (std::fflush(stderr) != 0 || std::ferror(stderr)) status = 2;  // the diagnostics' count, compiler errors
+  return status;
 }
 
 }  // namespace streamcheck::lint

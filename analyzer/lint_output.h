@@ -1,23 +1,44 @@
 // Where lint results go: clang-style text on stdout, the findings store
-// (--db), and SARIF through the store's exporter.
+// (--db) through the run session every analysis shares (store/run_session.h:
+// suppressions, counters), and SARIF from the store's exporter, built in
+// memory.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "analyzer/lint_driver.h"
+#include "store/run_session.h"
 
 namespace streamcheck::lint {
 
 struct OutputOptions {
-  std::string format = "text";  // text | sarif
-  std::string db_path;          // --db: keep the findings
-  std::string command;          // the lint command line, for the store's run row
+  std::string format = "text";     // text | sarif
+  std::string db_path;             // --db: keep the findings
+  std::string suppressions_path;   // --suppressions
+  std::string command;             // the lint command line, for the store's run row
+  int busy_timeout_ms = 5000;      // --busy-timeout
   bool color = false;
 };
 
-// Prints/stores the results; returns false (with a message on stderr) when
-// the store cannot be written.
-bool WriteResults(const std::vector<LintResult>& results, const OutputOptions& options, int exit_status);
+class LintOutput {
+ public:
+  // Loads the suppressions and opens the database before the analysis, so
+  // that a bad one fails at once rather than after minutes of work.
+  static std::unique_ptr<LintOutput> Open(const OutputOptions& options, std::string* error);
+
+  // Reports compiler errors, prints the findings no suppression drops (text
+  // or SARIF on stdout) and stores them. Returns the exit code: 0 no
+  // findings, 1 findings, 2 compile errors or an output that failed (said on
+  // stderr).
+  int Write(const std::vector<LintResult>& results);
+
+ private:
+  LintOutput(OutputOptions options, std::unique_ptr<store::RunSession> session)
+      : options_(std::move(options)), session_(std::move(session)) {}
+  OutputOptions options_;
+  std::unique_ptr<store::RunSession> session_;
+};
 
 }  // namespace streamcheck::lint

@@ -4,6 +4,8 @@
 // Exit codes: 0 no findings, 1 findings, 2 usage or compile errors.
 #include <unistd.h>
 
+#include <csignal>
+
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -15,7 +17,7 @@
 #include "analyzer/compile_flags.h"
 #include "analyzer/lint_driver.h"
 #include "analyzer/lint_output.h"
-#include "store/suppressions.h"
+#include "store/output_file.h"
 
 namespace {
 
@@ -30,6 +32,7 @@ constexpr const char* kUsage =
     "  -j N                translation units in parallel (default: number of cores)\n"
     "  --db FILE           write findings to the streamcheck database FILE\n"
     "  --suppressions FILE drop findings matched by FILE (docs/SUPPRESSIONS.md)\n"
+    "  --busy-timeout MS   wait this long for another process's lock on --db (default 5000)\n"
     "  --format text|sarif output format on stdout (default: text)\n"
     "  --cuda-path DIR     CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, /usr/local/cuda)\n"
     "  --extra-arg FLAG    add FLAG to every compile command (repeatable)\n"
@@ -37,7 +40,17 @@ constexpr const char* kUsage =
     "  --print-commands    print the clang command of each file to stderr\n"
     "\n"
     "Silence one finding with `// streamcheck: ignore[rule-id]` on its line or alone on the line above.\n"
-    "Exit codes: 0 no findings, 1 findings, 2 usage or compile errors.\n";
+    "Exit codes: 0 no findings, 1 findings, 2 usage or compile errors, or output that could not\n"
+    "be written (the database, a full disk, a closed pipe).\n";
+
+// Output that did not reach its destination (/dev/full, a closed pipe) is a
+// failure, not a success.
+int FinishStandardOutput(int code) {
+  std::string error;
+  if (streamcheck::store::FlushStandardOutput(&error)) return code;
+  std::fprintf(stderr, "streamcheck lint: %s\n", error.c_str());
+  return 2;
+}
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "streamcheck lint: %s\n\n%s", message.c_str(), kUsage);
@@ -48,13 +61,13 @@ int Usage(const std::string& message) {
 
 int main(int argc, char** argv) {
   using namespace streamcheck::lint;
+  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (exit 2)
   std::string build_dir;
   std::vector<std::string> files, flags, extra_args;
   OutputOptions output;
   int jobs = static_cast<int>(std::thread::hardware_concurrency());
   bool have_flags = false;
   bool print_commands = false;
-  std::string suppressions_path;
   CudaSetup setup;
   setup.resource_dir = STREAMCHECK_CLANG_RESOURCE_DIR;
   for (int i = 1; i < argc; ++i) {
@@ -74,10 +87,10 @@ int main(int argc, char** argv) {
         for (++i; i < argc; ++i) flags.push_back(argv[i]);
       } else if (arg == "-h" || arg == "--help") {
         std::fputs(kUsage, stdout);
-        return 0;
+        return FinishStandardOutput(0);
       } else if (arg == "--version") {
         std::printf("streamcheck-lint %s\n", STREAMCHECK_VERSION);
-        return 0;
+        return FinishStandardOutput(0);
       } else if (is("-p")) {
         build_dir = value("-p");
       } else if (arg.rfind("-j", 0) == 0 && arg.size() > 2 && arg[2] != '=') {
@@ -90,7 +103,10 @@ int main(int argc, char** argv) {
         output.format = value("--format");
         if (output.format != "text" && output.format != "sarif") return Usage("--format takes text or sarif");
       } else if (is("--suppressions")) {
-        suppressions_path = value("--suppressions");
+        output.suppressions_path = value("--suppressions");
+      } else if (is("--busy-timeout")) {
+        output.busy_timeout_ms = std::atoi(value("--busy-timeout").c_str());
+        if (output.busy_timeout_ms < 0) return Usage("--busy-timeout takes milliseconds (0 or more)");
       } else if (is("--cuda-path")) {
         setup.cuda_path = value("--cuda-path");
       } else if (is("--extra-arg")) {
@@ -109,15 +125,6 @@ int main(int argc, char** argv) {
     }
   }
   if (jobs < 1) return Usage("-j takes a positive number");
-  std::optional<streamcheck::SuppressionList> suppressions;
-  if (!suppressions_path.empty()) {
-    std::string error;
-    suppressions = streamcheck::SuppressionList::Load(suppressions_path, &error);
-    if (!suppressions) {
-      std::fprintf(stderr, "streamcheck lint: %s\n", error.c_str());
-      return 2;
-    }
-  }
   for (int i = 0; i < argc; ++i) output.command += (i == 0 ? "" : " ") + std::string(argv[i]);
 
   std::vector<LintJob> lint_jobs;
@@ -161,27 +168,12 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::vector<LintResult> results = RunLint(lint_jobs, jobs);
-  size_t suppressed = 0;
-  if (suppressions) {
-    for (LintResult& r : results) {
-      suppressed += std::erase_if(r.diagnostics,
-                                  [&](const LintDiagnostic& d) { return suppressions->Suppressed(d.finding); });
-    }
+  // Suppressions and database before the analysis: a bad one fails at once.
+  std::string output_error;
+  std::unique_ptr<LintOutput> lint_output = LintOutput::Open(output, &output_error);
+  if (!lint_output) {
+    std::fprintf(stderr, "streamcheck lint: %s\n", output_error.c_str());
+    return 2;
   }
-  if (suppressed) std::fprintf(stderr, "streamcheck lint: %zu finding(s) suppressed by %s\n", suppressed,
-                               suppressions_path.c_str());
-  bool compile_error = false;
-  size_t findings = 0;
-  for (const LintResult& r : results) {
-    if (!r.compiler_output.empty()) std::fputs(r.compiler_output.c_str(), stderr);
-    if (!r.compiled) {
-      std::fprintf(stderr, "streamcheck lint: %s: compilation failed; not analysed\n", r.file.c_str());
-      compile_error = true;
-    }
-    findings += r.diagnostics.size();
-  }
-  const int status = compile_error ? 2 : findings != 0 ? 1 : 0;
-  if (!WriteResults(results, output, status)) return 2;
-  return status;
+  return lint_output->Write(RunLint(lint_jobs, jobs));
 }

@@ -5,22 +5,21 @@
 #include "cli/cmd_replay.h"
 
 #include <fmt/core.h>
-#include <unistd.h>
 
 #include <chrono>
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 
+#include "cli/common_options.h"
 #include "cli/exit_code.h"
-#include "rules/catalogue.h"
 #include "runtime/engine.h"
-#include "runtime/finding_filter.h"
 #include "runtime/trace/replay.h"
 #include "runtime/trace/trace_io.h"
 #include "runtime/trace/trace_symbols.h"
-#include "store/store.h"
-#include "store/suppressions.h"
+#include "store/run_session.h"
+#include "store/text_escape.h"
 #include "store/text_report.h"
 
 namespace streamcheck::cli {
@@ -32,98 +31,55 @@ struct ReplayOptions {
   bool no_db = false;
   std::string suppressions;
   int error_exitcode = 0;
+  int busy_timeout_ms = 5000;
   bool quiet = false;
 };
 
-// Forwards findings to the store (when there is one) and keeps them for the
-// terminal report.
-class ReplaySink : public FindingSink {
+// Keeps the findings that passed the suppressions, for the terminal report.
+class CollectingSink : public FindingSink {
  public:
-  explicit ReplaySink(FindingSink* store) : store_(store) {}
   void OnFinding(uint64_t id, const Finding& f) override {
-    if (store_) store_->OnFinding(id, f);
-    ids_.push_back(id);
+    index_[id] = findings_.size();
     findings_.push_back(f);
   }
   void OnFindingCount(uint64_t id, uint64_t count) override {
-    if (store_) store_->OnFindingCount(id, count);
-    for (size_t i = 0; i < ids_.size(); ++i)
-      if (ids_[i] == id) findings_[i].count = count;
+    if (auto it = index_.find(id); it != index_.end()) findings_[it->second].count = count;
   }
   const std::vector<Finding>& findings() const { return findings_; }
 
  private:
-  FindingSink* store_;
-  std::vector<uint64_t> ids_;
+  std::unordered_map<uint64_t, size_t> index_;
   std::vector<Finding> findings_;
 };
 
-std::map<std::string, uint64_t> StatsCounters(const EngineStats& s) {
-  return {{"records", s.records},
-          {"stream_operations", s.stream_operations},
-          {"host_operations", s.host_operations},
-          {"accesses_checked", s.accesses_checked},
-          {"findings", s.findings},
-          {"finding_occurrences", s.finding_occurrences}};
-}
-
-std::string Hostname() {
-  char buf[256] = {};
-  gethostname(buf, sizeof buf - 1);
-  return buf;
-}
-
 int Replay(const ReplayOptions& o, const std::string& command_line) {
-  std::optional<SuppressionList> suppressions;
-  if (!o.suppressions.empty()) {
-    std::string error;
-    suppressions = SuppressionList::Load(o.suppressions, &error);
-    if (!suppressions) {
-      fmt::print(stderr, "streamcheck replay: {}\n", error);
-      return kExitUsage;
-    }
-  }
-  std::unique_ptr<store::Store> db;
-  int64_t run = -1;
-  if (!o.no_db) {
-    std::string error;
-    db = store::Store::Open(o.db, &error);
-    if (!db) {
-      fmt::print(stderr, "streamcheck replay: cannot open database {}: {}\n", o.db, error);
-      return kExitUsage;
-    }
-    store::RunInfo info;
-    info.mode = "replay";
-    info.command = command_line;
-    info.host = Hostname();
-    run = db->BeginRun(info);
-    if (run < 0) {
-      fmt::print(stderr, "streamcheck replay: {}: {}\n", o.db, db->last_error());
-      return kExitUsage;
-    }
+  store::SessionConfig config;
+  if (!o.no_db) config.db_path = o.db;
+  config.run.mode = "replay";
+  config.run.command = command_line;
+  config.suppressions_path = o.suppressions;
+  config.open.busy_timeout_ms = o.busy_timeout_ms;
+  config.open.check_integrity = true;  // never add to a damaged file
+  std::string error;
+  std::unique_ptr<store::RunSession> session = store::RunSession::Open(config, &error);
+  if (!session) {
+    fmt::print(stderr, "streamcheck replay: {}\n", error);
+    return kExitUsage;
   }
 
   int exit_code = kExitOk;
-  uint64_t total_findings = 0, total_suppressed = 0, total_occurrences = 0;
   store::ReportData report;
   report.db_path = o.no_db ? "the replayed traces (no database)" : o.db;
   for (const std::string& path : o.traces) {
-    std::string error;
     std::unique_ptr<TraceSource> source = OpenTrace(path, &error);
     if (!source) {
       fmt::print(stderr, "streamcheck replay: {}\n", error);
       exit_code = kExitUsage;
       continue;
     }
-    int64_t process = 0;
-    std::unique_ptr<FindingSink> store_sink;
-    if (db) {
-      process = db->AddProcess(run, {0, path, "", -1});
-      store_sink = db->MakeFindingSink(run, process);
-    }
-    ReplaySink collected(store_sink.get());
-    SuppressingSink sink(&collected, [&](const Finding& f) { return suppressions && suppressions->Suppressed(f); });
-    Engine engine(&sink);
+    CollectingSink collected;
+    store::ProcessOutput* output = session->AddProcess(store::ProcessInfo{0, path, "", -1}, &collected);
+    Engine engine(output);
     // Stacks defined anywhere in the trace (the tracer symbolizes them at exit).
     TraceSymbols symbols;
     if (auto first_pass = OpenTrace(path, &error)) symbols.Collect(*first_pass);
@@ -138,43 +94,40 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
       exit_code = kExitUsage;
     }
     const EngineStats& stats = engine.stats();
-    if (db) {
-      db->AddCounters(run, process, "stats", StatsCounters(stats));
-      db->AddCounters(run, process, "unmodeled_api", stats.unmodeled_apis);
-      db->AddCounters(run, process, "anomaly", stats.anomalies);
-    }
-    for (const Finding& f : collected.findings()) {
-      store::StoredFinding stored;
-      stored.finding = f;
-      if (const rules::Rule* rule = rules::Find(f.rule)) stored.severity = std::string(rules::SeverityName(rule->severity));
-      report.findings.push_back(std::move(stored));
-      total_occurrences += f.count;
-    }
-    total_findings += collected.findings().size();
-    total_suppressed += sink.suppressed();
+    session->FinishProcess(output, &stats);
+    for (const Finding& f : collected.findings()) report.findings.push_back(store::InMemoryFinding(f));
     if (!o.quiet) {
+      const store::FindingTally& tally = output->tally();
       fmt::print(stderr, "streamcheck replay: {}: {} records in {:.3f} s, {} findings", path, stats.records,
-                 seconds, collected.findings().size());
-      if (sink.suppressed()) fmt::print(stderr, " ({} suppressed)", sink.suppressed());
+                 seconds, tally.kept);
+      if (tally.suppressed) fmt::print(stderr, " ({} suppressed)", tally.suppressed);
       fmt::print(stderr, "\n");
       for (const auto& [api, n] : stats.unmodeled_apis)
-        fmt::print(stderr, "  not modeled: {} ({} calls)\n", api, n);
-      for (const auto& [what, n] : stats.anomalies) fmt::print(stderr, "  anomaly: {} ({}x)\n", what, n);
+        fmt::print(stderr, "  not modeled: {} ({} calls)\n", store::EscapeControl(api), n);
+      for (const auto& [what, n] : stats.anomalies)
+        fmt::print(stderr, "  anomaly: {} ({}x)\n", store::EscapeControl(what), n);
     }
   }
   if (!o.quiet) store::WriteTextReport(report, std::cout);
-  if (db) {
-    if (!db->EndRun(run, exit_code)) fmt::print(stderr, "streamcheck replay: {}\n", db->last_error());
-    if (!db->last_error().empty()) {
-      fmt::print(stderr, "streamcheck replay: writing {} failed: {}\n", o.db, db->last_error());
-      exit_code = kExitUsage;
-    }
+  session->End(exit_code);
+  const store::FindingTally total = session->total();
+  std::string stored;
+  if (session->has_store()) {
+    stored = total.stored == total.kept ? fmt::format("; stored in {} (run {})", o.db, session->run_id())
+                                        : fmt::format("; {} of them stored in {} (run {})", total.stored, o.db,
+                                                      session->run_id());
   }
-  fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences){}{}\n", total_findings,
-             total_findings == 1 ? "" : "s", total_occurrences,
-             total_suppressed ? fmt::format(", {} suppressed", total_suppressed) : "",
-             db ? fmt::format("; stored in {} (run {})", o.db, run) : "");
-  if (exit_code == kExitOk && total_findings > 0 && o.error_exitcode != 0) exit_code = o.error_exitcode;
+  fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences){}{}\n", total.kept, total.kept == 1 ? "" : "s",
+             total.occurrences, total.suppressed ? fmt::format(", {} suppressed", total.suppressed) : "", stored);
+  if (session->failed_writes() != 0) {
+    // One sentence: what failed, where, and what the database kept.
+    fmt::print(stderr,
+               "streamcheck replay: writing to {} failed ({}); {} of {} findings were stored, the rest of the "
+               "run's rows as far as they were written\n",
+               o.db, session->first_error(), total.stored, total.kept);
+    exit_code = kExitUsage;
+  }
+  if (exit_code == kExitOk && total.kept > 0 && o.error_exitcode != 0) exit_code = o.error_exitcode;
   return exit_code;
 }
 
@@ -191,8 +144,8 @@ void AddReplayCommand(CLI::App& app) {
   cmd->add_option("--db", o->db, "SQLite findings database to append a run to")->capture_default_str();
   cmd->add_flag("--no-db", o->no_db, "do not write a database; print findings only");
   cmd->add_option("--suppressions", o->suppressions, "suppressions file (see docs/SUPPRESSIONS.md)");
-  cmd->add_option("--error-exitcode", o->error_exitcode,
-                  "exit with this code when there are findings (default 0: findings do not fail)");
+  AddErrorExitCodeOption(cmd, &o->error_exitcode, "findings do not fail");
+  AddBusyTimeoutOption(cmd, &o->busy_timeout_ms);
   cmd->add_flag("-q,--quiet", o->quiet, "print only the one-line summary");
   cmd->callback([o, &app] {
     std::string command_line = "streamcheck replay";

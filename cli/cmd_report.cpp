@@ -2,10 +2,10 @@
 
 #include <fmt/core.h>
 
-#include <fstream>
 #include <iostream>
 #include <memory>
 
+#include "cli/common_options.h"
 #include "cli/exit_code.h"
 #include "store/report_command.h"
 
@@ -18,11 +18,12 @@ void AddReportCommand(CLI::App& app) {
   struct Options {
     store::ReportRequest request;
     std::string run;
-    std::string output;
   };
   auto options = std::make_shared<Options>();
   store::ReportRequest& r = options->request;
-  cmd->add_option("DB", r.db_path, "the findings database")->required();
+  cmd->add_option("DB", r.db_path,
+                  "the findings database (opened read-only: a read-only file, folder or mount is fine)")
+      ->required();
   cmd->add_option("--format", r.format,
                   "text (default: each finding with both stacks, why and fix), summary (one line per finding, "
                   "counts by rule), json, sarif or html")
@@ -33,37 +34,31 @@ void AddReportCommand(CLI::App& app) {
                   "only findings whose fingerprint OLD.db does not have (what CI should fail on)");
   cmd->add_option("--suppressions", r.suppressions_path,
                   "leave out findings a suppressions file matches (docs/SUPPRESSIONS.md)");
-  cmd->add_option("-o,--output", options->output, "write the report to FILE instead of stdout");
-  // The same form as run and replay: `--error-exitcode N`.
-  cmd->add_option("--error-exitcode", r.findings_exit_code,
-                  "exit with N (e.g. 1) when any finding is reported (default 0: findings do not fail)");
+  cmd->add_option("-o,--output", r.output_path,
+                  "write the report to FILE instead of stdout (through a temporary file: a failed report leaves "
+                  "FILE as it was; FILE may not be one of the inputs)");
+  cmd->add_option("--source-root", r.source_roots,
+                  "a folder the HTML report may quote source lines from, besides the run's working directory "
+                  "and program folders recorded at run time (repeatable; docs/REPORT.md)");
+  AddErrorExitCodeOption(cmd, &r.findings_exit_code, "findings do not fail");
   cmd->callback([options] {
     store::ReportRequest request = options->request;
     if (options->run == "last") {
-      request.run = -1;
+      request.run = store::kLatestRun;
     } else if (!options->run.empty()) {
       size_t parsed = 0;
       try {
         request.run = std::stoll(options->run, &parsed);
       } catch (const std::exception&) {
       }
-      if (parsed == 0 || parsed != options->run.size()) {
-        fmt::print(stderr, "streamcheck report: --run takes a run id or 'last'\n");
+      if (parsed == 0 || parsed != options->run.size() || *request.run <= 0) {
+        fmt::print(stderr, "streamcheck report: --run takes a run id (a positive number) or 'last', not '{}'\n",
+                   options->run);
         SetExitCode(kExitUsage);
         return;
       }
     }
-    if (options->output.empty()) {
-      SetExitCode(store::RunReport(request, std::cout, std::cerr));
-      return;
-    }
-    std::ofstream file(options->output);
-    if (!file) {
-      fmt::print(stderr, "streamcheck report: cannot write {}\n", options->output);
-      SetExitCode(kExitUsage);
-      return;
-    }
-    SetExitCode(store::RunReport(request, file, std::cerr));
+    SetExitCode(store::RunReport(request, std::cout, std::cerr));
   });
 }
 

@@ -14,12 +14,13 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli/common_options.h"
 #include "cli/exit_code.h"
-#include "rules/catalogue.h"
 #include "store/reader.h"
 #include "store/report_model.h"
-#include "store/store.h"
-#include "store/suppressions.h"
+#include "store/output_file.h"
+#include "store/run_session.h"
+#include "store/text_escape.h"
 #include "store/text_report.h"
 #include "tracer/debug/debug_flags.h"
 
@@ -34,6 +35,7 @@ struct RunOptions {
   std::string trace;
   std::string suppressions;
   int error_exitcode = 0;
+  int busy_timeout_ms = 5000;
   bool no_stacks = false;
   bool quiet = false;
 };
@@ -74,6 +76,7 @@ void PreloadExitHook(const std::string& tracer) {
 
 // Child side of fork: environment for the tracer, then exec.
 [[noreturn]] void ExecTraced(const RunOptions& o, const std::string& tracer, int64_t run) {
+  signal(SIGPIPE, SIG_DFL);  // streamcheck ignores it (main.cpp); the program gets the default
   setenv("CUDA_INJECTION64_PATH", tracer.c_str(), 1);
   PreloadExitHook(tracer);
   setenv("STREAMCHECK_DB", Absolute(o.db).c_str(), 1);
@@ -82,6 +85,7 @@ void PreloadExitHook(const std::string& tracer) {
   if (!o.trace.empty()) setenv("STREAMCHECK_TRACE", Absolute(o.trace).c_str(), 1);
   if (!o.suppressions.empty()) setenv("STREAMCHECK_SUPPRESSIONS", Absolute(o.suppressions).c_str(), 1);
   if (o.no_stacks) setenv("STREAMCHECK_STACKS", "0", 1);
+  setenv("STREAMCHECK_BUSY_TIMEOUT_MS", std::to_string(o.busy_timeout_ms).c_str(), 1);
   std::vector<char*> argv;
   for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -116,27 +120,28 @@ int Run(const RunOptions& o) {
                "with the CUDA toolkit?); set STREAMCHECK_TRACER_LIB to its path\n");
     return kExitUsage;
   }
-  if (!o.suppressions.empty()) {
-    std::string error;
-    if (!SuppressionList::Load(o.suppressions, &error)) {
-      fmt::print(stderr, "streamcheck run: {}\n", error);
-      return kExitUsage;
-    }
+  // The trace file is written from the start: it may not be the database.
+  if (!o.trace.empty() && (Absolute(o.trace) == Absolute(o.db) || store::SameFile(o.trace, o.db))) {
+    fmt::print(stderr, "streamcheck run: --trace {} is the database; nothing was run\n", o.trace);
+    return kExitUsage;
   }
+  // The run row, checked here once (suppressions readable, database whole
+  // and writable); each traced process joins the run (tracer/tracer.cpp).
+  store::SessionConfig config;
+  config.db_path = o.db;
+  config.run.mode = "run";
+  config.run.command = Join(o.command);
+  config.suppressions_path = o.suppressions;
+  config.open.busy_timeout_ms = o.busy_timeout_ms;
+  config.open.check_integrity = true;
   std::string error;
-  auto db = store::Store::Open(o.db, &error);
-  if (!db) {
-    fmt::print(stderr, "streamcheck run: cannot open database {}: {}\n", o.db, error);
+  std::unique_ptr<store::RunSession> session = store::RunSession::Open(config, &error);
+  if (!session) {
+    fmt::print(stderr, "streamcheck run: {}\n", error);
     return kExitUsage;
   }
-  store::RunInfo info;
-  info.mode = "run";
-  info.command = Join(o.command);
-  const int64_t run = db->BeginRun(info);
-  if (run < 0) {
-    fmt::print(stderr, "streamcheck run: {}: {}\n", o.db, db->last_error());
-    return kExitUsage;
-  }
+  store::Store* db = session->store();
+  const int64_t run = session->run_id();
   std::cout.flush();
   const pid_t child = fork();
   if (child < 0) {
@@ -151,7 +156,7 @@ int Run(const RunOptions& o) {
   while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
   }
   const int program_status = ExitStatusOf(status);
-  db->EndRun(run, program_status);
+  session->End(program_status);
 
   store::ReportData report;
   report.db_path = o.db;
@@ -166,15 +171,26 @@ int Run(const RunOptions& o) {
   }
   std::map<std::string, std::map<std::string, uint64_t>> counters;
   if (store::ReadCounters(*db, run, &counters, &error)) {
-    for (const auto& [api, n] : counters["unmodeled_api"])
-      fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", api, n, n == 1 ? "" : "s");
-    for (const auto& [what, n] : counters["anomaly"]) fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", what, n);
+    for (const auto& [api, n] : counters[std::string(store::counters::kUnmodeledApi)])
+      fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", store::EscapeControl(api), n, n == 1 ? "" : "s");
+    for (const auto& [what, n] : counters[std::string(store::counters::kAnomaly)])
+      fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", store::EscapeControl(what), n);
   }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;
   fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences) in run {}, stored in {}{}\n",
              report.findings.size(), report.findings.size() == 1 ? "" : "s", occurrences, run, o.db,
              o.trace.empty() ? "" : "; trace in " + o.trace);
+  // The traced processes counted what they kept; what the database holds is
+  // what was stored. Fewer stored means writes failed (the tracer said why).
+  const uint64_t kept = counters[std::string(store::counters::kStats)][std::string(store::counters::kFindings)];
+  if (kept > report.findings.size()) {
+    fmt::print(stderr,
+               "streamcheck run: the traced program found {} findings but only {} were stored in {} (writes "
+               "failed: see the tracer's messages above)\n",
+               kept, report.findings.size(), o.db);
+    return kExitUsage;
+  }
   if (!report.findings.empty() && o.error_exitcode != 0) return o.error_exitcode;
   return program_status;
 }
@@ -194,8 +210,8 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--db", o->db, "SQLite findings database to add this run to")->capture_default_str();
   cmd->add_option("--trace", o->trace, "also keep the full trace here, for `streamcheck replay`");
   cmd->add_option("--suppressions", o->suppressions, "suppressions file (see docs/SUPPRESSIONS.md)");
-  cmd->add_option("--error-exitcode", o->error_exitcode,
-                  "exit with this code when there are findings (default 0: the program's own status)");
+  AddErrorExitCodeOption(cmd, &o->error_exitcode, "the program's own status");
+  AddBusyTimeoutOption(cmd, &o->busy_timeout_ms);
   cmd->add_flag("--no-stacks", o->no_stacks, "do not capture host stacks (faster, findings without stacks)");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();

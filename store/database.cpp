@@ -72,18 +72,43 @@ void Statement::Reset() {
 int64_t Statement::Int(int column) const { return sqlite3_column_int64(stmt_, column); }
 
 std::string Statement::Text(int column) const {
+  // By its length: a name may hold a NUL byte, and bytes are kept as they are.
   const unsigned char* text = sqlite3_column_text(stmt_, column);
-  return text ? std::string(reinterpret_cast<const char*>(text)) : std::string();
+  if (!text) return {};
+  return std::string(reinterpret_cast<const char*>(text), static_cast<size_t>(sqlite3_column_bytes(stmt_, column)));
 }
 
 bool Statement::IsNull(int column) const { return sqlite3_column_type(stmt_, column) == SQLITE_NULL; }
 
-Database::Database(const std::string& path, bool read_only, bool create, std::string* error)
+namespace {
+
+// A file: URI for `path` (every byte but the unreserved ones percent-encoded).
+std::string FileUri(const std::string& path, const char* query) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (unsigned char c : path) {
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '/' || c == '.' ||
+        c == '-' || c == '_') {
+      uri.push_back(static_cast<char>(c));
+    } else {
+      uri += '%';
+      uri += kHex[c >> 4];
+      uri += kHex[c & 15];
+    }
+  }
+  return uri + "?" + query;
+}
+
+}  // namespace
+
+Database::Database(const std::string& path, bool read_only, bool create, std::string* error, bool immutable)
     : path_(path) {
   int flags = read_only ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
   if (create && !read_only) flags |= SQLITE_OPEN_CREATE;
   sqlite3* db = nullptr;
-  int rc = sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
+  int rc = read_only ? sqlite3_open_v2(FileUri(path, immutable ? "immutable=1" : "mode=ro").c_str(), &db,
+                                       flags | SQLITE_OPEN_URI, nullptr)
+                     : sqlite3_open_v2(path.c_str(), &db, flags, nullptr);
   if (rc != SQLITE_OK) {
     error_ = path + ": cannot open: " + (db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
     if (db) sqlite3_close(db);
@@ -136,7 +161,13 @@ Transaction::Transaction(Database& db)
 }
 
 Transaction::~Transaction() {
-  if (began_ && !done_) db_.Exec(nested_ ? "ROLLBACK TO nested; RELEASE nested" : "ROLLBACK");
+  if (!began_ || done_) return;
+  // SQLite may have rolled back already (a full disk, an I/O error): a second
+  // ROLLBACK would only replace the real error with "no transaction is active".
+  if (sqlite3_get_autocommit(db_.handle()) != 0) return;
+  const std::string error = db_.error();
+  db_.Exec(nested_ ? "ROLLBACK TO nested; RELEASE nested" : "ROLLBACK");
+  db_.KeepError(error);
 }
 
 bool Transaction::Commit() {

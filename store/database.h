@@ -53,7 +53,10 @@ class Database {
  public:
   // Opens without creating unless `create`. Returns nullopt-like empty
   // handle on failure; check ok() and error().
-  Database(const std::string& path, bool read_only, bool create, std::string* error);
+  // `immutable` (read-only only): SQLite's immutable URI mode, for a file on
+  // a read-only folder or mount, where no -shm file can be made to read a WAL
+  // database; safe there, because nothing can change it.
+  Database(const std::string& path, bool read_only, bool create, std::string* error, bool immutable = false);
   ~Database();
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
@@ -69,6 +72,8 @@ class Database {
 
   const std::string& path() const { return path_; }
   const std::string& error() const { return error_; }
+  // Restores an earlier error message (a cleanup statement must not hide it).
+  void KeepError(std::string error) { error_ = std::move(error); }
   sqlite3* handle() { return db_; }
 
  private:

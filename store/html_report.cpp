@@ -3,10 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
-#include <fstream>
-#include <map>
 
 #include "store/html_timeline.h"
+#include "store/source_snippets.h"
+#include "store/text_escape.h"
 
 namespace streamcheck::store {
 namespace {
@@ -30,24 +30,7 @@ table.stack td { padding: 1px 8px; vertical-align: top; }
 .source { color: #6a1b9a; white-space: pre; }
 )css";
 
-// Source lines for the stacks, read once per file; absent files give nothing.
-class SourceCache {
- public:
-  std::string Line(const std::string& file, uint32_t line) {
-    if (file.empty() || line == 0) return {};
-    auto [it, inserted] = files_.try_emplace(file);
-    if (inserted) {
-      std::ifstream in(file);
-      for (std::string text; std::getline(in, text);) it->second.push_back(text);
-    }
-    return line <= it->second.size() ? it->second[line - 1] : std::string();
-  }
-
- private:
-  std::map<std::string, std::vector<std::string>> files_;
-};
-
-void WriteStack(const std::vector<ResolvedFrame>& stack, SourceCache& sources, std::ostream& out) {
+void WriteStack(const std::vector<ResolvedFrame>& stack, SourceSnippets& sources, std::ostream& out) {
   if (stack.empty()) {
     out << "<p class=\"meta\">no stack recorded</p>\n";
     return;
@@ -60,13 +43,13 @@ void WriteStack(const std::vector<ResolvedFrame>& stack, SourceCache& sources, s
                HtmlEscape(f.function.empty() ? Hex(f.pc) : f.function), HtmlEscape(FrameLocation(f)));
     if (!source.empty())
       fmt::print(out, "<tr><td></td><td colspan=\"2\" class=\"source\">{}</td></tr>\n",
-                 HtmlEscape(source));
+                 HtmlEscape(EscapeControl(source)));
   }
   out << "</table>\n";
 }
 
-void WriteFinding(const StoredFinding& s, SourceCache& sources, std::ostream& out) {
-  const Finding& f = s.finding;
+void WriteFinding(const StoredFinding& s, SourceSnippets& sources, std::ostream& out) {
+  const Finding f = EscapedFinding(s.finding);
   fmt::print(out, "<section class=\"finding {}\" id=\"finding-{}\">\n", HtmlEscape(s.severity), s.id);
   fmt::print(out, "<h2>{}: {} <code>[{}]</code></h2>\n", HtmlEscape(s.severity),
              HtmlEscape(f.message), HtmlEscape(f.rule));
@@ -92,19 +75,25 @@ void WriteFinding(const StoredFinding& s, SourceCache& sources, std::ostream& ou
 
 }  // namespace
 
-void WriteHtmlReport(const ReportData& data, std::ostream& out) {
+bool WriteHtmlReport(const ReportData& data, std::ostream& out) {
+  // The heading counts the findings: a first pass counts them (reading them
+  // twice keeps memory bounded, where holding them would not).
+  size_t count = 0;
+  if (!data.ForEach([&](const StoredFinding&) { ++count; })) return false;
+  const std::string db = HtmlEscape(EscapeControl(data.db_path));
   fmt::print(out,
              "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
              "<title>streamcheck report: {}</title>\n<style>{}</style></head><body>\n"
              "<h1>streamcheck: {} finding(s) in {}</h1>\n",
-             HtmlEscape(data.db_path), kStyle, data.findings.size(), HtmlEscape(data.db_path));
+             db, kStyle, count, db);
   for (const StoredRun& r : data.runs)
     fmt::print(out, "<p class=\"meta\">run {} ({}): <code>{}</code> on {} {}</p>\n", r.id,
-               HtmlEscape(r.info.mode), HtmlEscape(r.info.command), HtmlEscape(r.info.host),
-               HtmlEscape(r.info.gpu));
-  SourceCache sources;
-  for (const StoredFinding& f : data.findings) WriteFinding(f, sources, out);
+               HtmlEscape(EscapeControl(r.info.mode)), HtmlEscape(EscapeControl(r.info.command)),
+               HtmlEscape(EscapeControl(r.info.host)), HtmlEscape(EscapeControl(r.info.gpu)));
+  SourceSnippets sources(data.source_roots);
+  const bool ok = data.ForEach([&](const StoredFinding& f) { WriteFinding(f, sources, out); });
   out << "</body></html>\n";
+  return ok;
 }
 
 }  // namespace streamcheck::store

@@ -1,6 +1,7 @@
 // The HTML report: one self-contained page (inline CSS and SVG, no scripts
 // from the network) with, per finding, the timeline, the reason and fix, and
-// both accesses' stacks with their source lines when the files are readable.
+// both accesses' stacks with their source lines where source_snippets.h
+// allows quoting them (regular text files under the run's source roots).
 #pragma once
 
 #include <ostream>
@@ -9,6 +10,7 @@
 
 namespace streamcheck::store {
 
-void WriteHtmlReport(const ReportData& data, std::ostream& out);
+// False when reading the findings failed partway.
+bool WriteHtmlReport(const ReportData& data, std::ostream& out);
 
 }  // namespace streamcheck::store

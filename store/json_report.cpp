@@ -1,5 +1,9 @@
 #include "store/json_report.h"
 
+#include <sstream>
+
+#include "store/json_stream.h"
+
 namespace streamcheck::store {
 namespace {
 
@@ -85,17 +89,26 @@ json JsonFinding(const StoredFinding& s) {
   };
 }
 
-json JsonReport(const ReportData& data) {
+bool WriteJsonReport(const ReportData& data, std::ostream& out) {
   json runs = json::array();
   for (const StoredRun& r : data.runs) runs.push_back(JsonRun(r));
-  json findings = json::array();
-  for (const StoredFinding& f : data.findings) findings.push_back(JsonFinding(f));
-  return json{{"format_version", kJsonFormatVersion},
-              {"tool", "streamcheck"},
-              {"tool_version", STREAMCHECK_VERSION},
-              {"database", data.db_path},
-              {"runs", runs},
-              {"findings", findings}};
+  JsonArrayStream findings(out,
+                           json{{"format_version", kJsonFormatVersion},
+                                {"tool", "streamcheck"},
+                                {"tool_version", STREAMCHECK_VERSION},
+                                {"database", data.db_path},
+                                {"runs", runs},
+                                {"findings", nullptr}},
+                           "findings");
+  const bool ok = data.ForEach([&](const StoredFinding& f) { findings.Add(JsonFinding(f)); });
+  findings.Finish();
+  return ok;
+}
+
+json JsonReport(const ReportData& data) {
+  std::ostringstream out;
+  WriteJsonReport(data, out);
+  return json::parse(out.str());
 }
 
 }  // namespace streamcheck::store

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 #include "store/report_model.h"
 
@@ -10,6 +11,10 @@ namespace streamcheck::store {
 
 inline constexpr int kJsonFormatVersion = 1;
 
+// Writes the report, findings streamed one at a time; false when reading
+// the findings failed partway (the document is then incomplete).
+bool WriteJsonReport(const ReportData& data, std::ostream& out);
+// The whole document in memory (tests; small reports).
 nlohmann::json JsonReport(const ReportData& data);
 nlohmann::json JsonFinding(const StoredFinding& finding);
 nlohmann::json JsonStack(const std::vector<ResolvedFrame>& stack);

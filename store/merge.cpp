@@ -9,7 +9,8 @@ namespace streamcheck::store {
 namespace {
 
 // Unlike BeginRun, keeps the end time and exit status the input recorded.
-int64_t CopyRun(Database& db, const StoredRun& run) {
+// -1 with `why` set on failure.
+int64_t CopyRun(Database& db, const StoredRun& run, std::string* why) {
   Statement insert = db.Prepare(
       "INSERT INTO runs(mode, command, host, gpu, tool_version, start_time_ns, end_time_ns, "
       "exit_status) VALUES(?,?,?,?,?,?,?,?)");
@@ -18,15 +19,16 @@ int64_t CopyRun(Database& db, const StoredRun& run) {
   insert.Bind(5, r.tool_version).Bind(6, r.start_time_ns);
   if (run.end_time_ns) insert.Bind(7, *run.end_time_ns); else insert.BindNull(7);
   if (run.exit_status) insert.Bind(8, int64_t{*run.exit_status}); else insert.BindNull(8);
-  return insert.Run() ? db.LastInsertId() : -1;
+  if (insert.Run()) return db.LastInsertId();
+  *why = insert.error().empty() ? db.error() : insert.error();
+  return -1;
 }
 
 }  // namespace
 
 bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
   std::vector<StoredRun> runs;
-  std::vector<StoredFinding> findings;
-  if (!ReadRuns(in, &runs, error) || !ReadFindings(in, {}, &findings, error)) return false;
+  if (!ReadRuns(in, &runs, error)) return false;
 
   Database& db = out.database();
   Transaction tx(db);
@@ -39,8 +41,9 @@ bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
   std::map<int64_t, int64_t> run_ids, process_ids;  // input id -> output id
   MergeStats counted;
   for (const StoredRun& run : runs) {
-    int64_t new_run = CopyRun(db, run);
-    if (new_run < 0) return fail(db.error());
+    std::string why;
+    const int64_t new_run = CopyRun(db, run, &why);
+    if (new_run < 0) return fail(why);
     run_ids[run.id] = new_run;
     ++counted.runs;
 
@@ -57,13 +60,26 @@ bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
     if (!ReadCounters(in, run.id, &counters, error)) return false;
     for (const auto& [category, counts] : counters)
       if (!out.AddCounters(new_run, 0, category, counts)) return fail(out.last_error());
+    std::set<std::string> roots;
+    if (!ReadSourceRoots(in, {run.id}, &roots, error)) return false;
+    if (!out.AddSourceRoots(new_run, roots)) return fail(out.last_error());
   }
-  for (const StoredFinding& f : findings) {
-    int64_t process = f.process_id == 0 ? 0 : process_ids[f.process_id];
-    if (out.AddFinding(run_ids[f.run_id], process, f.local_id, f.finding) < 0)
-      return fail(out.last_error());
-    ++counted.findings;
-  }
+  // One finding at a time: memory does not grow with the input.
+  std::string write_error;
+  const bool read = ForEachFinding(
+      in, {},
+      [&](StoredFinding& f) {
+        const int64_t process = f.process_id == 0 ? 0 : process_ids[f.process_id];
+        if (out.AddFinding(run_ids[f.run_id], process, f.local_id, f.finding) < 0) {
+          write_error = out.last_error();
+          return false;
+        }
+        ++counted.findings;
+        return true;
+      },
+      error);
+  if (!write_error.empty()) return fail(write_error);
+  if (!read) return false;
   if (!tx.Commit()) return fail(db.error());
   if (stats) {
     stats->runs += counted.runs;

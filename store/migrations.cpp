@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <optional>
+#include <utility>
 #include <string_view>
 
 #include "store/database.h"
@@ -105,10 +106,33 @@ CREATE TABLE counters(
   value INTEGER NOT NULL,
   PRIMARY KEY(run_id, process_id, category, name));
 )sql",
+    // 2 -> 3: the folders whose files an HTML report of the run may quote.
+    R"sql(
+CREATE TABLE source_roots(
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  path TEXT NOT NULL,
+  PRIMARY KEY(run_id, path));
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
 }  // namespace
+
+std::string MissingTable(Database& db, int version) {
+  // The tables each version adds, in migration order.
+  static constexpr std::pair<int, std::string_view> kTables[] = {
+      {1, "runs"},     {1, "processes"}, {1, "findings"}, {1, "accesses"},     {1, "allocations"},
+      {1, "stacks"},   {1, "frames"},    {2, "counters"}, {3, "source_roots"},
+  };
+  static_assert(kSchemaVersion == 3, "list the new version's tables above");
+  for (const auto& [since, table] : kTables) {
+    if (since > version) continue;
+    Statement q = db.Prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?");
+    q.Bind(1, table);
+    if (!q.Step() || q.Int(0) == 0) return std::string(table);
+  }
+  return {};
+}
 
 int SchemaVersionOf(Database& db, std::string* error) {
   std::optional<int64_t> version = db.QueryInt("PRAGMA user_version");
@@ -155,7 +179,13 @@ bool Migrate(Database& db, std::string* error, int target) {
     // migrated it; the others must not migrate it again.
     Transaction tx(db);
     if (!tx.ok()) {
-      *error = fmt::format("{}: cannot migrate the schema: {}", db.path(), db.error());
+      // Usually another process writing: say so, not "cannot migrate".
+      if (db.error().find("locked") != std::string::npos || db.error().find("busy") != std::string::npos)
+        *error = fmt::format("{}: the database is locked by another process (another streamcheck writing?); "
+                             "nothing was written: retry when it finishes, or wait longer with --busy-timeout",
+                             db.path());
+      else
+        *error = fmt::format("{}: cannot write: {}", db.path(), db.error());
       return false;
     }
     const int version = CompatibleSchemaVersion(db, error);

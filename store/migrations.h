@@ -10,7 +10,7 @@ namespace streamcheck::store {
 class Database;
 
 // The newest schema this build writes and reads.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 // Stamped into PRAGMA application_id so a foreign SQLite file is recognised
 // as not ours instead of being migrated ('SCHK').
@@ -25,6 +25,10 @@ bool Migrate(Database& db, std::string* error, int target = kSchemaVersion);
 // the user, when the file is newer than this build, belongs to another
 // application, or cannot be read (corrupt, not SQLite). Reads only.
 int CompatibleSchemaVersion(Database& db, std::string* error);
+
+// The first table a database of `version` should have and lacks (another
+// program dropped it), or "" when all are there.
+std::string MissingTable(Database& db, int version);
 
 // The version stored in the file (0 for an empty file), or -1 when unreadable.
 int SchemaVersionOf(Database& db, std::string* error);

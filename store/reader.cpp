@@ -74,6 +74,18 @@ bool ReadProcesses(Store& store, int64_t run, std::vector<StoredProcess>* proces
 
 bool ReadFindings(Store& store, const FindingQuery& query, std::vector<StoredFinding>* findings,
                   std::string* error) {
+  findings->clear();
+  return ForEachFinding(
+      store, query,
+      [&](StoredFinding& f) {
+        findings->push_back(std::move(f));
+        return true;
+      },
+      error);
+}
+
+bool ForEachFinding(Store& store, const FindingQuery& query,
+                    const std::function<bool(StoredFinding&)>& visit, std::string* error) {
   Database& db = store.database();
   Statement q = db.Prepare(
       "SELECT f.id, f.run_id, f.process_id, f.local_id, f.origin, f.rule, f.kind, f.severity, "
@@ -90,7 +102,6 @@ bool ReadFindings(Store& store, const FindingQuery& query, std::vector<StoredFin
   Statement frames = db.Prepare(
       "SELECT function, file, line, \"column\", pc FROM frames WHERE stack_id = ? ORDER BY depth");
   if (!accesses.ok() || !frames.ok()) return Failed(db, q, error);
-  findings->clear();
   while (q.Step()) {
     StoredFinding s;
     s.id = q.Int(0);
@@ -138,7 +149,7 @@ bool ReadFindings(Store& store, const FindingQuery& query, std::vector<StoredFin
       f.accesses.back().stack = ReadStack(frames, accesses.Int(15));
     }
     if (!accesses.error().empty()) return Failed(db, accesses, error);
-    findings->push_back(std::move(s));
+    if (!visit(s)) return true;
   }
   return q.ok() && q.error().empty() ? true : Failed(db, q, error);
 }
@@ -158,12 +169,50 @@ bool ReadCounters(Store& store, int64_t run,
   return q.ok() && q.error().empty() ? true : Failed(db, q, error);
 }
 
+bool ReadSourceRoots(Store& store, const std::vector<int64_t>& runs, std::set<std::string>* roots,
+                     std::string* error) {
+  Database& db = store.database();
+  roots->clear();
+  if (db.QueryInt("SELECT count(*) FROM sqlite_schema WHERE name = 'source_roots'").value_or(0) == 0) return true;
+  Statement q = db.Prepare("SELECT run_id, path FROM source_roots");
+  const std::set<int64_t> wanted(runs.begin(), runs.end());
+  while (q.Step())
+    if (wanted.empty() || wanted.count(q.Int(0))) roots->insert(q.Text(1));
+  return q.ok() && q.error().empty() ? true : Failed(db, q, error);
+}
+
 bool ReadFingerprints(Store& store, std::set<std::string>* fingerprints, std::string* error) {
   Database& db = store.database();
   Statement q = db.Prepare("SELECT DISTINCT fingerprint FROM findings");
   fingerprints->clear();
   while (q.Step()) fingerprints->insert(q.Text(0));
   return q.ok() && q.error().empty() ? true : Failed(db, q, error);
+}
+
+}  // namespace streamcheck::store
+
+namespace streamcheck::store {
+
+FingerprintLookup::FingerprintLookup(Store& store)
+    : store_(store),
+      query_(std::make_unique<Statement>(
+          store.database().Prepare("SELECT 1 FROM findings WHERE fingerprint = ? LIMIT 1"))) {}
+
+FingerprintLookup::~FingerprintLookup() = default;
+
+std::optional<bool> FingerprintLookup::Contains(const std::string& fingerprint) {
+  if (!query_->ok()) {
+    error_ = store_.path() + ": cannot read: " + store_.database().error();
+    return std::nullopt;
+  }
+  query_->Reset();
+  query_->Bind(1, fingerprint);
+  if (query_->Step()) return true;
+  if (!query_->error().empty()) {
+    error_ = store_.path() + ": cannot read: " + query_->error();
+    return std::nullopt;
+  }
+  return false;
 }
 
 }  // namespace streamcheck::store

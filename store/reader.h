@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -14,6 +16,8 @@
 #include "store/store.h"
 
 namespace streamcheck::store {
+
+class Statement;
 
 struct StoredRun {
   int64_t id = 0;
@@ -46,14 +50,38 @@ struct FindingQuery {
 bool ReadRuns(Store& store, std::vector<StoredRun>* runs, std::string* error);
 bool ReadProcesses(Store& store, int64_t run, std::vector<StoredProcess>* processes,
                    std::string* error);
-// Ordered by id (the order found).
+// Calls `visit` with each finding in id order (the order found), one at a
+// time: memory stays bounded whatever their number. `visit` returns false to
+// stop early.
+bool ForEachFinding(Store& store, const FindingQuery& query,
+                    const std::function<bool(StoredFinding&)>& visit, std::string* error);
+// All of them, ordered by id.
 bool ReadFindings(Store& store, const FindingQuery& query, std::vector<StoredFinding>* findings,
                   std::string* error);
 // category -> name -> value, summed over the run's processes.
 bool ReadCounters(Store& store, int64_t run,
                   std::map<std::string, std::map<std::string, uint64_t>>* counters,
                   std::string* error);
-// Every fingerprint in the store (all runs): what --baseline compares against.
+// The source roots recorded for these runs (all runs when empty); none in a
+// store older than schema 3.
+bool ReadSourceRoots(Store& store, const std::vector<int64_t>& runs, std::set<std::string>* roots,
+                     std::string* error);
+// Every fingerprint in the store (all runs).
 bool ReadFingerprints(Store& store, std::set<std::string>* fingerprints, std::string* error);
+// Whether any finding of the store has this fingerprint (--baseline asks per
+// finding, through the fingerprint index, so nothing grows with the baseline).
+class FingerprintLookup {
+ public:
+  explicit FingerprintLookup(Store& store);
+  ~FingerprintLookup();
+  // nullopt when the store cannot be read (error()).
+  std::optional<bool> Contains(const std::string& fingerprint);
+  const std::string& error() const { return error_; }
+
+ private:
+  Store& store_;
+  std::unique_ptr<Statement> query_;
+  std::string error_;
+};
 
 }  // namespace streamcheck::store

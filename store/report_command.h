@@ -12,13 +12,21 @@
 
 namespace streamcheck::store {
 
+inline constexpr int64_t kLatestRun = -1;
+
 struct ReportRequest {
   std::string db_path;
   std::string format = "text";  // text | json | sarif | html
   std::string rule;             // empty: all rules
-  std::optional<int64_t> run;   // unset: every run; -1: the latest run
+  std::optional<int64_t> run;   // unset: every run; kLatestRun: the latest run
   std::string baseline_path;    // report only fingerprints missing from it
   std::string suppressions_path;
+  // Written through a temporary file renamed into place on success (an
+  // existing file stays as it was when anything fails); empty: `out`.
+  std::string output_path;
+  // Folders the HTML report may quote files from, beside those the runs
+  // recorded (source_snippets.h).
+  std::vector<std::string> source_roots;
   // --error-exitcode[=N]: the exit code when findings remain after the
   // filters; 0 means findings do not fail the command.
   int findings_exit_code = 0;
@@ -28,6 +36,9 @@ struct ReportRequest {
 int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err);
 
 // Merges `inputs` into `output` (created when missing); returns the exit code.
-int RunMerge(const std::string& output, const std::vector<std::string>& inputs, std::ostream& err);
+// All inputs or none: a failure leaves the output as it was (and removes it
+// when this call created it).
+int RunMerge(const std::string& output, const std::vector<std::string>& inputs, std::ostream& err,
+             int busy_timeout_ms = 5000);
 
 }  // namespace streamcheck::store

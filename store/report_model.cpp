@@ -4,6 +4,20 @@
 
 namespace streamcheck::store {
 
+bool ReportData::ForEach(const FindingVisitor& visit) const {
+  if (source) return source(visit);
+  for (const StoredFinding& f : findings) visit(f);
+  return true;
+}
+
+StoredFinding InMemoryFinding(const Finding& finding, uint64_t local_id) {
+  StoredFinding stored;
+  stored.local_id = local_id;
+  stored.severity = std::string(SeverityOf(finding));
+  stored.finding = finding;
+  return stored;
+}
+
 const ResolvedFrame* PrimaryFrame(const FindingAccess& access) {
   for (const ResolvedFrame& frame : access.stack)
     if (!frame.file.empty()) return &frame;

@@ -2,6 +2,7 @@
 // access descriptions), so text, JSON, SARIF and HTML agree.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -9,11 +10,29 @@
 
 namespace streamcheck::store {
 
+using FindingVisitor = std::function<void(const StoredFinding&)>;
+
 struct ReportData {
   std::string db_path;
   std::vector<StoredRun> runs;          // the runs the findings come from
   std::vector<StoredFinding> findings;  // already filtered (rule, run, baseline, suppressions)
+  // When set, the findings come from here instead of `findings`, one at a
+  // time (`report` reads them from the store as it writes, so its memory does
+  // not grow with their number). May be called more than once; returns false
+  // when reading failed (source_error() says why).
+  std::function<bool(const FindingVisitor&)> source;
+  std::function<std::string()> source_error;
+  // Folders whose files the HTML report may quote (html_report.h).
+  std::vector<std::string> source_roots;
+
+  // Visits every finding; false when the source failed partway.
+  bool ForEach(const FindingVisitor& visit) const;
 };
+
+// A finding that was never stored (replay --no-db, the lint's SARIF), as the
+// exporters take it: what reading it back from a store would give, without
+// the store's ids.
+StoredFinding InMemoryFinding(const Finding& finding, uint64_t local_id = 0);
 
 // The frame a diagnostic points at: the first one with a source file (the
 // innermost frames are often libcudart or PyTorch internals without one).

@@ -1,6 +1,9 @@
 #include "store/sarif_report.h"
 
 #include <map>
+#include <sstream>
+
+#include "store/json_stream.h"
 
 #include "rules/catalogue.h"
 
@@ -60,70 +63,93 @@ json RuleDescriptor(const rules::Rule& r) {
           {"defaultConfiguration", {{"level", Level(level)}}}};
 }
 
+// One result per finding.
+json SarifResult(const StoredFinding& s, const std::map<std::string, size_t>& rule_index) {
+  const Finding& f = s.finding;
+  std::string text = f.message;
+  if (!f.reason.empty()) text += " " + f.reason;
+  if (!f.fix.empty()) text += " Fix: " + f.fix;
+  json result = {{"ruleId", f.rule},
+                 {"level", Level(s.severity)},
+                 {"message", {{"text", text}}},
+                 {"partialFingerprints", {{"streamcheck/v1", f.fingerprint}}},
+                 {"occurrenceCount", f.count},
+                 {"properties", {{"kind", FindingKindName(f.kind)},
+                                 {"confidence", ConfidenceName(f.confidence)}}}};
+  if (auto it = rule_index.find(f.rule); it != rule_index.end()) result["ruleIndex"] = it->second;
+  // Code scanning drops results without a location: the later access's
+  // source if known, else the earliest side that has one, else the allocation.
+  json primary = nullptr;
+  size_t primary_index = f.accesses.size();
+  for (size_t k = f.accesses.size(); k-- > 0 && primary.is_null();) {
+    primary = Location(f.accesses[k], DescribeAccess(f.accesses[k]));
+    primary_index = k;
+  }
+  if (primary.is_null() && !f.buffer.allocation_stack.empty()) {
+    FindingAccess allocation;
+    allocation.stack = f.buffer.allocation_stack;
+    primary = Location(allocation, "allocated here by " + f.buffer.allocated_by);
+  }
+  if (!primary.is_null()) result["locations"] = json::array({primary});
+  json related = json::array();
+  for (size_t i = 0; i < f.accesses.size(); ++i) {
+    if (i == primary_index) continue;
+    json location = Location(f.accesses[i], DescribeAccess(f.accesses[i]));
+    if (location.is_null()) continue;
+    location["id"] = related.size() + 1;
+    related.push_back(location);
+  }
+  if (!related.empty()) result["relatedLocations"] = related;
+  json flow = CodeFlow(f);
+  if (!flow.is_null()) result["codeFlows"] = json::array({flow});
+  return result;
+}
+
 }  // namespace
 
 std::string SarifUri(const std::string& path) {
-  return !path.empty() && path.front() == '/' ? "file://" + path : path;
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string uri = !path.empty() && path.front() == '/' ? "file://" : "";
+  for (unsigned char c : path) {
+    const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                            c == '-' || c == '.' || c == '_' || c == '~' || c == '/';
+    if (unreserved) {
+      uri.push_back(static_cast<char>(c));
+    } else {
+      uri.push_back('%');
+      uri.push_back(kHex[c >> 4]);
+      uri.push_back(kHex[c & 15]);
+    }
+  }
+  return uri;
 }
 
-json SarifReport(const ReportData& data) {
+bool WriteSarifReport(const ReportData& data, std::ostream& out) {
   json rule_list = json::array();
   std::map<std::string, size_t> rule_index;
   for (const rules::Rule& r : rules::AllRules()) {
     rule_index[std::string(r.id)] = rule_list.size();
     rule_list.push_back(RuleDescriptor(r));
   }
-
-  json results = json::array();
-  for (const StoredFinding& s : data.findings) {
-    const Finding& f = s.finding;
-    std::string text = f.message;
-    if (!f.reason.empty()) text += " " + f.reason;
-    if (!f.fix.empty()) text += " Fix: " + f.fix;
-    json result = {{"ruleId", f.rule},
-                   {"level", Level(s.severity)},
-                   {"message", {{"text", text}}},
-                   {"partialFingerprints", {{"streamcheck/v1", f.fingerprint}}},
-                   {"occurrenceCount", f.count},
-                   {"properties", {{"kind", FindingKindName(f.kind)},
-                                   {"confidence", ConfidenceName(f.confidence)}}}};
-    if (auto it = rule_index.find(f.rule); it != rule_index.end()) result["ruleIndex"] = it->second;
-    // Code scanning drops results without a location: the later access's
-    // source if known, else the earliest side that has one, else the allocation.
-    json primary = nullptr;
-    size_t primary_index = f.accesses.size();
-    for (size_t k = f.accesses.size(); k-- > 0 && primary.is_null();) {
-      primary = Location(f.accesses[k], DescribeAccess(f.accesses[k]));
-      primary_index = k;
-    }
-    if (primary.is_null() && !f.buffer.allocation_stack.empty()) {
-      FindingAccess allocation;
-      allocation.stack = f.buffer.allocation_stack;
-      primary = Location(allocation, "allocated here by " + f.buffer.allocated_by);
-    }
-    if (!primary.is_null()) result["locations"] = json::array({primary});
-    json related = json::array();
-    for (size_t i = 0; i < f.accesses.size(); ++i) {
-      if (i == primary_index) continue;
-      json location = Location(f.accesses[i], DescribeAccess(f.accesses[i]));
-      if (location.is_null()) continue;
-      location["id"] = related.size() + 1;
-      related.push_back(location);
-    }
-    if (!related.empty()) result["relatedLocations"] = related;
-    json flow = CodeFlow(f);
-    if (!flow.is_null()) result["codeFlows"] = json::array({flow});
-    results.push_back(result);
-  }
-
   json run = {{"tool", {{"driver", {{"name", "streamcheck"},
                                     {"version", STREAMCHECK_VERSION},
                                     {"semanticVersion", STREAMCHECK_VERSION},
                                     {"rules", rule_list}}}}},
-              {"results", results}};
-  return {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-          {"version", "2.1.0"},
-          {"runs", json::array({run})}};
+              {"results", nullptr}};
+  JsonArrayStream results(out,
+                          {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                           {"version", "2.1.0"},
+                           {"runs", json::array({run})}},
+                          "results");
+  const bool ok = data.ForEach([&](const StoredFinding& s) { results.Add(SarifResult(s, rule_index)); });
+  results.Finish();
+  return ok;
+}
+
+json SarifReport(const ReportData& data) {
+  std::ostringstream out;
+  WriteSarifReport(data, out);
+  return json::parse(out.str());
 }
 
 }  // namespace streamcheck::store

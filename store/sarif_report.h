@@ -4,15 +4,22 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <ostream>
 
 #include "store/report_model.h"
 
 namespace streamcheck::store {
 
+// Writes the log, results streamed one at a time; false when reading the
+// findings failed partway.
+bool WriteSarifReport(const ReportData& data, std::ostream& out);
+// The whole log in memory (tests; small reports).
 nlohmann::json SarifReport(const ReportData& data);
 // How a file path becomes an artifact URI: relative paths stay relative
 // (code scanning resolves them against the checkout); absolute ones become
-// file:// URIs.
+// file:// URIs. Bytes other than RFC 3986's unreserved characters and '/'
+// are percent-encoded (spaces, '#', '%', non-ASCII and invalid UTF-8 alike),
+// so the original bytes survive.
 std::string SarifUri(const std::string& path);
 
 }  // namespace streamcheck::store

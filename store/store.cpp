@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 #include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <thread>
@@ -27,8 +30,8 @@ int64_t AsSql(uint64_t v) { return static_cast<int64_t>(v); }
 std::string Explain(const std::string& path, const std::string& sqlite_message) {
   if (sqlite_message.find("locked") != std::string::npos ||
       sqlite_message.find("busy") != std::string::npos)
-    return fmt::format("{}: database is locked by another writer (another streamcheck process?); "
-                       "nothing was lost, retry when it finishes",
+    return fmt::format("{}: the database was locked by another process (another streamcheck writing?) for "
+                       "longer than the busy timeout (--busy-timeout)",
                        path);
   return fmt::format("{}: {}", path, sqlite_message);
 }
@@ -46,6 +49,28 @@ bool UseWriteAheadLog(Database& db, int timeout_ms) {
     if ((code != SQLITE_BUSY && code != SQLITE_LOCKED) || std::chrono::steady_clock::now() >= deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+}
+
+// Whether `path` lies where a reader cannot create SQLite's -shm file (a
+// read-only folder or mount).
+bool OnReadOnlyFolder(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  if (::access(dir.c_str(), W_OK) != 0 || ::access(path.c_str(), W_OK) != 0) return true;
+  struct statvfs fs {};
+  return ::statvfs(dir.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY) != 0;
+}
+
+std::string ReadOnlyMessage(const std::string& path) {
+  return fmt::format("{}: cannot write: the file is read-only (its permissions, its folder's or its mount's); "
+                     "it was not changed",
+                     path);
+}
+
+// A write-ahead log with commits not yet copied into the main file.
+bool HasUnfinishedLog(const std::string& path) {
+  struct stat wal {};
+  return ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
 }
 
 class StoreFindingSink final : public FindingSink {
@@ -86,6 +111,11 @@ int64_t InsertStack(Database& db, const std::vector<ResolvedFrame>& frames, bool
 
 }  // namespace
 
+std::string_view SeverityOf(const Finding& f) {
+  const rules::Rule* rule = rules::Find(f.rule);
+  return rule ? rules::SeverityName(rule->severity) : "warning";
+}
+
 Store::Store(std::string path, std::unique_ptr<Database> db)
     : path_(std::move(path)), db_(std::move(db)) {}
 
@@ -100,7 +130,33 @@ std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
   if (!db->ok()) return nullptr;
   db->SetBusyTimeout(options.busy_timeout_ms);
 
-  const int version = CompatibleSchemaVersion(*db, error);
+  int version = CompatibleSchemaVersion(*db, error);
+  if (version < 0 && options.read_only && OnReadOnlyFolder(path) && HasUnfinishedLog(path)) {
+    *error = fmt::format("{}: cannot be read here: its write-ahead log ({}-wal) holds commits, and SQLite needs "
+                         "a -shm file beside it to read them, which it cannot create in this read-only folder; "
+                         "copy the database with its -wal file to a writable folder",
+                         path, path);
+    return nullptr;
+  }
+  if (version < 0 && options.read_only && OnReadOnlyFolder(path)) {
+    // A WAL database on a read-only folder or mount: SQLite cannot make the
+    // -shm file it reads through. Nothing can write there and no log is left
+    // to apply, so the main file is read as immutable.
+    std::string retry_error;
+    auto immutable = std::make_unique<Database>(path, true, false, &retry_error, true);
+    if (immutable->ok()) {
+      const int retried = CompatibleSchemaVersion(*immutable, &retry_error);
+      if (retried >= 0) {
+        db = std::move(immutable);
+        version = retried;
+        error->clear();
+      }
+    }
+  }
+  if (version < 0 && !options.read_only && OnReadOnlyFolder(path)) {
+    *error = ReadOnlyMessage(path);
+    return nullptr;
+  }
   if (version < 0) return nullptr;
   if (options.read_only && version == 0) {
     *error = fmt::format("{}: empty, not a streamcheck database", path);
@@ -113,6 +169,19 @@ std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
       *error = fmt::format("{}: the database is corrupt ({}); it was not changed", path, verdict);
       return nullptr;
     }
+  }
+  if (version > 0) {
+    if (const std::string missing = MissingTable(*db, version); !missing.empty()) {
+      *error = fmt::format("{}: the database is damaged: its table '{}' is missing; it was not changed", path,
+                           missing);
+      return nullptr;
+    }
+  }
+  // SQLite opens a file it may not write read-only without a word, and
+  // its writes then fail one by one: say so once, before anything is written.
+  if (!options.read_only && sqlite3_db_readonly(db->handle(), "main") == 1) {
+    *error = ReadOnlyMessage(path);
+    return nullptr;
   }
   // Read-only opens accept older schemas: the readers touch only tables that
   // every version has, or check first (counters).
@@ -174,6 +243,20 @@ bool Store::AddCounters(int64_t run, int64_t process, std::string_view category,
   return true;
 }
 
+bool Store::AddSourceRoots(int64_t run, const std::set<std::string>& paths) {
+  if (paths.empty()) return true;
+  Transaction tx(*db_);
+  if (!tx.ok()) return Fail(db_->error());
+  Statement insert = db_->Prepare("INSERT OR IGNORE INTO source_roots(run_id, path) VALUES(?,?)");
+  for (const std::string& path : paths) {
+    insert.Reset();
+    insert.Bind(1, run).Bind(2, path);
+    if (!insert.Run()) return Fail(insert.error());
+  }
+  if (!tx.Commit()) return Fail(db_->error());
+  return true;
+}
+
 std::unique_ptr<FindingSink> Store::MakeFindingSink(int64_t run, int64_t process) {
   return std::make_unique<StoreFindingSink>(this, run, process);
 }
@@ -194,8 +277,7 @@ int64_t Store::AddFinding(int64_t run, int64_t process, uint64_t local_id, const
   ok = ok && alloc.Run();
   int64_t allocation = db_->LastInsertId();
 
-  const rules::Rule* rule = rules::Find(f.rule);
-  std::string_view severity = rule ? rules::SeverityName(rule->severity) : "warning";
+  const std::string_view severity = SeverityOf(f);
   Statement finding = db_->Prepare(
       "INSERT INTO findings(run_id, process_id, local_id, origin, rule, kind, severity, "
       "confidence, message, reason, fix, allocation_id, count, fingerprint) "
@@ -226,8 +308,10 @@ int64_t Store::AddFinding(int64_t run, int64_t process, uint64_t local_id, const
     ok = ok && access.Run();
   }
   if (!ok) {
-    std::string why = alloc.error() + finding.error() + access.error();
-    return Fail(why.empty() ? db_->error() : why), -1;
+    // The first statement that failed says why (the others did not run).
+    for (const Statement* failed : {&alloc, &finding, &access})
+      if (!failed->error().empty()) return Fail(failed->error()), -1;
+    return Fail(db_->error()), -1;
   }
   if (!tx.Commit()) return Fail(db_->error()), -1;
   return finding_id;

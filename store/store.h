@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -52,6 +53,10 @@ struct OpenOptions {
   int busy_timeout_ms = 5000;
 };
 
+// The severity a finding is stored (and reported) with: its rule's, fixed
+// when written; "warning" for a rule this build does not know.
+std::string_view SeverityOf(const Finding& finding);
+
 class Store {
  public:
   // Creates the file when missing (unless read_only) and migrates an older
@@ -77,6 +82,11 @@ class Store {
   // "anomaly" (by reason). `process` may be 0 for run-wide counters.
   bool AddCounters(int64_t run, int64_t process, std::string_view category,
                    const std::map<std::string, uint64_t>& counts);
+
+  // Folders whose files an HTML report of the run may quote (the run's
+  // working directory, the folders of the program's own source files);
+  // adding one twice keeps one.
+  bool AddSourceRoots(int64_t run, const std::set<std::string>& paths);
 
   // A sink that writes each finding in its own transaction as soon as it
   // arrives (a crashing program loses none) and updates counts on

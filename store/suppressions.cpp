@@ -1,5 +1,7 @@
 #include "store/suppressions.h"
 
+#include <sys/stat.h>
+
 #include <fstream>
 #include <sstream>
 
@@ -96,6 +98,12 @@ std::optional<SuppressionList> SuppressionList::Parse(std::string_view text,
 }
 
 std::optional<SuppressionList> SuppressionList::Load(const std::string& path, std::string* error) {
+  // A folder opens and reads as empty: it would suppress nothing, silently.
+  struct stat info {};
+  if (::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode)) {
+    *error = path + ": is a directory, not a suppressions file";
+    return std::nullopt;
+  }
   std::ifstream in(path);
   if (!in) {
     *error = path + ": cannot read the suppressions file";

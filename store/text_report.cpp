@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "store/text_escape.h"
+
 namespace streamcheck::store {
 namespace {
 
@@ -18,15 +20,14 @@ void WriteStack(const std::vector<ResolvedFrame>& stack, std::ostream& out) {
 }
 
 // Where the diagnostic points: the later access, the one that races.
-std::string Location(const StoredFinding& stored) {
-  const Finding& f = stored.finding;
+std::string Location(const Finding& f) {
   const ResolvedFrame* where = f.accesses.empty() ? nullptr : PrimaryFrame(f.accesses.back());
   return where ? FrameLocation(*where) : "<unknown>";
 }
 
 void WriteFinding(const StoredFinding& stored, std::ostream& out) {
-  const Finding& f = stored.finding;
-  fmt::print(out, "{}: {}: {} [{}]\n", Location(stored), stored.severity, f.message, f.rule);
+  const Finding f = EscapedFinding(stored.finding);
+  fmt::print(out, "{}: {}: {} [{}]\n", Location(f), EscapeControl(stored.severity), f.message, f.rule);
   fmt::print(out, "  {}, confidence {}, seen {} time{}\n", FindingKindName(f.kind),
              ConfidenceName(f.confidence), f.count, f.count == 1 ? "" : "s");
   if (f.buffer.size != 0 || f.buffer.address != 0)
@@ -52,43 +53,51 @@ std::string OperationLabel(const FindingAccess& a) {
   return label;
 }
 
-void WriteTotals(const ReportData& data, std::ostream& out) {
-  size_t errors = 0;
-  for (const StoredFinding& f : data.findings) errors += f.severity == "error";
-  const size_t others = data.findings.size() - errors;
+void WriteTotals(const ReportData& data, size_t total, size_t errors, std::ostream& out) {
+  const size_t others = total - errors;
   // `run` and `replay` report the run they just made and name no runs.
   const std::string runs = data.runs.empty() ? ""
                            : fmt::format("{} run{} of ", data.runs.size(), data.runs.size() == 1 ? "" : "s");
-  fmt::print(out, "{} finding{} ({} error{}, {} other) in {}{}\n", data.findings.size(),
-             data.findings.size() == 1 ? "" : "s", errors, errors == 1 ? "" : "s", others, runs, data.db_path);
+  fmt::print(out, "{} finding{} ({} error{}, {} other) in {}{}\n", total, total == 1 ? "" : "s", errors,
+             errors == 1 ? "" : "s", others, runs, EscapeControl(data.db_path));
 }
 
 }  // namespace
 
-void WriteTextReport(const ReportData& data, std::ostream& out) {
-  for (const StoredFinding& f : data.findings) WriteFinding(f, out);
-  WriteTotals(data, out);
+bool WriteTextReport(const ReportData& data, std::ostream& out) {
+  size_t total = 0, errors = 0;
+  const bool ok = data.ForEach([&](const StoredFinding& f) {
+    WriteFinding(f, out);
+    ++total;
+    errors += f.severity == "error";
+  });
+  WriteTotals(data, total, errors, out);
+  return ok;
 }
 
-void WriteSummaryReport(const ReportData& data, std::ostream& out) {
+bool WriteSummaryReport(const ReportData& data, std::ostream& out) {
   std::map<std::string, size_t> by_rule;
-  for (const StoredFinding& stored : data.findings) {
-    const Finding& f = stored.finding;
+  size_t total = 0, errors = 0;
+  const bool ok = data.ForEach([&](const StoredFinding& stored) {
+    const Finding f = EscapedFinding(stored.finding);
     std::string operations;
     for (const FindingAccess& a : f.accesses) operations += (operations.empty() ? "" : " vs ") + OperationLabel(a);
     // The kind only where it says more than the rule (read-after-write, ...).
     const std::string_view kind = FindingKindName(f.kind);
     const std::string rule = kind == f.rule ? f.rule : fmt::format("{} ({})", f.rule, kind);
-    fmt::print(out, "{}: {}: {}: {}{}\n", Location(stored), stored.severity, rule, operations,
+    fmt::print(out, "{}: {}: {}: {}{}\n", Location(f), EscapeControl(stored.severity), rule, operations,
                f.count > 1 ? fmt::format(" (seen {} times)", f.count) : "");
     ++by_rule[f.rule];
-  }
+    ++total;
+    errors += stored.severity == "error";
+  });
   if (!by_rule.empty()) {
     std::string counts;
     for (const auto& [rule, n] : by_rule) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, rule);
     fmt::print(out, "by rule: {}\n", counts);
   }
-  WriteTotals(data, out);
+  WriteTotals(data, total, errors, out);
+  return ok;
 }
 
 }  // namespace streamcheck::store

@@ -10,10 +10,10 @@
 
 namespace streamcheck::store {
 
-void WriteTextReport(const ReportData& data, std::ostream& out);
+bool WriteTextReport(const ReportData& data, std::ostream& out);
 
 // One line per finding (where, rule, kind, the two operations, how often),
 // then the count per rule: the overview a CI log or a first look wants.
-void WriteSummaryReport(const ReportData& data, std::ostream& out);
+bool WriteSummaryReport(const ReportData& data, std::ostream& out);
 
 }  // namespace streamcheck::store

@@ -9,7 +9,6 @@
 #include <fstream>
 #include <map>
 
-#include "store/suppressions.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_ops.h"
 #include "tracer/frameworks/framework_plugin.h"
@@ -94,31 +93,22 @@ void Tracer::StartWorker() {
 }
 
 void Tracer::OpenOutputs() {
-  std::function<bool(const Finding&)> suppressed;
-  if (!config_.suppressions.empty()) {
-    std::string error;
-    auto list = SuppressionList::Load(config_.suppressions, &error);
-    if (list) suppressed = [l = std::make_shared<SuppressionList>(std::move(*list))](const Finding& f) { return l->Suppressed(f); };
-    else Warn("ignoring suppressions: " + error);
-  }
-  if (!config_.db_path.empty()) {
-    std::string error;
-    store_ = store::Store::Open(config_.db_path, &error);
-    if (!store_) {
-      Warn("cannot open findings database " + config_.db_path + ": " + error + " (findings go to stderr only)");
-    } else {
-      if (config_.run_id < 0) {
-        store::RunInfo info;
-        info.mode = "run";
-        info.command = CommandLine();
-        config_.run_id = store_->BeginRun(info);
-      }
-      process_id_ = store_->AddProcess(config_.run_id, {getpid(), CommandLine(), "", -1});
-      store_sink_ = store_->MakeFindingSink(config_.run_id, process_id_);
-    }
-  }
-  filter_ = std::make_unique<SuppressingSink>(store_sink_.get(), suppressed);
-  engine_ = std::make_unique<Engine>(filter_.get());
+  store::SessionConfig session;
+  session.db_path = config_.db_path;
+  session.existing_run = config_.run_id;
+  session.run.mode = "run";
+  session.run.command = CommandLine();
+  session.suppressions_path = config_.suppressions;
+  session.best_effort = true;  // never take the program down for an output
+  session.frames_name_sources = true;  // the program's own frames: its source folders
+  if (const std::string wait = Env("STREAMCHECK_BUSY_TIMEOUT_MS"); !wait.empty())
+    session.open.busy_timeout_ms = std::atoi(wait.c_str());
+  std::string error;
+  session_ = store::RunSession::Open(session, &error);
+  for (const std::string& warning : session_->warnings()) Warn(warning);
+  config_.run_id = session_->run_id();
+  output_ = session_->AddProcess(store::ProcessInfo{getpid(), CommandLine(), "", -1});
+  engine_ = std::make_unique<Engine>(output_);
   engine_->set_stack_resolver(this);
   if (!config_.trace_path.empty()) {
     std::string error;
@@ -306,19 +296,7 @@ void Tracer::Finish() {
   // runtime's own teardown) are analysed inline.
   if (worker_) worker_->Stop();
   engine_->Finish();
-  const EngineStats& s = engine_->stats();
-  if (store_) {
-    store_->AddCounters(config_.run_id, process_id_, "stats",
-                        {{"records", s.records},
-                         {"stream_operations", s.stream_operations},
-                         {"host_operations", s.host_operations},
-                         {"accesses_checked", s.accesses_checked},
-                         {"findings", filter_->forwarded()},
-                         {"suppressed", filter_->suppressed()},
-                         {"finding_occurrences", s.finding_occurrences}});
-    store_->AddCounters(config_.run_id, process_id_, "unmodeled_api", s.unmodeled_apis);
-    store_->AddCounters(config_.run_id, process_id_, "anomaly", s.anomalies);
-  }
+  session_->FinishProcess(output_, &engine_->stats());
   if (trace_) {
     WriteSymbolizedStacks();
     trace_->Close();
@@ -334,8 +312,12 @@ void Tracer::Finish() {
         line += " " + std::string(OpCodeName(static_cast<OpCode>(op))) + " " + std::to_string(native_stacks_by_op_[op]) + ";";
     std::fprintf(stderr, "%s\n", line.c_str());
   }
-  if (!store_ && filter_->forwarded() > 0)
-    Warn(std::to_string(filter_->forwarded()) + " findings were not stored (no database)");
+  if (!session_->has_store() && output_->tally().kept > 0)
+    Warn(std::to_string(output_->tally().kept) + " findings were not stored (no database)");
+  if (session_->failed_writes() != 0)
+    Warn("writing to " + config_.db_path + " failed (" + session_->first_error() + "); " +
+         std::to_string(output_->tally().stored) + " of " + std::to_string(output_->tally().kept) +
+         " findings of this process were stored");
 }
 
 // The trace defined each stack by program counters only; a replay on another
@@ -369,11 +351,10 @@ void Tracer::RestartAfterFork() {
   // do its records still queued (the parent analyses them): the worker's
   // object is left as it is, never destroyed (its thread cannot be joined).
   (void)worker_.release();
-  (void)store_sink_.release();
-  (void)store_.release();
+  (void)session_.release();
+  output_ = nullptr;
   (void)trace_.release();
   engine_.reset();
-  filter_.reset();
   finished_ = false;
   // STREAMCHECK_TRACE names the root process's trace; every other process
   // writes beside it, suffixed with its pid.

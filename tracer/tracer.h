@@ -18,9 +18,8 @@
 #include <unordered_map>
 
 #include "runtime/engine.h"
-#include "runtime/finding_filter.h"
 #include "runtime/trace/trace_io.h"
-#include "store/store.h"
+#include "store/run_session.h"
 #include "tracer/analysis_worker.h"
 #include "tracer/frameworks/framework_hooks.h"
 #include "tracer/host_clock.h"
@@ -122,7 +121,6 @@ class Tracer : public StackResolver {
   // Read on both sides, written at start and after fork only.
   TracerConfig config_;
   HostClock clock_;  // stamps records on the program's side (host_clock.h)
-  int64_t process_id_ = 0;
   int os_pid_ = 0;  // the process the tracer's outputs belong to
   bool finished_ = false;
   std::unique_ptr<AnalysisWorker> worker_;  // null: analysed inline (configured so, or after Finish)
@@ -153,9 +151,8 @@ class Tracer : public StackResolver {
   // and Finish() touch it. The worker's picture of memory.
   alignas(64) RecordResolver resolver_;
   TicksToNanoseconds timestamps_{clock_};
-  std::unique_ptr<store::Store> store_;
-  std::unique_ptr<FindingSink> store_sink_;
-  std::unique_ptr<SuppressingSink> filter_;
+  std::unique_ptr<store::RunSession> session_;  // database, suppressions, counters (store/run_session.h)
+  store::ProcessOutput* output_ = nullptr;      // this process's findings, through session_
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<TraceSink> trace_;
   // The class is aligned to a line, so its size is whole lines: nothing

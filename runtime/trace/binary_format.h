@@ -33,43 +33,17 @@ inline constexpr uint32_t kBlockMagic = 0x4b4c4253;  // "SBLK" little-endian
 inline constexpr uint32_t kMaxBlockPayloadBytes = 16u << 20;
 inline constexpr size_t kMaxRecordBytes = 8u << 20;
 
-// Presence bits of the non-default fields, ordered by how often the tracer
-// sets them so that the presence mask of common records fits in 1-2 bytes.
-// The numbering is part of the format: append only.
+// Presence bits of the non-default fields, numbered in the order of
+// record_fields.def (the one list of fields; there, ordered by how often the
+// tracer sets them so that the presence mask of common records fits in 1-2
+// bytes). The numbering is part of the format: append only.
 enum FieldBit : uint32_t {
-  kBitThread = 0,       // varint
-  kBitTimestamp = 1,    // zigzag varint delta from the previous timestamp in the block
-  kBitStream = 2,       // varint
-  kBitName = 3,         // varint
-  kBitApi = 4,          // varint
-  kBitStack = 5,        // varint
-  kBitAccesses = 6,     // count, then (addr varint, size varint, mode u8) each
-  kBitDst = 7,          // varint
-  kBitSize = 8,         // varint
-  kBitEvent = 9,        // varint
-  kBitSrc = 10,         // varint
-  kBitIsAsync = 11,     // no payload: presence means true
-  kBitCopyKind = 12,    // u8
-  kBitMemoryKind = 13,  // u8
-  kBitDevice = 14,      // zigzag varint (default -1 is "absent")
-  kBitResult = 15,      // zigzag varint
-  kBitFlags = 16,       // varint
-  kBitPriority = 17,    // zigzag varint
-  kBitFrameworkOp = 18, // varint
-  kBitId = 19,          // varint
-  kBitText = 20,        // length varint, bytes
-  kBitFrames = 21,      // count, then (function, file, line, pc varints) each
-  kBitDeps = 22,        // count, then varint each
-  kBitGraph = 23,       // varint
-  kBitGraphExec = 24,   // varint
-  kBitNode = 25,        // varint
-  kBitNodeOp = 26,      // u8
-  kBitEvent2 = 27,      // varint
-  kBitHeight = 28,      // varint
-  kBitDstPitch = 29,    // varint
-  kBitSrcPitch = 30,    // varint
-  kFieldBitCount = 31,
+#define STREAMCHECK_TRACE_FIELD(bit, member, key, text_order, text_kind, binary_kind) bit,
+#include "runtime/trace/record_fields.def"
+  kFieldBitCount,
 };
+static_assert(kBitThread == 0 && kBitAccesses == 6 && kBitText == 20 && kBitSrcPitch == 30,
+              "the numbering is the format's: fields are appended, never removed or reordered");
 inline constexpr uint64_t kKnownFieldMask = (uint64_t{1} << kFieldBitCount) - 1;
 
 inline void StoreU32(uint32_t v, unsigned char* p) {

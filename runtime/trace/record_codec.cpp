@@ -24,40 +24,14 @@ const std::array<bool, 256> kValidOpCode = [] {
 
 bool IsValidOpCode(uint64_t v) { return v < kValidOpCode.size() && kValidOpCode[v]; }
 
+// A default record: a field is present where a record differs from it.
+const TraceRecord kDefaultRecord{};
+
 uint64_t PresenceMask(const TraceRecord& r) {
   uint64_t m = 0;
-  auto set = [&m](bool present, FieldBit b) { m |= present ? Bit(b) : 0; };
-  set(r.thread != 0, kBitThread);
-  set(r.timestamp_ns != 0, kBitTimestamp);
-  set(r.stream != 0, kBitStream);
-  set(r.name != 0, kBitName);
-  set(r.api != 0, kBitApi);
-  set(r.stack != 0, kBitStack);
-  set(!r.accesses.empty(), kBitAccesses);
-  set(r.dst != 0, kBitDst);
-  set(r.size != 0, kBitSize);
-  set(r.event != 0, kBitEvent);
-  set(r.src != 0, kBitSrc);
-  set(r.is_async, kBitIsAsync);
-  set(r.copy_kind != CopyKind::kDefault, kBitCopyKind);
-  set(r.memory_kind != MemoryKind::kDevice, kBitMemoryKind);
-  set(r.device != -1, kBitDevice);
-  set(r.result != 0, kBitResult);
-  set(r.flags != 0, kBitFlags);
-  set(r.priority != 0, kBitPriority);
-  set(r.framework_op != 0, kBitFrameworkOp);
-  set(r.id != 0, kBitId);
-  set(!r.text.empty(), kBitText);
-  set(!r.frames.empty(), kBitFrames);
-  set(!r.deps.empty(), kBitDeps);
-  set(r.graph != 0, kBitGraph);
-  set(r.graph_exec != 0, kBitGraphExec);
-  set(r.node != 0, kBitNode);
-  set(r.node_op != OpCode::kInvalid, kBitNodeOp);
-  set(r.event2 != 0, kBitEvent2);
-  set(r.height != 0, kBitHeight);
-  set(r.dst_pitch != 0, kBitDstPitch);
-  set(r.src_pitch != 0, kBitSrcPitch);
+#define STREAMCHECK_TRACE_FIELD(bit, member, key, text_order, text_kind, binary_kind) \
+  m |= r.member != kDefaultRecord.member ? Bit(bit) : 0;
+#include "runtime/trace/record_fields.def"
   return m;
 }
 
@@ -135,33 +109,118 @@ class FieldReader {
   std::string* problem_;
 };
 
-constexpr uint64_t kLeadingFields = Bit(kBitThread) | Bit(kBitTimestamp) | Bit(kBitStream) |
-                                   Bit(kBitName) | Bit(kBitApi) | Bit(kBitStack) | Bit(kBitAccesses);
+// The fields of a kernel launch, the commonest record (record_fields.def):
+// decoded in line, in bit order, before the per-field switch, whose indirect
+// jump per field cost more than the field itself.
+constexpr uint32_t kLeadingFieldCount = kBitAccesses + 1;
+constexpr uint64_t kLeadingFields = (uint64_t{1} << kLeadingFieldCount) - 1;
 
-// count, then (addr varint, size varint, mode u8) each.
-[[gnu::always_inline]] inline bool DecodeAccesses(FieldReader& in, std::vector<MemoryAccess>* accesses,
-                                                  std::string* problem) {
-  size_t n = 0;
-  if (!in.Count("accesses", 3, &n)) return false;
-  // Decoded in place: resize() from empty was an out-of-line call per
-  // record, push_back a copy; emplace_back's common path is inline.
-  accesses->reserve(n);  // Clear() kept the capacity: usually nothing to do
-  for (size_t i = 0; i < n; ++i) {
-    MemoryAccess& a = accesses->emplace_back();
-    uint8_t byte = 0;
-    if (!in.WideU64("access address", &a.addr) || !in.U64("access size", &a.size) ||
-        !in.Byte("access mode", &byte)) {
-      return false;
-    }
-    if (byte < static_cast<uint8_t>(AccessMode::kRead) || byte > static_cast<uint8_t>(AccessMode::kUnknown))
-        [[unlikely]] {
-      *problem = "unknown access mode " + std::to_string(byte);
-      return false;
-    }
-    a.mode = static_cast<AccessMode>(byte);
+// Decodes one field by its binary kind (record_fields.def). The names are
+// those of the error messages.
+class FieldDecoder {
+ public:
+  FieldDecoder(FieldReader& in, BlockCodecState* state, std::string* problem)
+      : in_(in), state_(state), problem_(problem) {}
+
+  [[gnu::always_inline]] bool Varint(const char* field, uint64_t* v) { return in_.U64(field, v); }
+  [[gnu::always_inline]] bool Varint(const char* field, uint32_t* v) { return in_.U32(field, v); }
+  [[gnu::always_inline]] bool Signed(const char* field, int32_t* v) { return in_.I32(field, v); }
+  [[gnu::always_inline]] bool TimestampDelta(const char*, uint64_t* v) {
+    uint64_t delta = 0;
+    if (!in_.U64("timestamp", &delta)) return false;
+    *v = state_->previous_timestamp + static_cast<uint64_t>(ZigZagDecode(delta));
+    state_->previous_timestamp = *v;
+    return true;
   }
-  return true;
-}
+  [[gnu::always_inline]] bool Flag(const char*, bool* v) {
+    *v = true;  // presence says it
+    return true;
+  }
+  bool CopyKindByte(const char*, CopyKind* v) { return EnumByte("copy kind", CopyKindName, v); }
+  bool MemoryKindByte(const char*, MemoryKind* v) { return EnumByte("memory kind", MemoryKindName, v); }
+  bool OpCodeByte(const char*, OpCode* v) {
+    uint8_t byte = 0;
+    if (!in_.Byte("node_op", &byte)) return false;
+    if (!IsValidOpCode(byte)) {
+      *problem_ = "unknown node_op opcode " + std::to_string(byte);
+      return false;
+    }
+    *v = static_cast<OpCode>(byte);
+    return true;
+  }
+  bool Text(const char*, std::string* v) {
+    size_t n = 0;
+    if (!in_.Count("text length", 1, &n)) return false;
+    v->assign(reinterpret_cast<const char*>(in_.position()), n);
+    in_.Skip(n);
+    return true;
+  }
+  // count, then (addr varint, size varint, mode u8) each.
+  [[gnu::always_inline]] bool Accesses(const char*, std::vector<MemoryAccess>* accesses) {
+    size_t n = 0;
+    if (!in_.Count("accesses", 3, &n)) return false;
+    // Decoded in place: resize() from empty was an out-of-line call per
+    // record, push_back a copy; emplace_back's common path is inline.
+    accesses->reserve(n);  // Clear() kept the capacity: usually nothing to do
+    for (size_t i = 0; i < n; ++i) {
+      MemoryAccess& a = accesses->emplace_back();
+      uint8_t byte = 0;
+      if (!in_.WideU64("access address", &a.addr) || !in_.U64("access size", &a.size) ||
+          !in_.Byte("access mode", &byte)) {
+        return false;
+      }
+      if (byte < static_cast<uint8_t>(AccessMode::kRead) || byte > static_cast<uint8_t>(AccessMode::kUnknown))
+          [[unlikely]] {
+        *problem_ = "unknown access mode " + std::to_string(byte);
+        return false;
+      }
+      a.mode = static_cast<AccessMode>(byte);
+      if (WrapsAddressSpace(a)) [[unlikely]] {
+        *problem_ = "access wraps past 2^64";
+        return false;
+      }
+    }
+    return true;
+  }
+  bool Frames(const char*, std::vector<StackFrame>* frames) {
+    size_t n = 0;
+    if (!in_.Count("frames", 4, &n)) return false;
+    frames->resize(n);
+    for (StackFrame& f : *frames) {
+      if (!in_.U32("frame function", &f.function) || !in_.U32("frame file", &f.file) ||
+          !in_.U32("frame line", &f.line) || !in_.U64("frame pc", &f.pc)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  bool Deps(const char*, std::vector<Handle>* deps) {
+    size_t n = 0;
+    if (!in_.Count("deps", 1, &n)) return false;
+    deps->resize(n);
+    for (Handle& d : *deps) {
+      if (!in_.U64("dep", &d)) return false;
+    }
+    return true;
+  }
+
+ private:
+  template <typename Enum>
+  bool EnumByte(const char* what, std::string_view (*name_of)(Enum), Enum* v) {
+    uint8_t byte = 0;
+    if (!in_.Byte(what, &byte)) return false;
+    if (name_of(static_cast<Enum>(byte)).empty()) {
+      *problem_ = std::string("unknown ") + what + " " + std::to_string(byte);
+      return false;
+    }
+    *v = static_cast<Enum>(byte);
+    return true;
+  }
+
+  FieldReader& in_;
+  BlockCodecState* state_;
+  std::string* problem_;
+};
 
 // The most bytes EncodeInto writes: the op byte, a varint for the mask and
 // for every field, and what the variable-length fields hold.
@@ -171,79 +230,79 @@ size_t EncodedSizeBound(const TraceRecord& r) {
          r.frames.size() * 4 * kVarint + r.deps.size() * kVarint + r.text.size();
 }
 
+// Encodes one field by its binary kind (record_fields.def) at a raw cursor,
+// not a checked append per byte (the trace writer encodes every record of a
+// traced program).
+class FieldEncoder {
+ public:
+  FieldEncoder(uint8_t* p, BlockCodecState* state) : p_(p), state_(state) {}
+  uint8_t* position() const { return p_; }
+
+  void Varint(uint64_t v) { p_ = PutVarint(v, p_); }
+  void Signed(int32_t v) { p_ = PutVarint(ZigZagEncode(v), p_); }
+  void TimestampDelta(uint64_t v) {
+    Signed64(static_cast<int64_t>(v - state_->previous_timestamp));
+    state_->previous_timestamp = v;
+  }
+  void Flag(bool) {}  // presence says it
+  void CopyKindByte(CopyKind v) { Byte(v); }
+  void MemoryKindByte(MemoryKind v) { Byte(v); }
+  void OpCodeByte(OpCode v) { Byte(v); }
+  void Text(const std::string& v) {
+    Varint(v.size());
+    std::memcpy(p_, v.data(), v.size());
+    p_ += v.size();
+  }
+  void Accesses(const std::vector<MemoryAccess>& accesses) {
+    Varint(accesses.size());
+    for (const MemoryAccess& a : accesses) {
+      Varint(a.addr);
+      Varint(a.size);
+      Byte(a.mode);
+    }
+  }
+  void Frames(const std::vector<StackFrame>& frames) {
+    Varint(frames.size());
+    for (const StackFrame& f : frames) {
+      Varint(f.function);
+      Varint(f.file);
+      Varint(f.line);
+      Varint(f.pc);
+    }
+  }
+  void Deps(const std::vector<Handle>& deps) {
+    Varint(deps.size());
+    for (Handle d : deps) Varint(d);
+  }
+  template <typename T>
+  void Byte(T v) {
+    *p_++ = static_cast<uint8_t>(v);
+  }
+
+ private:
+  void Signed64(int64_t v) { p_ = PutVarint(ZigZagEncode(v), p_); }
+  uint8_t* p_;
+  BlockCodecState* state_;
+};
+
 // Writes r's encoding at p, which has room for EncodedSizeBound(r) bytes, and
 // returns its end.
 uint8_t* EncodeInto(const TraceRecord& r, BlockCodecState* state, uint8_t* p) {
-  // A raw cursor, not a checked append per byte (the trace writer encodes
-  // every record of a traced program).
-  auto put = [&p](uint64_t v) { p = PutVarint(v, p); };
-  auto put_signed = [&p](int64_t v) { p = PutVarint(ZigZagEncode(v), p); };
-  auto put_byte = [&p](auto v) { *p++ = static_cast<uint8_t>(v); };
+  FieldEncoder out(p, state);
   const uint64_t mask = PresenceMask(r);
-  put_byte(r.op);
-  put(mask);
+  out.Byte(r.op);
+  out.Varint(mask);
   for (uint64_t m = mask; m != 0; m &= m - 1) {
     switch (static_cast<FieldBit>(std::countr_zero(m))) {
-      case kBitThread: put(r.thread); break;
-      case kBitTimestamp:
-        put_signed(static_cast<int64_t>(r.timestamp_ns - state->previous_timestamp));
-        state->previous_timestamp = r.timestamp_ns;
-        break;
-      case kBitStream: put(r.stream); break;
-      case kBitName: put(r.name); break;
-      case kBitApi: put(r.api); break;
-      case kBitStack: put(r.stack); break;
-      case kBitAccesses:
-        put(r.accesses.size());
-        for (const MemoryAccess& a : r.accesses) {
-          put(a.addr);
-          put(a.size);
-          put_byte(a.mode);
-        }
-        break;
-      case kBitDst: put(r.dst); break;
-      case kBitSize: put(r.size); break;
-      case kBitEvent: put(r.event); break;
-      case kBitSrc: put(r.src); break;
-      case kBitIsAsync: break;
-      case kBitCopyKind: put_byte(r.copy_kind); break;
-      case kBitMemoryKind: put_byte(r.memory_kind); break;
-      case kBitDevice: put_signed(r.device); break;
-      case kBitResult: put_signed(r.result); break;
-      case kBitFlags: put(r.flags); break;
-      case kBitPriority: put_signed(r.priority); break;
-      case kBitFrameworkOp: put(r.framework_op); break;
-      case kBitId: put(r.id); break;
-      case kBitText:
-        put(r.text.size());
-        std::memcpy(p, r.text.data(), r.text.size());
-        p += r.text.size();
-        break;
-      case kBitFrames:
-        put(r.frames.size());
-        for (const StackFrame& f : r.frames) {
-          put(f.function);
-          put(f.file);
-          put(f.line);
-          put(f.pc);
-        }
-        break;
-      case kBitDeps:
-        put(r.deps.size());
-        for (Handle d : r.deps) put(d);
-        break;
-      case kBitGraph: put(r.graph); break;
-      case kBitGraphExec: put(r.graph_exec); break;
-      case kBitNode: put(r.node); break;
-      case kBitNodeOp: put_byte(r.node_op); break;
-      case kBitEvent2: put(r.event2); break;
-      case kBitHeight: put(r.height); break;
-      case kBitDstPitch: put(r.dst_pitch); break;
-      case kBitSrcPitch: put(r.src_pitch); break;
+#define STREAMCHECK_TRACE_FIELD(bit, member, key, text_order, text_kind, binary_kind) \
+  case bit:                                                                          \
+    out.binary_kind(r.member);                                                       \
+    break;
+#include "runtime/trace/record_fields.def"
       case kFieldBitCount: break;
     }
   }
-  return p;
+  return out.position();
 }
 
 }  // namespace
@@ -263,6 +322,10 @@ bool IsWritableRecord(const TraceRecord& r, std::string* problem) {
   if (CopyKindName(r.copy_kind).empty()) return fail("copy kind", static_cast<int>(r.copy_kind));
   for (const MemoryAccess& a : r.accesses) {
     if (AccessModeName(a.mode).empty()) return fail("access mode", static_cast<int>(a.mode));
+    if (WrapsAddressSpace(a)) {
+      *problem = "cannot write an access that wraps past 2^64";
+      return false;
+    }
   }
   return true;
 }
@@ -295,103 +358,23 @@ bool DecodeRecord(const uint8_t** p, const uint8_t* end, BlockCodecState* state,
     }();
     return false;
   }
-  // The leading fields (the ones a kernel launch, the dominant record, has)
-  // are decoded in line, in bit order, without the per-field switch below:
-  // its indirect jump per field cost more than the field itself.
-  if ((mask & Bit(kBitThread)) && !in.U32("thread", &out->thread)) return false;
-  if (mask & Bit(kBitTimestamp)) {
-    uint64_t delta = 0;
-    if (!in.U64("timestamp", &delta)) return false;
-    out->timestamp_ns = state->previous_timestamp + static_cast<uint64_t>(ZigZagDecode(delta));
-    state->previous_timestamp = out->timestamp_ns;
+  FieldDecoder fields(in, state, problem);
+  // The leading fields in line, in bit order (if constexpr: each expands to
+  // one test of the mask); the others through the switch.
+#define STREAMCHECK_TRACE_FIELD(bit, member, key, text_order, text_kind, binary_kind) \
+  if constexpr (bit < kLeadingFieldCount) {                                          \
+    if ((mask & Bit(bit)) && !fields.binary_kind(key, &out->member)) return false;   \
   }
-  if ((mask & Bit(kBitStream)) && !in.U64("stream", &out->stream)) return false;
-  if ((mask & Bit(kBitName)) && !in.U32("name", &out->name)) return false;
-  if ((mask & Bit(kBitApi)) && !in.U32("api", &out->api)) return false;
-  if ((mask & Bit(kBitStack)) && !in.U32("stack", &out->stack)) return false;
-  if ((mask & Bit(kBitAccesses)) && !DecodeAccesses(in, &out->accesses, problem)) return false;
+#include "runtime/trace/record_fields.def"
   mask &= ~kLeadingFields;
   for (uint64_t m = mask; m != 0; m &= m - 1) {
     bool ok = true;
-    uint8_t byte = 0;
     switch (static_cast<FieldBit>(std::countr_zero(m))) {
-      case kBitThread:
-      case kBitTimestamp:
-      case kBitStream:
-      case kBitName:
-      case kBitApi:
-      case kBitStack:
-      case kBitAccesses: break;  // decoded above
-      case kBitDst: ok = in.U64("dst", &out->dst); break;
-      case kBitSize: ok = in.U64("size", &out->size); break;
-      case kBitEvent: ok = in.U64("event", &out->event); break;
-      case kBitSrc: ok = in.U64("src", &out->src); break;
-      case kBitIsAsync: out->is_async = true; break;
-      case kBitCopyKind:
-        if (!in.Byte("copy kind", &byte)) return false;
-        if (CopyKindName(static_cast<CopyKind>(byte)).empty()) {
-          *problem = "unknown copy kind " + std::to_string(byte);
-          return false;
-        }
-        out->copy_kind = static_cast<CopyKind>(byte);
-        break;
-      case kBitMemoryKind:
-        if (!in.Byte("memory kind", &byte)) return false;
-        if (MemoryKindName(static_cast<MemoryKind>(byte)).empty()) {
-          *problem = "unknown memory kind " + std::to_string(byte);
-          return false;
-        }
-        out->memory_kind = static_cast<MemoryKind>(byte);
-        break;
-      case kBitDevice: ok = in.I32("device", &out->device); break;
-      case kBitResult: ok = in.I32("result", &out->result); break;
-      case kBitFlags: ok = in.U32("flags", &out->flags); break;
-      case kBitPriority: ok = in.I32("priority", &out->priority); break;
-      case kBitFrameworkOp: ok = in.U32("framework_op", &out->framework_op); break;
-      case kBitId: ok = in.U32("id", &out->id); break;
-      case kBitText: {
-        size_t n = 0;
-        if (!in.Count("text length", 1, &n)) return false;
-        out->text.assign(reinterpret_cast<const char*>(in.position()), n);
-        in.Skip(n);
-        break;
-      }
-      case kBitFrames: {
-        size_t n = 0;
-        if (!in.Count("frames", 4, &n)) return false;
-        out->frames.resize(n);
-        for (StackFrame& f : out->frames) {
-          if (!in.U32("frame function", &f.function) || !in.U32("frame file", &f.file) ||
-              !in.U32("frame line", &f.line) || !in.U64("frame pc", &f.pc)) {
-            return false;
-          }
-        }
-        break;
-      }
-      case kBitDeps: {
-        size_t n = 0;
-        if (!in.Count("deps", 1, &n)) return false;
-        out->deps.resize(n);
-        for (Handle& d : out->deps) {
-          if (!in.U64("dep", &d)) return false;
-        }
-        break;
-      }
-      case kBitGraph: ok = in.U64("graph", &out->graph); break;
-      case kBitGraphExec: ok = in.U64("graph_exec", &out->graph_exec); break;
-      case kBitNode: ok = in.U64("node", &out->node); break;
-      case kBitNodeOp:
-        if (!in.Byte("node_op", &byte)) return false;
-        if (!IsValidOpCode(byte)) {
-          *problem = "unknown node_op opcode " + std::to_string(byte);
-          return false;
-        }
-        out->node_op = static_cast<OpCode>(byte);
-        break;
-      case kBitEvent2: ok = in.U64("event2", &out->event2); break;
-      case kBitHeight: ok = in.U64("height", &out->height); break;
-      case kBitDstPitch: ok = in.U64("dst_pitch", &out->dst_pitch); break;
-      case kBitSrcPitch: ok = in.U64("src_pitch", &out->src_pitch); break;
+#define STREAMCHECK_TRACE_FIELD(bit, member, key, text_order, text_kind, binary_kind) \
+  case bit:                                                                          \
+    if constexpr (bit >= kLeadingFieldCount) ok = fields.binary_kind(key, &out->member); \
+    break;
+#include "runtime/trace/record_fields.def"
       case kFieldBitCount: break;
     }
     if (!ok) return false;

@@ -14,6 +14,10 @@ struct BlockCodecState {
   uint64_t previous_timestamp = 0;
 };
 
+// An access whose last byte lies past 2^64 - 1: no memory is there, and the
+// engine's ranges would wrap. Both readers reject it.
+inline bool WrapsAddressSpace(const MemoryAccess& a) { return a.size != 0 && a.addr + (a.size - 1) < a.addr; }
+
 // Checks what the reader would reject (unknown op codes or enum values), so a
 // writer refuses a bad record instead of producing an unreadable trace.
 bool IsWritableRecord(const TraceRecord& record, std::string* problem);

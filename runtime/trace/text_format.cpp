@@ -1,62 +1,73 @@
 #include "runtime/trace/text_format.h"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
+
+#include "runtime/trace/record_codec.h"
 
 namespace streamcheck::trace_internal {
 namespace {
 
-// One list of the text fields, in the order the writer emits them; the parser
-// looks keys up in the same list.
+// The text fields, from the one list of fields (record_fields.def), in the
+// order the writer emits them; the parser looks keys up in the same table.
 enum class FieldKind {
   kHex64, kDec64, kDec32, kHex32, kSigned32, kStringRef,
   kNodeOp, kCopyKind, kMemoryKind, kAsync, kText, kAccess, kDep, kFrame,
 };
 
+using R = TraceRecord;
+using F = TraceRecordFields;  // where the scalar members are declared
+
 struct TextField {
   std::string_view key;
   FieldKind kind;
-  uint64_t TraceRecord::*u64 = nullptr;
-  uint32_t TraceRecord::*u32 = nullptr;
-  int32_t TraceRecord::*i32 = nullptr;
+  int order = 0;
+  // The member, for the kinds that name one through it (the vectors and the
+  // text are one field each).
+  uint64_t F::*u64 = nullptr;
+  uint32_t F::*u32 = nullptr;
+  int32_t F::*i32 = nullptr;
   int32_t default_i32 = 0;
 };
 
-using R = TraceRecord;
-const TextField kFields[] = {
-    {"thread", FieldKind::kDec32, nullptr, &R::thread},
-    {"stream", FieldKind::kHex64, &R::stream},
-    {"event", FieldKind::kHex64, &R::event},
-    {"event2", FieldKind::kHex64, &R::event2},
-    {"graph", FieldKind::kHex64, &R::graph},
-    {"graph_exec", FieldKind::kHex64, &R::graph_exec},
-    {"node", FieldKind::kHex64, &R::node},
-    {"node_op", FieldKind::kNodeOp},
-    {"device", FieldKind::kSigned32, nullptr, nullptr, &R::device, -1},
-    {"dst", FieldKind::kHex64, &R::dst},
-    {"src", FieldKind::kHex64, &R::src},
-    {"size", FieldKind::kDec64, &R::size},
-    {"height", FieldKind::kDec64, &R::height},
-    {"dst_pitch", FieldKind::kDec64, &R::dst_pitch},
-    {"src_pitch", FieldKind::kDec64, &R::src_pitch},
-    {"copy_kind", FieldKind::kCopyKind},
-    {"memory_kind", FieldKind::kMemoryKind},
-    {"async", FieldKind::kAsync},
-    {"flags", FieldKind::kHex32, nullptr, &R::flags},
-    {"priority", FieldKind::kSigned32, nullptr, nullptr, &R::priority},
-    {"result", FieldKind::kSigned32, nullptr, nullptr, &R::result},
-    {"id", FieldKind::kDec32, nullptr, &R::id},
-    {"api", FieldKind::kStringRef, nullptr, &R::api},
-    {"name", FieldKind::kStringRef, nullptr, &R::name},
-    {"framework_op", FieldKind::kStringRef, nullptr, &R::framework_op},
-    {"stack", FieldKind::kDec32, nullptr, &R::stack},
-    {"text", FieldKind::kText},
-    {"access", FieldKind::kAccess},
-    {"dep", FieldKind::kDep},
-    {"frame", FieldKind::kFrame},
-    {"ts", FieldKind::kDec64, &R::timestamp_ns},
-};
-constexpr size_t kFieldCount = sizeof(kFields) / sizeof(kFields[0]);
+// `&R::member` has the type of the class that declares the member: the
+// scalars' overloads take TraceRecordFields members; the rest (enums, the flag,
+// the vectors, the text) are kinds of their own.
+constexpr TextField MakeField(std::string_view key, FieldKind kind, int order, uint64_t F::*member) {
+  return {key, kind, order, member};
+}
+constexpr TextField MakeField(std::string_view key, FieldKind kind, int order, uint32_t F::*member) {
+  return {key, kind, order, nullptr, member};
+}
+constexpr TextField MakeField(std::string_view key, FieldKind kind, int order, int32_t F::*member) {
+  return {key, kind, order, nullptr, nullptr, member, F{}.*member};  // device's default is -1
+}
+template <typename Member>
+constexpr TextField MakeField(std::string_view key, FieldKind kind, int order, Member) {
+  return {key, kind, order};
+}
+
+constexpr auto kFields = [] {
+  std::array fields = {
+#define STREAMCHECK_TRACE_FIELD(bit, member, key, text_order, text_kind, binary_kind) \
+  MakeField(key, FieldKind::text_kind, text_order, &R::member),
+#include "runtime/trace/record_fields.def"
+  };
+  std::sort(fields.begin(), fields.end(), [](const TextField& a, const TextField& b) { return a.order < b.order; });
+  return fields;
+}();
+constexpr size_t kFieldCount = kFields.size();
+static_assert([] {
+  for (const TextField& f : kFields) {
+    const bool scalar = f.kind == FieldKind::kHex64 || f.kind == FieldKind::kDec64 || f.kind == FieldKind::kDec32 ||
+                        f.kind == FieldKind::kHex32 || f.kind == FieldKind::kSigned32 ||
+                        f.kind == FieldKind::kStringRef;
+    if (scalar && !f.u64 && !f.u32 && !f.i32) return false;
+  }
+  return true;
+}(), "every scalar text field reaches its member");
 static_assert(kFieldCount <= 64, "seen-field mask is 64 bits");
 
 void AppendNumber(uint64_t v, int base, std::string* out) {
@@ -285,7 +296,7 @@ class LineParser {
       }
       bool repeated = field->kind == FieldKind::kAccess || field->kind == FieldKind::kDep ||
                       field->kind == FieldKind::kFrame;
-      uint64_t bit = uint64_t{1} << (field - kFields);
+      uint64_t bit = uint64_t{1} << (field - kFields.data());
       if (!repeated && (seen & bit)) {
         return Fail(key_pos, "field '" + std::string(key) + "' given twice");
       }
@@ -342,6 +353,7 @@ class LineParser {
       }
       case FieldKind::kText: return Quoted(&r->text);
       case FieldKind::kAccess: {
+        const size_t at = pos_;
         MemoryAccess a;
         if (!Unsigned(std::numeric_limits<uint64_t>::max(), &a.addr) || !Expect('+') ||
             !Unsigned(std::numeric_limits<uint64_t>::max(), &a.size)) {
@@ -351,6 +363,7 @@ class LineParser {
           ++pos_;
           if (!EnumName(AccessModeFromName, &a.mode, "access mode")) return false;
         }
+        if (WrapsAddressSpace(a)) return Fail(at, "access wraps past 2^64");
         r->accesses.push_back(a);
         return true;
       }

@@ -1,5 +1,9 @@
 // Opening traces by path with format detection, and converting between forms.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -125,11 +129,34 @@ bool ConvertTrace(const std::string& in_path, const std::string& out_path, Trace
   }
   auto in = OpenTrace(in_path, error);
   if (!in) return false;
-  auto out = CreateTraceWriter(out_path, to, error);
-  if (!out) return false;
-  bool copied = CopyTrace(in.get(), out.get(), error);
-  if (!out->Close() && copied) {
-    *error = out_path + ": " + out->error();
+  // Written beside OUT and renamed over it once complete: a write that fails
+  // (a full disk) leaves an existing OUT as it was. Damage in IN still gives
+  // OUT the records before it.
+  const size_t slash = out_path.rfind('/');
+  std::string temp = (slash == std::string::npos ? std::string() : out_path.substr(0, slash + 1)) + "." +
+                     out_path.substr(slash == std::string::npos ? 0 : slash + 1) + ".XXXXXX";
+  const int fd = ::mkstemp(temp.data());
+  if (fd < 0) {
+    *error = out_path + ": cannot create a temporary file beside it: " + std::strerror(errno);
+    return false;
+  }
+  ::close(fd);
+  auto out = CreateTraceWriter(temp, to, error);
+  if (!out) {
+    ::unlink(temp.c_str());
+    return false;
+  }
+  const bool copied = CopyTrace(in.get(), out.get(), error);
+  const bool closed = out->Close();
+  if (!closed || !out->error().empty()) {  // the writing failed, not the input
+    *error = out_path + ": " + (out->error().empty() ? *error : out->error()) + "; it was left as it was";
+    ::unlink(temp.c_str());
+    return false;
+  }
+  ::chmod(temp.c_str(), 0644);
+  if (::rename(temp.c_str(), out_path.c_str()) != 0) {
+    *error = out_path + ": cannot replace: " + std::strerror(errno);
+    ::unlink(temp.c_str());
     return false;
   }
   return copied;

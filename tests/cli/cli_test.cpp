@@ -205,6 +205,27 @@ TEST(Replay, LateStackDefinitionsSymbolizeEarlierFindings) {
 
 // `run` without CUDA in the program: the exit status passes through, and the
 // _exit() hook is preloaded ahead of the program's own LD_PRELOAD, which stays.
+// The counters mean after replay what they mean after run (store/counters.def):
+// `findings` counts the kept findings, `suppressed` the dropped ones.
+TEST(Replay, CountersCountFindingsAfterSuppressionAsRunDoes) {
+  const std::string trace = std::string(STREAMCHECK_SOURCE_DIR) + "/testdata/examples/two_streams.trace.txt";
+  const std::string db = TempPath("counters.db");
+  fs::remove(db);
+  const std::string suppressions = TempPath("counters.supp");
+  std::ofstream(suppressions) << "host-device-race -- the host read is known\n";
+  auto replay = Streamcheck("replay -q --db " + db + " --suppressions " + suppressions + " " + trace);
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_NE(replay.output.find("1 finding (1 occurrences), 1 suppressed"), std::string::npos) << replay.output;
+  std::string error;
+  auto store = store::Store::Open(db, &error, {.read_only = true});
+  ASSERT_TRUE(store) << error;
+  std::map<std::string, std::map<std::string, uint64_t>> counters;
+  ASSERT_TRUE(store::ReadCounters(*store, 1, &counters, &error)) << error;
+  EXPECT_EQ(counters["stats"]["findings"], 1u);
+  EXPECT_EQ(counters["stats"]["suppressed"], 1u);
+  EXPECT_EQ(StoredFindings(db).size(), 1u);
+}
+
 TEST(Run, PassesTheExitStatusAndPreloadsTheExitHook) {
   const std::string db = TempPath("run.db");
   Result r = Streamcheck("run -q --db " + db + " -- sh -c 'exit 7'");

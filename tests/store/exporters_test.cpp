@@ -190,6 +190,7 @@ TEST(HtmlReport, ShowsTheSourceLineOfEachFrameWhenTheFileIsReadable) {
   testing::WriteAll(source, "int main() {\n  launch<<<1, 1, 0, s>>>(a);\n}\n");
   ReportData data = Data();
   data.findings[0].finding.accesses[1].stack = {{"main", source, 2, 3, 0}};
+  data.source_roots = {dir.File(".")};
   std::ostringstream out;
   WriteHtmlReport(data, out);
   EXPECT_NE(out.str().find("class=\"source\">  launch&lt;&lt;&lt;1, 1, 0, s&gt;&gt;&gt;(a);"),

@@ -4,6 +4,7 @@
 
 #include <set>
 
+#include "runtime/trace/trace_io.h"
 #include "tests/trace/random_records.h"
 
 namespace streamcheck {
@@ -74,6 +75,30 @@ TEST(TraceRecord, ClearResetsEveryFieldAndKeepsCapacity) {
   EXPECT_GE(r.text.capacity(), 100u);
   EXPECT_EQ(r.accesses.data(), accesses);
   EXPECT_EQ(r.text.data(), text);
+}
+
+}  // namespace
+}  // namespace streamcheck
+
+namespace streamcheck {
+namespace {
+
+// An access whose last byte would lie past 2^64 - 1 is damage: the readers
+// refuse it with its place, the writers never write it.
+TEST(AccessWrap, BothFormsRefuseAnAccessPastTheEndOfTheAddressSpace) {
+  std::vector<TraceRecord> records;
+  std::string error;
+  EXPECT_FALSE(ParseTextTrace("kernel_launch stream=0x55 access=0xffffffffffffff00+257:write\n", &records, &error));
+  EXPECT_NE(error.find("wraps past 2^64"), std::string::npos) << error;
+  ASSERT_TRUE(ParseTextTrace("kernel_launch stream=0x55 access=0xffffffffffffff00+256:write\n", &records, &error))
+      << "the last byte of the address space is still memory: " << error;
+
+  TraceRecord wrapping = records.back();
+  wrapping.accesses[0].size = 257;
+  std::string bytes;
+  auto writer = CreateBinaryTraceWriter(&bytes);
+  EXPECT_FALSE(writer->Append(wrapping));
+  EXPECT_NE(writer->error().find("wraps past 2^64"), std::string::npos) << writer->error();
 }
 
 }  // namespace

@@ -1,0 +1,160 @@
+// One run's outputs, the same for `run` (the tracer inside each traced
+// process), `replay` and `lint`: the database opened (or none), the run begun
+// or joined, a process row per analysed process, the suppressions loaded once,
+// the chain every finding passes (suppressions, then the database, then the
+// caller's own sink), and at the end the counters (store/counters.def), whose
+// meaning is therefore the same whoever wrote them.
+//
+// Nothing here throws or exits: the tracer runs inside the user's program.
+// Write failures are counted and the first one kept, so callers say exactly
+// what was stored.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "runtime/engine.h"
+#include "runtime/finding.h"
+#include "store/store.h"
+#include "store/suppressions.h"
+
+namespace streamcheck::store {
+
+// The counter categories and stats names, from the one list.
+namespace counters {
+#define STREAMCHECK_COUNTER_CATEGORY(constant, name, meaning) inline constexpr std::string_view constant = name;
+#define STREAMCHECK_STAT(constant, name, meaning) inline constexpr std::string_view constant = name;
+#include "store/counters.def"
+}  // namespace counters
+
+struct CounterDoc {
+  std::string_view category;  // empty for a category itself
+  std::string_view name;
+  std::string_view meaning;
+};
+// Every category and stats name with its meaning, in the list's order.
+const std::vector<CounterDoc>& DocumentedCounters();
+
+// This machine's name, as runs and processes record it ("" when unknown).
+std::string HostName();
+
+struct SessionConfig {
+  std::string db_path;  // empty: no database (replay --no-db, lint without --db)
+  RunInfo run;          // mode and command; an empty host is filled in
+  // A run begun elsewhere to join (the tracer under `streamcheck run`);
+  // -1: begin one. The session ends only a run it began.
+  int64_t existing_run = -1;
+  std::string suppressions_path;  // empty: none
+  OpenOptions open;
+  // The tracer's way: an unreadable suppressions file or database is a
+  // warning (warnings()) and the session goes on without it. Otherwise Open
+  // fails.
+  bool best_effort = false;
+  // Whether the files the findings' frames name are the program's own
+  // sources (run: the program's debug information; lint: its inputs), so
+  // their folders become source roots of the run beside the working
+  // directory (html_report.h). Not for replay: a trace is only data.
+  bool frames_name_sources = false;
+};
+
+// What became of one process's findings (or a whole session's).
+struct FindingTally {
+  uint64_t found = 0;                   // distinct findings the analysis reported
+  uint64_t suppressed = 0;              // of those, dropped by a suppression
+  uint64_t suppressed_occurrences = 0;
+  uint64_t kept = 0;                    // found - suppressed
+  uint64_t occurrences = 0;             // how often the kept ones were seen
+  uint64_t stored = 0;                  // kept findings committed to the database
+  FindingTally& operator+=(const FindingTally& other);
+};
+
+class RunSession;
+
+// The sink an engine (or the lint) gives its findings to. Also counts.
+class ProcessOutput final : public FindingSink {
+ public:
+  void OnFinding(uint64_t local_id, const Finding& finding) override;
+  void OnFindingCount(uint64_t local_id, uint64_t count) override;
+  // Whether the finding with this id was dropped by a suppression.
+  bool WasSuppressed(uint64_t local_id) const { return counts_.count(local_id) && counts_.at(local_id).suppressed; }
+  const FindingTally& tally() const { return tally_; }
+  int64_t process_id() const { return process_id_; }  // in the store; 0: none
+
+ private:
+  friend class RunSession;
+  ProcessOutput(RunSession* session, int64_t process_id, FindingSink* also)
+      : session_(session), process_id_(process_id), also_(also) {}
+  struct Seen {
+    uint64_t count = 0;
+    bool suppressed = false;
+  };
+  RunSession* session_;
+  int64_t process_id_;
+  FindingSink* also_;
+  std::unordered_map<uint64_t, Seen> counts_;
+  FindingTally tally_;
+  bool finished_ = false;
+};
+
+class RunSession {
+ public:
+  // nullptr with `error` set when the suppressions or the database cannot be
+  // used (unless best_effort), or the run cannot be begun.
+  static std::unique_ptr<RunSession> Open(const SessionConfig& config, std::string* error);
+  ~RunSession();
+  RunSession(const RunSession&) = delete;
+  RunSession& operator=(const RunSession&) = delete;
+
+  // A process's findings: `info` becomes a process row (none when nullopt:
+  // the lint's findings belong to the run). `also` gets every kept finding
+  // after the database did. The output lives as long as the session.
+  ProcessOutput* AddProcess(const std::optional<ProcessInfo>& info, FindingSink* also = nullptr);
+  // Writes the process's counters: the engine's (when given) and the tally.
+  // Once per process; later calls do nothing.
+  void FinishProcess(ProcessOutput* output, const EngineStats* stats);
+  // Records the run's end (only for a run this session began).
+  void End(int exit_status);
+
+  bool has_store() const { return store_ != nullptr; }
+  Store* store() { return store_.get(); }
+  int64_t run_id() const { return run_; }
+  const std::string& db_path() const { return config_.db_path; }
+  const SuppressionList* suppressions() const { return suppressions_ ? &*suppressions_ : nullptr; }
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  // The tally over every process.
+  FindingTally total() const;
+  // Database writes that failed (findings, counters, rows), and the first
+  // failure's message.
+  uint64_t failed_writes() const { return failed_writes_; }
+  const std::string& first_error() const { return first_error_; }
+
+ private:
+  friend class ProcessOutput;
+  explicit RunSession(SessionConfig config) : config_(std::move(config)) {}
+  bool Write(bool ok);  // counts a failed write
+  void NoteSourceFolders(const Finding& finding);
+
+  SessionConfig config_;
+  std::unique_ptr<Store> store_;
+  std::optional<SuppressionList> suppressions_;
+  int64_t run_ = -1;
+  bool began_run_ = false;
+  std::vector<std::unique_ptr<ProcessOutput>> outputs_;
+  std::vector<std::string> warnings_;
+  std::set<std::string> source_roots_;
+  uint64_t failed_writes_ = 0;
+  std::string first_error_;
+};
+
+// The stats counters of one process: the engine's figures (when given) and
+// what became of its findings.
+std::map<std::string, uint64_t> StatsCounters(const EngineStats* stats, const FindingTally& tally);
+
+}  // namespace streamcheck::store
