@@ -68,7 +68,8 @@ enum FieldBit : uint32_t {
   kBitHeight = 28,      // varint
   kBitDstPitch = 29,    // varint
   kBitSrcPitch = 30,    // varint
-  kFieldBitCount = 31,
+  kBitLibrary = 31,     // varint
+  kFieldBitCount = 32,
 };
 inline constexpr uint64_t kKnownFieldMask = (uint64_t{1} << kFieldBitCount) - 1;
 

@@ -58,6 +58,7 @@ uint64_t PresenceMask(const TraceRecord& r) {
   set(r.height != 0, kBitHeight);
   set(r.dst_pitch != 0, kBitDstPitch);
   set(r.src_pitch != 0, kBitSrcPitch);
+  set(r.library != 0, kBitLibrary);
   return m;
 }
 
@@ -240,6 +241,7 @@ uint8_t* EncodeInto(const TraceRecord& r, BlockCodecState* state, uint8_t* p) {
       case kBitHeight: put(r.height); break;
       case kBitDstPitch: put(r.dst_pitch); break;
       case kBitSrcPitch: put(r.src_pitch); break;
+      case kBitLibrary: put(r.library); break;
       case kFieldBitCount: break;
     }
   }
@@ -392,6 +394,7 @@ bool DecodeRecord(const uint8_t** p, const uint8_t* end, BlockCodecState* state,
       case kBitHeight: ok = in.U64("height", &out->height); break;
       case kBitDstPitch: ok = in.U64("dst_pitch", &out->dst_pitch); break;
       case kBitSrcPitch: ok = in.U64("src_pitch", &out->src_pitch); break;
+      case kBitLibrary: ok = in.U32("library", &out->library); break;
       case kFieldBitCount: break;
     }
     if (!ok) return false;

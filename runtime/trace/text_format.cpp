@@ -49,6 +49,7 @@ const TextField kFields[] = {
     {"api", FieldKind::kStringRef, nullptr, &R::api},
     {"name", FieldKind::kStringRef, nullptr, &R::name},
     {"framework_op", FieldKind::kStringRef, nullptr, &R::framework_op},
+    {"library", FieldKind::kStringRef, nullptr, &R::library},
     {"stack", FieldKind::kDec32, nullptr, &R::stack},
     {"text", FieldKind::kText},
     {"access", FieldKind::kAccess},
