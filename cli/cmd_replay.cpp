@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -115,18 +116,22 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
       exit_code = kExitUsage;
       continue;
     }
+    // Stacks defined anywhere in the trace (the tracer symbolizes them at
+    // exit), and the process it came from (its rank in a job, its host).
+    TraceSymbols symbols;
+    if (auto first_pass = OpenTrace(path, &error)) symbols.Collect(*first_pass);
     int64_t process = 0;
     std::unique_ptr<FindingSink> store_sink;
     if (db) {
-      process = db->AddProcess(run, {0, path, "", -1});
+      const std::string rank = ProcessInfoField(symbols.process_info(), "rank");
+      process = db->AddProcess(run, {std::atoll(ProcessInfoField(symbols.process_info(), "pid").c_str()), path,
+                                     ProcessInfoField(symbols.process_info(), "host"),
+                                     rank.empty() ? -1 : std::atoi(rank.c_str())});
       store_sink = db->MakeFindingSink(run, process);
     }
     ReplaySink collected(store_sink.get());
     SuppressingSink sink(&collected, [&](const Finding& f) { return suppressions && suppressions->Suppressed(f); });
     Engine engine(&sink);
-    // Stacks defined anywhere in the trace (the tracer symbolizes them at exit).
-    TraceSymbols symbols;
-    if (auto first_pass = OpenTrace(path, &error)) symbols.Collect(*first_pass);
     engine.set_stack_resolver(&symbols);
     const auto start = std::chrono::steady_clock::now();
     const TraceSource::Status status = ReplayInto(*source, engine);
@@ -142,6 +147,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
       db->AddCounters(run, process, "stats", StatsCounters(stats));
       db->AddCounters(run, process, "unmodeled_api", stats.unmodeled_apis);
       db->AddCounters(run, process, "anomaly", stats.anomalies);
+      db->AddCounters(run, process, "library_internal", stats.library_internal);
     }
     for (const Finding& f : collected.findings()) {
       store::StoredFinding stored;
@@ -160,6 +166,8 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
       for (const auto& [api, n] : stats.unmodeled_apis)
         fmt::print(stderr, "  not modeled: {} ({} calls)\n", api, n);
       for (const auto& [what, n] : stats.anomalies) fmt::print(stderr, "  anomaly: {} ({}x)\n", what, n);
+      for (const auto& [what, n] : stats.library_internal)
+        fmt::print(stderr, "  not reported, a library's own work: {} ({} finding{})\n", what, n, n == 1 ? "" : "s");
     }
   }
   if (!o.quiet) store::WriteTextReport(report, std::cout);

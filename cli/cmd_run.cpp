@@ -79,6 +79,9 @@ void PreloadExitHook(const std::string& tracer) {
   setenv("STREAMCHECK_DB", Absolute(o.db).c_str(), 1);
   setenv("STREAMCHECK_RUN_ID", std::to_string(run).c_str(), 1);
   setenv("STREAMCHECK_ROOT_PID", std::to_string(getpid()).c_str(), 1);
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  setenv("STREAMCHECK_RUN_HOST", host, 1);  // ranks on other hosts write beside the database (docs/NCCL.md)
   if (!o.trace.empty()) setenv("STREAMCHECK_TRACE", Absolute(o.trace).c_str(), 1);
   if (!o.suppressions.empty()) setenv("STREAMCHECK_SUPPRESSIONS", Absolute(o.suppressions).c_str(), 1);
   if (o.no_stacks) setenv("STREAMCHECK_STACKS", "0", 1);
@@ -159,6 +162,7 @@ int Run(const RunOptions& o) {
     fmt::print(stderr, "streamcheck run: reading findings back failed: {}\n", error);
     return kExitUsage;
   }
+  store::FoldAcrossRanks(&report.findings);  // the ranks of a torchrun/mpirun/srun job
   if (!o.quiet && !report.findings.empty()) {
     std::ostringstream text;
     store::WriteTextReport(report, text);
@@ -169,6 +173,9 @@ int Run(const RunOptions& o) {
     for (const auto& [api, n] : counters["unmodeled_api"])
       fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", api, n, n == 1 ? "" : "s");
     for (const auto& [what, n] : counters["anomaly"]) fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", what, n);
+    for (const auto& [what, n] : counters["library_internal"])
+      fmt::print(stderr, "streamcheck: not reported, a library's own work: {} ({} finding{})\n", what, n,
+                 n == 1 ? "" : "s");
   }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;

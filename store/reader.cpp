@@ -78,8 +78,9 @@ bool ReadFindings(Store& store, const FindingQuery& query, std::vector<StoredFin
   Statement q = db.Prepare(
       "SELECT f.id, f.run_id, f.process_id, f.local_id, f.origin, f.rule, f.kind, f.severity, "
       "f.confidence, f.message, f.reason, f.fix, f.count, f.fingerprint, "
-      "a.address, a.size, a.memory_kind, a.known, a.allocated_by, a.stack_id "
+      "a.address, a.size, a.memory_kind, a.known, a.allocated_by, a.stack_id, p.rank, p.host "
       "FROM findings f LEFT JOIN allocations a ON a.id = f.allocation_id "
+      "LEFT JOIN processes p ON p.id = f.process_id "
       "WHERE (?1 IS NULL OR f.run_id = ?1) AND (?2 = '' OR f.rule = ?2) ORDER BY f.id");
   if (query.run) q.Bind(1, *query.run); else q.BindNull(1);
   q.Bind(2, query.rule);
@@ -114,6 +115,8 @@ bool ReadFindings(Store& store, const FindingQuery& query, std::vector<StoredFin
     f.buffer.known_allocation = q.Int(17) != 0;
     f.buffer.allocated_by = q.Text(18);
     f.buffer.allocation_stack = ReadStack(frames, q.Int(19));
+    if (!q.IsNull(20) && q.Int(20) >= 0) s.ranks.push_back(static_cast<int32_t>(q.Int(20)));
+    if (!q.IsNull(21)) s.host = q.Text(21);
 
     accesses.Reset();
     accesses.Bind(1, s.id);

@@ -35,6 +35,12 @@ struct StoredFinding {
   uint64_t local_id = 0;
   std::string severity;  // "error" / "warning" / "note", fixed when written
   Finding finding;
+  // The distributed ranks of the processes that reported it, ascending: its
+  // process's rank when known (empty otherwise), several once
+  // FoldAcrossRanks (report_model.h) joined the same race found on several
+  // ranks. `host`: the (first) process's host, "" when unknown.
+  std::vector<int32_t> ranks;
+  std::string host;
 };
 
 struct FindingQuery {

@@ -94,6 +94,7 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
   if (suppressions)
     std::erase_if(data.findings,
                   [&](const StoredFinding& f) { return suppressions->Suppressed(f.finding); });
+  FoldAcrossRanks(&data.findings);
 
   if (request.format == "text") WriteTextReport(data, out);
   else if (request.format == "summary") WriteSummaryReport(data, out);

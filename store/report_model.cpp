@@ -1,8 +1,40 @@
 #include "store/report_model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
 
 namespace streamcheck::store {
+
+void FoldAcrossRanks(std::vector<StoredFinding>* findings) {
+  std::map<std::pair<int64_t, std::string>, size_t> first;  // (run, fingerprint) -> index kept
+  std::vector<StoredFinding> kept;
+  for (StoredFinding& f : *findings) {
+    if (f.ranks.empty()) {
+      kept.push_back(std::move(f));
+      continue;
+    }
+    auto [it, inserted] = first.try_emplace({f.run_id, f.finding.fingerprint}, kept.size());
+    if (inserted) {
+      kept.push_back(std::move(f));
+      continue;
+    }
+    StoredFinding& into = kept[it->second];
+    into.finding.count += f.finding.count;
+    for (int32_t rank : f.ranks)
+      if (std::find(into.ranks.begin(), into.ranks.end(), rank) == into.ranks.end()) into.ranks.push_back(rank);
+    std::sort(into.ranks.begin(), into.ranks.end());
+  }
+  *findings = std::move(kept);
+}
+
+std::string DescribeRanks(const StoredFinding& finding) {
+  if (finding.ranks.empty()) return {};
+  return fmt::format("rank{} {}", finding.ranks.size() == 1 ? "" : "s", fmt::join(finding.ranks, ", "));
+}
 
 const ResolvedFrame* PrimaryFrame(const FindingAccess& access) {
   for (const ResolvedFrame& frame : access.stack)

@@ -15,6 +15,14 @@ struct ReportData {
   std::vector<StoredFinding> findings;  // already filtered (rule, run, baseline, suppressions)
 };
 
+// The same race found by several ranks of one distributed run (one finding
+// per process, the same fingerprint) becomes one finding: the first found,
+// with every rank listed and the counts summed. Findings of processes with
+// no rank are left as they are.
+void FoldAcrossRanks(std::vector<StoredFinding>* findings);
+// "rank 0" / "ranks 0, 1, 3" / "" (no rank known).
+std::string DescribeRanks(const StoredFinding& finding);
+
 // The frame a diagnostic points at: the first one with a source file (the
 // innermost frames are often libcudart or PyTorch internals without one).
 const ResolvedFrame* PrimaryFrame(const FindingAccess& access);
