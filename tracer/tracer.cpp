@@ -163,7 +163,7 @@ void Tracer::OpenOutputs() {
   }
   TraceRecord info;
   info.op = OpCode::kProcessInfo;
-  // The command last: it has spaces (TraceSymbols::ProcessInfo reads it so).
+  // The command last: it has spaces (ProcessInfoField, trace_symbols.h, reads it so).
   info.text = "pid=" + std::to_string(getpid()) + " " + DescribeJobPlace(place) + " command=" + CommandLine();
   Submit(info);
   // Every string and stack defined so far must reach a fresh engine/trace too.

@@ -30,8 +30,10 @@ std::string ProcessInfoField(std::string_view text, std::string_view key) {
     const size_t end = std::min(text.find(' ', at), text.size());
     const std::string_view field = text.substr(at, end - at);
     const bool command = field.starts_with("command=");  // the last field: it runs to the end
-    if (field.size() > key.size() && field.starts_with(key) && field[key.size()] == '=')
-      return std::string(text.substr(at + key.size() + 1, command ? std::string_view::npos : end - at - key.size() - 1));
+    if (field.size() > key.size() && field.starts_with(key) && field[key.size()] == '=') {
+      const size_t value = at + key.size() + 1;
+      return std::string(text.substr(value, command ? std::string_view::npos : end - value));
+    }
     if (command) break;
     at = end + 1;
   }
