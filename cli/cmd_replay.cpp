@@ -7,6 +7,7 @@
 #include <fmt/core.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -77,12 +78,18 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
       exit_code = kExitUsage;
       continue;
     }
-    CollectingSink collected;
-    store::ProcessOutput* output = session->AddProcess(store::ProcessInfo{0, path, "", -1}, &collected);
-    Engine engine(output);
-    // Stacks defined anywhere in the trace (the tracer symbolizes them at exit).
+    // Stacks defined anywhere in the trace (the tracer symbolizes them at
+    // exit), and the process it came from (its rank in a job, its host).
     TraceSymbols symbols;
     if (auto first_pass = OpenTrace(path, &error)) symbols.Collect(*first_pass);
+    const std::string rank = ProcessInfoField(symbols.process_info(), "rank");
+    CollectingSink collected;
+    store::ProcessOutput* output = session->AddProcess(
+        store::ProcessInfo{std::atoll(ProcessInfoField(symbols.process_info(), "pid").c_str()), path,
+                           ProcessInfoField(symbols.process_info(), "host"),
+                           rank.empty() ? -1 : std::atoi(rank.c_str())},
+        &collected);
+    Engine engine(output);
     engine.set_stack_resolver(&symbols);
     const auto start = std::chrono::steady_clock::now();
     const TraceSource::Status status = ReplayInto(*source, engine);
@@ -106,6 +113,9 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
         fmt::print(stderr, "  not modeled: {} ({} calls)\n", store::EscapeControl(api), n);
       for (const auto& [what, n] : stats.anomalies)
         fmt::print(stderr, "  anomaly: {} ({}x)\n", store::EscapeControl(what), n);
+      for (const auto& [what, n] : stats.library_internal)
+        fmt::print(stderr, "  not reported, a library's own work: {} ({} finding{})\n", store::EscapeControl(what), n,
+                   n == 1 ? "" : "s");
     }
   }
   if (!o.quiet) store::WriteTextReport(report, std::cout);

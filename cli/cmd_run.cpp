@@ -82,6 +82,8 @@ void PreloadExitHook(const std::string& tracer) {
   setenv("STREAMCHECK_DB", Absolute(o.db).c_str(), 1);
   setenv("STREAMCHECK_RUN_ID", std::to_string(run).c_str(), 1);
   setenv("STREAMCHECK_ROOT_PID", std::to_string(getpid()).c_str(), 1);
+  // Ranks on other hosts write beside the database (docs/NCCL.md).
+  setenv("STREAMCHECK_RUN_HOST", store::HostName().c_str(), 1);
   if (!o.trace.empty()) setenv("STREAMCHECK_TRACE", Absolute(o.trace).c_str(), 1);
   if (!o.suppressions.empty()) setenv("STREAMCHECK_SUPPRESSIONS", Absolute(o.suppressions).c_str(), 1);
   if (o.no_stacks) setenv("STREAMCHECK_STACKS", "0", 1);
@@ -164,6 +166,10 @@ int Run(const RunOptions& o) {
     fmt::print(stderr, "streamcheck run: reading findings back failed: {}\n", error);
     return kExitUsage;
   }
+  // What the database holds, before the ranks of a torchrun/mpirun/srun job
+  // are folded into one finding per race.
+  const uint64_t stored = report.findings.size();
+  store::FoldAcrossRanks(&report.findings);
   if (!o.quiet && !report.findings.empty()) {
     std::ostringstream text;
     store::WriteTextReport(report, text);
@@ -175,6 +181,9 @@ int Run(const RunOptions& o) {
       fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", store::EscapeControl(api), n, n == 1 ? "" : "s");
     for (const auto& [what, n] : counters[std::string(store::counters::kAnomaly)])
       fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", store::EscapeControl(what), n);
+    for (const auto& [what, n] : counters[std::string(store::counters::kLibraryInternal)])
+      fmt::print(stderr, "streamcheck: not reported, a library's own work: {} ({} finding{})\n",
+                 store::EscapeControl(what), n, n == 1 ? "" : "s");
   }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;
@@ -184,11 +193,11 @@ int Run(const RunOptions& o) {
   // The traced processes counted what they kept; what the database holds is
   // what was stored. Fewer stored means writes failed (the tracer said why).
   const uint64_t kept = counters[std::string(store::counters::kStats)][std::string(store::counters::kFindings)];
-  if (kept > report.findings.size()) {
+  if (kept > stored) {
     fmt::print(stderr,
                "streamcheck run: the traced program found {} findings but only {} were stored in {} (writes "
                "failed: see the tracer's messages above)\n",
-               kept, report.findings.size(), o.db);
+               kept, stored, o.db);
     return kExitUsage;
   }
   if (!report.findings.empty() && o.error_exitcode != 0) return o.error_exitcode;

@@ -43,6 +43,9 @@ struct EngineStats {
   std::map<std::string, uint64_t> unmodeled_apis;
   // Records the engine could not apply (e.g. wait on an unknown stream handle), by reason.
   std::map<std::string, uint64_t> anomalies;
+  // Distinct findings not reported because a side is a library's own work
+  // (TraceRecord::library), by "library: rule", e.g. "nccl: wait-on-unrecorded-event".
+  std::map<std::string, uint64_t> library_internal;
 };
 
 // Whether a finding can show where a record of this kind was made (its

@@ -65,7 +65,7 @@ class alignas(64) Engine::Impl {
   void HostWaitsForDevice(ThreadState& t, DeviceId device);
   void EventElapsedTime(const TraceRecord& r);
   uint32_t SiteOf(const TraceRecord& r) {
-    return sites_.Intern({r.api, r.name, r.framework_op, r.stack, r.thread});
+    return sites_.Intern({r.api, r.name, r.framework_op, r.stack, r.thread, r.library});
   }
 
   // engine_memory.cpp
@@ -114,6 +114,10 @@ class alignas(64) Engine::Impl {
 
   // engine_report.cpp
   void ReportConflicts(const AccessDescription& later);
+  // True (and counted in stats_.library_internal) when a side of the
+  // finding is a library's own work, or the memory at `address` is a
+  // library's own allocation: not the program's to fix.
+  bool LibraryInternal(const FindingKey& key, Address address);
   void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                     const std::string& message, const std::string& reason);
   Finding BuildFinding(rules::RuleId rule, FindingKind kind, Confidence confidence,
@@ -143,6 +147,7 @@ class alignas(64) Engine::Impl {
   SymbolTable symbols_;
   GraphModel graphs_;
   FindingCollector findings_;
+  FindingCollector library_findings_{nullptr, options_.max_distinct_findings};  // counted, not reported
   // Streams currently capturing, per capture id (to end them together).
   std::unordered_map<uint64_t, std::vector<StreamState*>> capturing_;
   std::vector<ShadowConflict> conflicts_;  // scratch for the access hot path

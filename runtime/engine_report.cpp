@@ -100,15 +100,39 @@ void Engine::Impl::ReportConflicts(const AccessDescription& later) {
     const OpLog::Entry where = op_log_.Find(e.epoch());
     AccessDescription earlier{e.lane,    e.site, e.kind, c.begin, c.end - c.begin, where.trace_index,
                               where.timestamp_ns, e.clock};
-    findings_.Report({rule, kind, e.site, later.site}, [&] {
+    const FindingKey key{rule, kind, e.site, later.site};
+    if (LibraryInternal(key, c.begin)) continue;
+    findings_.Report(key, [&] {
       return BuildFinding(rule, kind, confidence, earlier, later);
     });
   }
 }
 
+// NCCL's streams wait on events they never recorded, on purpose; its
+// kernels' buffers live in descriptors of its own; it copies to and from
+// staging memory of its own; cuBLAS and cuDNN keep workspaces of their own.
+// None of that is the program's to fix, and what a call does to the
+// program's memory is the call's own record (an NCCL collective: its
+// buffers' bytes on the program's stream; a cuBLAS kernel: its arguments).
+bool Engine::Impl::LibraryInternal(const FindingKey& key, Address address) {
+  StringId library = sites_.Get(key.later_site).library;
+  if (library == 0) library = sites_.Get(key.earlier_site).library;
+  if (library == 0 && address != 0)
+    if (const Allocation* a = AllocationAt(address)) library = sites_.Get(a->site).library;
+  if (library == 0) return false;
+  if (library_findings_.Report(key, {})) {
+    std::string name(symbols_.String(library));
+    ++stats_.library_internal[(name.empty() ? "(unnamed library)" : name) + ": " +
+                              std::string(rules::Get(key.rule).id)];
+  }
+  return true;
+}
+
 void Engine::Impl::ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                                 const std::string& message, const std::string& reason) {
-  findings_.Report({rule, kind, 0, access.site}, [&] {
+  const FindingKey key{rule, kind, 0, access.site};
+  if (LibraryInternal(key, access.address)) return;
+  findings_.Report(key, [&] {
     Finding f;
     f.rule = std::string(rules::Get(rule).id);
     f.kind = kind;

@@ -2,17 +2,18 @@
 
 namespace streamcheck {
 
-void FindingCollector::Report(const FindingKey& key, const std::function<Finding()>& build) {
+bool FindingCollector::Report(const FindingKey& key, const std::function<Finding()>& build) {
   ++occurrences_;
   auto it = counts_.find(key);
   if (it != counts_.end()) {
     ++it->second.count;
-    return;
+    return false;
   }
-  if (counts_.size() >= max_distinct_) return;
+  if (counts_.size() >= max_distinct_) return false;
   const uint64_t id = counts_.size() + 1;
   counts_.emplace(key, Entry{id, 1, 1});
   if (sink_) sink_->OnFinding(id, build());
+  return true;
 }
 
 void FindingCollector::Flush() {

@@ -25,8 +25,9 @@ class FindingCollector {
  public:
   FindingCollector(FindingSink* sink, uint64_t max_distinct) : sink_(sink), max_distinct_(max_distinct) {}
 
-  // Counts an occurrence; on the first one, `build` makes the finding.
-  void Report(const FindingKey& key, const std::function<Finding()>& build);
+  // Counts an occurrence; on the first one, `build` makes the finding (for
+  // the sink: without one it is not called). True for the first.
+  bool Report(const FindingKey& key, const std::function<Finding()>& build);
   // Sends counts of findings seen more than once.
   void Flush();
 

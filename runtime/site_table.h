@@ -1,5 +1,5 @@
 // Interned code sites: which call (API, kernel, framework op, host stack,
-// host thread) performed an operation. Shadow memory refers to sites by id,
+// host thread, and the library whose own work it was) performed an operation. Shadow memory refers to sites by id,
 // so its size does not grow with the number of operations, and identical races
 // found again and again share one finding. Interning runs once per operation,
 // so the table is open-addressed (one probe in the common case).
@@ -19,6 +19,7 @@ struct Site {
   StringId framework_op = 0;
   StackId stack = 0;
   ThreadId thread = 0;
+  StringId library = 0;  // TraceRecord::library
   friend bool operator==(const Site&, const Site&) = default;
 };
 
@@ -42,7 +43,7 @@ class SiteTable {
   static size_t Hash(const Site& s) {
     const uint64_t a = (uint64_t{s.api} << 32 | s.name) * 0x9E3779B97F4A7C15ull;
     const uint64_t b = (uint64_t{s.framework_op} << 32 | s.stack) * 0xC2B2AE3D27D4EB4Full;
-    const uint64_t c = (uint64_t{s.thread} + 1) * 0x165667B19E3779F9ull;
+    const uint64_t c = (uint64_t{s.library} << 32 | (uint64_t{s.thread} + 1)) * 0x165667B19E3779F9ull;
     const uint64_t h = a ^ b ^ c;
     return static_cast<size_t>(h ^ (h >> 32));  // the high halves mix every input bit
   }

@@ -147,6 +147,12 @@ struct TraceRecordFields {
   StringId api = 0;           // the API called, e.g. "cudaMemcpyAsync"
   StringId name = 0;          // kernel name (demangled) or host function label
   StringId framework_op = 0;  // e.g. "aten::normal_" when known
+  // The library whose own work this is (e.g. "nccl"): made inside one of its
+  // API calls or on a thread it started, on memory and streams of its own.
+  // What its call does to the program's memory comes as a record of the
+  // program's own (an NCCL collective: a kernel launch with the collective's
+  // accesses). 0 = the program's own.
+  StringId library = 0;
   uint32_t id = 0;            // kDefineString / kDefineStack: the id defined
   uint32_t flags = 0;         // stream/event flags, capture mode
   int32_t device = -1;        // explicit device; -1 = the thread's current device

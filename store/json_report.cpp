@@ -69,6 +69,7 @@ json JsonFinding(const StoredFinding& s) {
       {"id", s.id},
       {"run", s.run_id},
       {"process", s.process_id == 0 ? json(nullptr) : json(s.process_id)},
+      {"ranks", s.ranks},
       {"origin", f.origin == FindingOrigin::kStatic ? "static" : "dynamic"},
       {"rule", f.rule},
       {"kind", FindingKindName(f.kind)},

@@ -87,12 +87,28 @@ bool ReadFindings(Store& store, const FindingQuery& query, std::vector<StoredFin
 bool ForEachFinding(Store& store, const FindingQuery& query,
                     const std::function<bool(StoredFinding&)>& visit, std::string* error) {
   Database& db = store.database();
-  Statement q = db.Prepare(
+  // A rank's finding sorts at its group's first member: the same (run,
+  // fingerprint) from processes with a rank. Only where the selected runs
+  // have ranks: otherwise the primary key's order, with no sort.
+  bool group_ranks = false;
+  if (query.ranks_together) {
+    Statement ranked =
+        db.Prepare("SELECT 1 FROM processes WHERE rank >= 0 AND (?1 IS NULL OR run_id = ?1) LIMIT 1");
+    if (query.run) ranked.Bind(1, *query.run); else ranked.BindNull(1);
+    group_ranks = ranked.Step();
+    if (!ranked.ok() || !ranked.error().empty()) return Failed(db, ranked, error);
+  }
+  Statement q = db.Prepare(std::string(
       "SELECT f.id, f.run_id, f.process_id, f.local_id, f.origin, f.rule, f.kind, f.severity, "
       "f.confidence, f.message, f.reason, f.fix, f.count, f.fingerprint, "
-      "a.address, a.size, a.memory_kind, a.known, a.allocated_by, a.stack_id "
+      "a.address, a.size, a.memory_kind, a.known, a.allocated_by, a.stack_id, p.rank, p.host "
       "FROM findings f LEFT JOIN allocations a ON a.id = f.allocation_id "
-      "WHERE (?1 IS NULL OR f.run_id = ?1) AND (?2 = '' OR f.rule = ?2) ORDER BY f.id");
+      "LEFT JOIN processes p ON p.id = f.process_id "
+      "WHERE (?1 IS NULL OR f.run_id = ?1) AND (?2 = '' OR f.rule = ?2) ") +
+      (group_ranks ? "ORDER BY CASE WHEN p.rank >= 0 THEN (SELECT min(g.id) FROM findings g "
+                     "JOIN processes gp ON gp.id = g.process_id WHERE g.run_id = f.run_id AND "
+                     "g.fingerprint = f.fingerprint AND gp.rank >= 0) ELSE f.id END, f.id"
+                   : "ORDER BY f.id"));
   if (query.run) q.Bind(1, *query.run); else q.BindNull(1);
   q.Bind(2, query.rule);
   Statement accesses = db.Prepare(
@@ -125,6 +141,8 @@ bool ForEachFinding(Store& store, const FindingQuery& query,
     f.buffer.known_allocation = q.Int(17) != 0;
     f.buffer.allocated_by = q.Text(18);
     f.buffer.allocation_stack = ReadStack(frames, q.Int(19));
+    if (!q.IsNull(20) && q.Int(20) >= 0) s.ranks.push_back(static_cast<int32_t>(q.Int(20)));
+    if (!q.IsNull(21)) s.host = q.Text(21);
 
     accesses.Reset();
     accesses.Bind(1, s.id);

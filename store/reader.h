@@ -39,19 +39,31 @@ struct StoredFinding {
   uint64_t local_id = 0;
   std::string severity;  // "error" / "warning" / "note", fixed when written
   Finding finding;
+  // The distributed ranks of the processes that reported it, ascending: its
+  // process's rank when known (empty otherwise), several once
+  // FoldAcrossRanks (report_model.h) joined the same race found on several
+  // ranks. `host`: the (first) process's host, "" when unknown.
+  std::vector<int32_t> ranks;
+  std::string host;
 };
 
 struct FindingQuery {
   std::optional<int64_t> run;  // unset: every run
   std::string rule;            // empty: every rule
+  // The same race found by several ranks of one run (findings of processes
+  // with a rank, the same run and fingerprint) comes as one stretch, where
+  // its first member would come in id order, for RankFolder
+  // (report_model.h) to fold as the findings stream past. SQLite sorts
+  // these (in bounded memory); a selection with no rank reads in id order.
+  bool ranks_together = false;
 };
 
 // Each returns false and sets `error` when the database cannot be read.
 bool ReadRuns(Store& store, std::vector<StoredRun>* runs, std::string* error);
 bool ReadProcesses(Store& store, int64_t run, std::vector<StoredProcess>* processes,
                    std::string* error);
-// Calls `visit` with each finding in id order (the order found), one at a
-// time: memory stays bounded whatever their number. `visit` returns false to
+// Calls `visit` with each finding in id order (the order found; but see
+// FindingQuery::ranks_together), one at a time: memory stays bounded whatever their number. `visit` returns false to
 // stop early.
 bool ForEachFinding(Store& store, const FindingQuery& query,
                     const std::function<bool(StoredFinding&)>& visit, std::string* error);

@@ -134,14 +134,21 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
   data.source_roots.insert(data.source_roots.end(), request.source_roots.begin(), request.source_roots.end());
 
   // The findings are read from the store as the report is written, one at a
-  // time, each through the filters.
+  // time, each through the filters; then the same race found by several
+  // ranks of a run becomes one (its findings come together).
   std::optional<FingerprintLookup> known;
   if (baseline) known.emplace(*baseline);
   std::string read_error;
   size_t reported = 0;
+  query.ranks_together = true;
   data.source = [&](const FindingVisitor& visit) {
     reported = 0;
-    return ForEachFinding(
+    const FindingVisitor count_and_visit = [&](const StoredFinding& f) {
+      ++reported;
+      visit(f);
+    };
+    RankFolder folder(count_and_visit);
+    const bool ok = ForEachFinding(
         *store, query,
         [&](StoredFinding& f) {
           if (known) {
@@ -153,11 +160,12 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
             if (*old) return true;
           }
           if (suppressions && suppressions->Suppressed(f.finding)) return true;
-          ++reported;
-          visit(f);
+          folder.Add(f);
           return true;
         },
         &read_error) && read_error.empty();
+    folder.Finish();
+    return ok;
   };
 
   std::unique_ptr<OutputFile> file;

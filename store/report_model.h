@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,30 @@ struct ReportData {
 // exporters take it: what reading it back from a store would give, without
 // the store's ids.
 StoredFinding InMemoryFinding(const Finding& finding, uint64_t local_id = 0);
+
+// The same race found by several ranks of one distributed run (one finding
+// per process of a rank, the same run and fingerprint) becomes one finding:
+// the first found, with every rank listed and the counts summed. Findings of
+// processes with no rank are left as they are.
+//
+// RankFolder does it as findings stream past (report), given each race's
+// findings one after another (FindingQuery::ranks_together): it holds one
+// finding at most. FoldAcrossRanks does it to a list in id order (run).
+class RankFolder {
+ public:
+  explicit RankFolder(const FindingVisitor& visit) : visit_(visit) {}
+  // Passes the finding on, or keeps it to fold the next ranks' into.
+  void Add(StoredFinding& finding);
+  // Passes on the finding kept. Call once all were added.
+  void Finish();
+
+ private:
+  const FindingVisitor& visit_;
+  std::optional<StoredFinding> pending_;
+};
+void FoldAcrossRanks(std::vector<StoredFinding>* findings);
+// "rank 0" / "ranks 0, 1, 3" / "" (no rank known).
+std::string DescribeRanks(const StoredFinding& finding);
 
 // The frame a diagnostic points at: the first one with a source file (the
 // innermost frames are often libcudart or PyTorch internals without one).

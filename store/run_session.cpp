@@ -174,6 +174,7 @@ void RunSession::FinishProcess(ProcessOutput* output, const EngineStats* stats) 
   if (stats) {
     Write(store_->AddCounters(run_, process, counters::kUnmodeledApi, stats->unmodeled_apis));
     Write(store_->AddCounters(run_, process, counters::kAnomaly, stats->anomalies));
+    Write(store_->AddCounters(run_, process, counters::kLibraryInternal, stats->library_internal));
   }
 }
 

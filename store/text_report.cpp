@@ -30,6 +30,9 @@ void WriteFinding(const StoredFinding& stored, std::ostream& out) {
   fmt::print(out, "{}: {}: {} [{}]\n", Location(f), EscapeControl(stored.severity), f.message, f.rule);
   fmt::print(out, "  {}, confidence {}, seen {} time{}\n", FindingKindName(f.kind),
              ConfidenceName(f.confidence), f.count, f.count == 1 ? "" : "s");
+  if (!stored.ranks.empty())
+    fmt::print(out, "  on {}{}\n", DescribeRanks(stored),
+               stored.host.empty() ? "" : " (host " + EscapeControl(stored.host) + ")");
   if (f.buffer.size != 0 || f.buffer.address != 0)
     fmt::print(out, "  buffer: {}\n", DescribeBuffer(f.buffer));
   if (!f.buffer.allocation_stack.empty()) WriteStack(f.buffer.allocation_stack, out);
@@ -85,8 +88,9 @@ bool WriteSummaryReport(const ReportData& data, std::ostream& out) {
     // The kind only where it says more than the rule (read-after-write, ...).
     const std::string_view kind = FindingKindName(f.kind);
     const std::string rule = kind == f.rule ? f.rule : fmt::format("{} ({})", f.rule, kind);
-    fmt::print(out, "{}: {}: {}: {}{}\n", Location(f), EscapeControl(stored.severity), rule, operations,
-               f.count > 1 ? fmt::format(" (seen {} times)", f.count) : "");
+    fmt::print(out, "{}: {}: {}: {}{}{}\n", Location(f), EscapeControl(stored.severity), rule, operations,
+               f.count > 1 ? fmt::format(" (seen {} times)", f.count) : "",
+               stored.ranks.empty() ? "" : " [" + DescribeRanks(stored) + "]");
     ++by_rule[f.rule];
     ++total;
     errors += stored.severity == "error";

@@ -12,6 +12,7 @@
 #include "tracer/cupti/cupti_callbacks.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_plugin.h"
+#include "tracer/libraries/nccl/nccl_hooks.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::tracer {
@@ -100,6 +101,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     if (!DebugFlag(DebugSwitch::kCallbacksOnly)) LoadFrameworkPlugins();  // that measures CUPTI alone
     std::atexit(FinishAtExit);
     RegisterExitHook();
+    RegisterLibraryHooks(g_tracer);
     pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
     InstallSignalHandlers();
   });

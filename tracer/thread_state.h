@@ -35,6 +35,13 @@ struct ThreadState {
   ThreadId id = 0;               // the thread in records; 0 until its first record (tracer.cpp)
   uint64_t unanalysed_sync = 0;  // its last call that waited for the device, not yet analysed (tracer.cpp)
   int runtime_depth = 0;         // traced runtime calls in progress (kernel_launches.cpp)
+  // Whose CUDA work this thread's records are (TraceRecord::library): the
+  // library whose API call is in progress here, set around the call by its
+  // interposer's hooks (tracer/libraries/nccl/nccl_hooks.cpp), else the
+  // library that started the thread, found at its first record
+  // (tracer/libraries/library_modules.h). 0: the program's own.
+  StringId library_call = 0;
+  StringId library_thread = 0;
   PendingKernelNode pending_kernel;
   // Reused for every record of their kind: their vectors keep their capacity.
   TraceRecord launch;

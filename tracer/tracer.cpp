@@ -13,6 +13,9 @@
 #include "tracer/frameworks/framework_ops.h"
 #include "tracer/frameworks/framework_plugin.h"
 #include "tracer/hot_path.h"
+#include "tracer/job_place.h"
+#include "tracer/libraries/library_modules.h"
+#include "tracer/stacks/native_unwinder.h"
 #include "tracer/thread_state.h"
 
 namespace streamcheck::tracer {
@@ -58,7 +61,38 @@ bool IsAllocation(OpCode op) {
          op == OpCode::kPoolBlockAllocate;
 }
 
+// The library (cuBLAS, cuDNN, ...) whose code called cudaMalloc, if any:
+// its workspace is memory the program never sees. A stack of its own,
+// apart from the one findings show (inside a framework op that is the op's
+// Python stack); allocations are rare enough to afford one.
+std::string_view AllocatingLibrary() {
+  constexpr int kFrames = 24;  // the tracer's and CUDA's frames, then the caller's
+  uint64_t pcs[kFrames];
+  const int n = NativeUnwinder::Get().Backtrace(pcs, kFrames, 0);
+  return n > 0 ? LibraryOfCaller(pcs, static_cast<size_t>(n)) : std::string_view();
+}
+
 std::atomic<ThreadId> g_next_thread{1};
+
+// A rank on another host than `run`'s (srun, mpirun over several nodes) may
+// see the same paths on a shared file system, where SQLite's locks cannot
+// be trusted and pids repeat: it writes a database and traces of its host's
+// beside them, which `streamcheck merge` joins (docs/NCCL.md).
+bool OnAnotherHostThanRun() {
+  const std::string run_host = Env("STREAMCHECK_RUN_HOST");
+  return !run_host.empty() && run_host != JobPlaceOfThisProcess().host;
+}
+
+// STREAMCHECK_TRACE names the root process's trace; every other process
+// (launchers' ranks, multiprocessing, forked children) writes beside it,
+// suffixed with its pid, and with its host on another host than run's.
+std::string TracePathOfThisProcess(bool forked) {
+  const std::string root = Env("STREAMCHECK_TRACE");
+  if (root.empty()) return root;
+  const bool other_host = OnAnotherHostThanRun();
+  if (!forked && !other_host && Env("STREAMCHECK_ROOT_PID") == std::to_string(getpid())) return root;
+  return root + (other_host ? "." + JobPlaceOfThisProcess().host : std::string()) + "." + std::to_string(getpid());
+}
 
 }  // namespace
 
@@ -67,11 +101,11 @@ TracerConfig TracerConfig::FromEnvironment() {
   c.db_path = Env("STREAMCHECK_DB");
   const std::string run = Env("STREAMCHECK_RUN_ID");
   c.run_id = run.empty() ? -1 : std::strtoll(run.c_str(), nullptr, 10);
-  c.trace_path = Env("STREAMCHECK_TRACE");
-  // Processes started by the traced program (launchers, multiprocessing)
-  // inherit the variables: each writes its own trace beside the root's.
-  if (!c.trace_path.empty() && Env("STREAMCHECK_ROOT_PID") != std::to_string(getpid()))
-    c.trace_path += "." + std::to_string(getpid());
+  if (OnAnotherHostThanRun() && !c.db_path.empty()) {
+    c.db_path += "." + JobPlaceOfThisProcess().host;
+    c.run_id = -1;  // a run of its own in that database
+  }
+  c.trace_path = TracePathOfThisProcess(/*forked=*/false);
   c.suppressions = Env("STREAMCHECK_SUPPRESSIONS");
   c.capture_stacks = Env("STREAMCHECK_STACKS") != "0";
   c.analysis_worker = !DebugFlag(DebugSwitch::kInlineAnalysis);
@@ -93,6 +127,7 @@ void Tracer::StartWorker() {
 }
 
 void Tracer::OpenOutputs() {
+  const JobPlace place = JobPlaceOfThisProcess();
   store::SessionConfig session;
   session.db_path = config_.db_path;
   session.existing_run = config_.run_id;
@@ -107,7 +142,7 @@ void Tracer::OpenOutputs() {
   session_ = store::RunSession::Open(session, &error);
   for (const std::string& warning : session_->warnings()) Warn(warning);
   config_.run_id = session_->run_id();
-  output_ = session_->AddProcess(store::ProcessInfo{getpid(), CommandLine(), "", -1});
+  output_ = session_->AddProcess(store::ProcessInfo{getpid(), CommandLine(), place.host, place.rank});
   engine_ = std::make_unique<Engine>(output_);
   engine_->set_stack_resolver(this);
   if (!config_.trace_path.empty()) {
@@ -117,7 +152,8 @@ void Tracer::OpenOutputs() {
   }
   TraceRecord info;
   info.op = OpCode::kProcessInfo;
-  info.text = "pid=" + std::to_string(getpid()) + " command=" + CommandLine();
+  // The command last: it has spaces (ProcessInfoField, trace_symbols.h, reads it so).
+  info.text = "pid=" + std::to_string(getpid()) + " " + DescribeJobPlace(place) + " command=" + CommandLine();
   Submit(info);
   // Every string and stack defined so far must reach a fresh engine/trace too.
   for (const auto& [text, id] : strings_) {
@@ -201,6 +237,9 @@ STREAMCHECK_HOT ThreadId Tracer::CurrentThread() {
   ThreadState& thread = ThisThread();
   if (thread.id == 0) {
     thread.id = g_next_thread.fetch_add(1);
+    // A thread a library started (NCCL's proxy threads) does the library's
+    // work only. Its first record pays for one whole unwind.
+    thread.library_thread = Intern(LibraryThatStartedThisThread());
     NoteThreadToFrameworks();
   }
   return thread.id;
@@ -210,10 +249,13 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
   r.thread = CurrentThread();
   r.timestamp_ns = clock_.Ticks();  // a count until Analyze() converts it
   if (IsAllocation(r.op)) address_span_.Widen(r.dst, r.size);
+  ThreadState& thread = ThisThread();
+  if (r.library == 0) r.library = thread.library_call != 0 ? thread.library_call : thread.library_thread;
+  if (r.library == 0 && (r.op == OpCode::kMalloc || r.op == OpCode::kMallocAsync))
+    r.library = Intern(AllocatingLibrary());
   // Inside a framework op: its name, and its (Python) stack, which says more
   // to the user than the native frames of the framework would. The worker
   // learns which ops are open (their regions) just before this record.
-  ThreadState& thread = ThisThread();
   FrameworkOpStack& ops = thread.framework_ops;
   if (!ops.empty()) {
     r.framework_op = ops.name();
@@ -224,9 +266,10 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
     thread.open_ops.thread = r.thread;
     Submit(thread.open_ops);
   }
-  // No stack where no finding can show it, nor for work the framework says
-  // has no stack worth taking (its own threads).
-  bool wanted = FindingsCiteStackOf(r.op);
+  // No stack where no finding can show it (nor for a library's own work,
+  // whose findings are only counted), nor for work the framework says has
+  // no stack worth taking (its own threads).
+  bool wanted = FindingsCiteStackOf(r.op) && r.library == 0;
   if (r.stack == STREAMCHECK_STACK_NONE) r.stack = 0, wanted = false;
   if (config_.capture_stacks && r.stack == 0 && wanted) {
     const uint64_t stack_start = profile_.Now();
@@ -356,11 +399,8 @@ void Tracer::RestartAfterFork() {
   (void)trace_.release();
   engine_.reset();
   finished_ = false;
-  // STREAMCHECK_TRACE names the root process's trace; every other process
-  // writes beside it, suffixed with its pid.
   os_pid_ = getpid();
-  const std::string root_trace = Env("STREAMCHECK_TRACE");
-  if (!root_trace.empty()) config_.trace_path = root_trace + "." + std::to_string(getpid());
+  config_.trace_path = TracePathOfThisProcess(/*forked=*/true);
   OpenOutputs();
   StartWorker();
 }

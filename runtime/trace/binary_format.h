@@ -42,7 +42,8 @@ enum FieldBit : uint32_t {
 #include "runtime/trace/record_fields.def"
   kFieldBitCount,
 };
-static_assert(kBitThread == 0 && kBitAccesses == 6 && kBitText == 20 && kBitSrcPitch == 30,
+static_assert(kBitThread == 0 && kBitAccesses == 6 && kBitText == 20 && kBitSrcPitch == 30 &&
+                  kBitLibrary == 31,
               "the numbering is the format's: fields are appended, never removed or reordered");
 inline constexpr uint64_t kKnownFieldMask = (uint64_t{1} << kFieldBitCount) - 1;
 

@@ -1,5 +1,7 @@
 #include "runtime/trace/trace_symbols.h"
 
+#include <algorithm>
+
 namespace streamcheck {
 
 void TraceSymbols::Collect(TraceSource& source) {
@@ -7,6 +9,7 @@ void TraceSymbols::Collect(TraceSource& source) {
   while (source.Next(&r) == TraceSource::Status::kRecord) {
     if (r.op == OpCode::kDefineString) strings_[r.id] = r.text;
     else if (r.op == OpCode::kDefineStack) stacks_[r.id] = r.frames;
+    else if (r.op == OpCode::kProcessInfo && process_info_.empty()) process_info_ = r.text;
   }
 }
 
@@ -20,6 +23,21 @@ std::vector<ResolvedFrame> TraceSymbols::Resolve(StackId stack) {
   };
   for (const StackFrame& f : it->second) out.push_back({text(f.function), text(f.file), f.line, 0, f.pc});
   return out;
+}
+
+std::string ProcessInfoField(std::string_view text, std::string_view key) {
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = std::min(text.find(' ', at), text.size());
+    const std::string_view field = text.substr(at, end - at);
+    const bool command = field.starts_with("command=");  // the last field: it runs to the end
+    if (field.size() > key.size() && field.starts_with(key) && field[key.size()] == '=') {
+      const size_t value = at + key.size() + 1;
+      return std::string(text.substr(value, command ? std::string_view::npos : end - value));
+    }
+    if (command) break;
+    at = end + 1;
+  }
+  return {};
 }
 
 }  // namespace streamcheck

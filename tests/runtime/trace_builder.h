@@ -120,6 +120,8 @@ class TraceBuilder {
   }
   // Marks the last record with a framework op name (e.g. "aten::sum").
   TraceBuilder& FrameworkOp(const std::string& op) { records_.back().framework_op = Intern(op); return *this; }
+  // Marks the last record as a library's own work (e.g. "nccl").
+  TraceBuilder& Library(const std::string& library) { records_.back().library = Intern(library); return *this; }
 
   // String definitions first, then the calls in order.
   std::vector<TraceRecord> records() const {

@@ -63,6 +63,7 @@ TraceRecord RandomRecords::Make(OpCode op) {
   for (int n = Coin() ? static_cast<int>(rng_() % 24) : 0; n > 0; --n) {
     r.text.push_back(static_cast<char>(rng_() % 256));  // every byte, quotes and newlines too
   }
+  if (Coin()) r.library = u32();
   return r;
 }
 

@@ -17,6 +17,7 @@
 #include "runtime/trace/trace_io.h"
 #include "tests/common/fake_driver.h"
 #include "tracer/frameworks/framework_ops.h"
+#include "tracer/libraries/nccl/nccl_hooks.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::tracer {
@@ -237,6 +238,63 @@ TEST_F(CallbackPath, ALaunchFromAThreadLocalDestructorKeepsItsThread) {
   ASSERT_EQ(launches.size(), 2u);
   EXPECT_EQ(launches[0].thread, launches[1].thread);
   EXPECT_NE(launches[0].thread, 0u);
+}
+
+// NCCL's calls, as the interposers report them (nccl_hooks.h): the CUDA
+// work inside a call is NCCL's own (its streams' waits on never-recorded
+// events, its kernels), and the call itself is the program's kernel launch
+// with the collective's exact bytes, at the call or at its group's end.
+TEST_F(CallbackPath, NcclCallsAreTheProgramsWorkAndWhatIsInsideNcclsOwn) {
+  const StreamcheckLibraryHooks* hooks = LibraryHooksFor(&tracer());
+  char* x = static_cast<char*>(Malloc(0x7f0000000000, kBytes));
+  char* y = static_cast<char*>(Malloc(0x7f0000100000, kBytes));
+  const auto internal_stream = reinterpret_cast<CUstream>(0x6000);
+  auto call = [&](StreamcheckNcclFunction function, const char* name, const void* send, void* recv, uint64_t count,
+                  int32_t peer, auto&& inside) {
+    StreamcheckNcclCall c{};
+    c.function = function;
+    c.name = name;
+    c.sendbuff = Address(send), c.recvbuff = Address(recv), c.count = count;
+    c.datatype = 7;  // ncclFloat32
+    c.root = peer;
+    c.stream = 0x5000;
+    c.nranks = 2, c.rank = 0, c.device = 0;
+    hooks->nccl_enter(&c);
+    inside();
+    hooks->nccl_leave(&c);
+  };
+  call(STREAMCHECK_NCCL_ALL_REDUCE, "ncclAllReduce", x, x, kBytes / 4, -1, [&] {
+    Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent",
+           cuStreamWaitEvent_params{internal_stream, reinterpret_cast<CUevent>(0x7000), 0});
+    fake_cuda::LaunchFakeKernel(&tracer(), nullptr, nullptr, internal_stream);
+  });
+  call(STREAMCHECK_NCCL_GROUP_START, "ncclGroupStart", nullptr, nullptr, 0, -1, [] {});
+  call(STREAMCHECK_NCCL_SEND, "ncclSend", y, nullptr, 16, 1, [] {});
+  call(STREAMCHECK_NCCL_RECV, "ncclRecv", nullptr, y + 64, 16, 1, [] {});
+  Launch(x, y);  // the program's, between the calls and the group's launch
+  call(STREAMCHECK_NCCL_GROUP_END, "ncclGroupEnd", nullptr, nullptr, 0, -1, [&] {
+    fake_cuda::LaunchFakeKernel(&tracer(), nullptr, nullptr, internal_stream);
+  });
+  const std::vector<TraceRecord> r = RecordsInTrace({OpCode::kStreamWaitEvent, OpCode::kKernelLaunch});
+  ASSERT_EQ(r.size(), 7u);
+  const StringId nccl = tracer().Intern("nccl");
+  EXPECT_EQ(r[0].op, OpCode::kStreamWaitEvent);
+  EXPECT_EQ(r[0].library, nccl);
+  EXPECT_EQ(r[1].library, nccl);  // NCCL's kernel
+  EXPECT_EQ(r[1].stream, 0x6000u);
+  EXPECT_EQ(r[2].library, 0u);
+  EXPECT_EQ(r[2].name, tracer().Intern("ncclAllReduce"));
+  EXPECT_EQ(r[2].api, tracer().Intern("ncclAllReduce"));
+  EXPECT_EQ(r[2].stream, 0x5000u);
+  EXPECT_EQ(r[2].accesses, (std::vector<MemoryAccess>{{Address(x), kBytes, AccessMode::kReadWrite}}));
+  EXPECT_EQ(r[3].library, 0u);  // the program's launch
+  EXPECT_EQ(r[4].library, nccl);  // the group's kernel, before the group's operations
+  EXPECT_EQ(r[5].name, tracer().Intern("ncclSend"));
+  EXPECT_EQ(r[5].api, tracer().Intern("ncclGroupEnd"));
+  EXPECT_EQ(r[5].accesses, (std::vector<MemoryAccess>{{Address(y), 64, AccessMode::kRead}}));
+  EXPECT_EQ(r[6].name, tracer().Intern("ncclRecv"));
+  EXPECT_EQ(r[6].accesses, (std::vector<MemoryAccess>{{Address(y) + 64, 64, AccessMode::kWrite}}));
+  EXPECT_EQ(r[6].library, 0u);
 }
 
 }  // namespace

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# A DDP training step (ddp_step.py), native vs under `streamcheck run`, with
+# NPROC ranks (default: min(2, GPUs)), in one run: ROUNDS rounds, each a
+# native and a traced torchrun job (in alternating order, so the machine's
+# speed changes fall on both alike), each timing STEPS steps. Prints each
+# job's ms per step and the traced/native ratios (goal: at most 1.3x).
+# Usage: run_ddp_bench.sh STREAMCHECK_BINARY OUT_DIR [ROUNDS] [STEPS] [NPROC]
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+sc=$(cd "$(dirname "${1:?streamcheck binary}")" && pwd)/$(basename "$1")
+out=${2:?output directory}
+rounds=${3:-3}
+steps=${4:-200}
+gpus=$(nvidia-smi -L | grep -c '^GPU')
+nproc=${5:-$((gpus < 2 ? gpus : 2))}
+mkdir -p "$out"
+export NCCL_NVLS_ENABLE=0
+job=(${TORCHRUN:-torchrun} --standalone --nproc_per_node="$nproc" "$here/ddp_step.py" "$steps")
+run_native() { (cd "$here" && "${job[@]}") >"$out/native.$1.log" 2>&1; }
+run_traced() { (cd "$here" && "$sc" run --db "$out/traced.$1.db" -- "${job[@]}") >"$out/traced.$1.log" 2>&1; }
+for r in $(seq 1 "$rounds"); do
+  if ((r % 2)); then run_native "$r"; run_traced "$r"; else run_traced "$r"; run_native "$r"; fi
+done
+"${PYTHON:-python3}" - "$out" "$rounds" <<'PY'
+import re, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+def figures(path):
+    m = re.search(r"fast_ms_per_step=([\d.]+) ms_per_step=([\d.]+)", open(path).read())
+    if not m:
+        sys.exit("no timing in " + path)
+    return float(m.group(1)), float(m.group(2))
+fast, median = [], []
+for r in range(1, rounds + 1):
+    (nf, nm), (tf, tm) = figures(f"{out}/native.{r}.log"), figures(f"{out}/traced.{r}.log")
+    fast.append(tf / nf)
+    median.append(tm / nm)
+    found = re.findall(r"streamcheck: \d+ findings? [^\n]*", open(f"{out}/traced.{r}.log").read())
+    print(f"round {r}: native {nf:.3f} ms (median {nm:.3f}), traced {tf:.3f} ms (median {tm:.3f}): "
+          f"x{tf / nf:.3f} fast, x{tm / nm:.3f} median; {found[-1] if found else 'no summary line'}")
+print(f"ddp step, traced/native over {rounds} rounds: fast x{statistics.median(fast):.3f} "
+      f"[{min(fast):.3f}, {max(fast):.3f}], median x{statistics.median(median):.3f} (goal: at most x1.3)")
+PY

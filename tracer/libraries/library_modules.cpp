@@ -1,0 +1,101 @@
+#include "tracer/libraries/library_modules.h"
+
+#include <link.h>
+
+#include "tracer/stacks/native_unwinder.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+std::string_view BaseName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool StartsWithAny(std::string_view name, std::initializer_list<std::string_view> prefixes) {
+  for (std::string_view prefix : prefixes)
+    if (name.starts_with(prefix)) return true;
+  return false;
+}
+
+// Frames between a library's code and the call the tracer sees: CUDA's
+// runtime and driver, CUPTI, the tracer and its preloaded library, the
+// unwinder, and the C and C++ runtimes.
+bool IsPlumbing(std::string_view name) {
+  return StartsWithAny(name, {"libcuda.", "libcudart.", "libcupti.", "libstreamcheck_", "libunwind.", "libc.so",
+                              "libc-", "ld-linux", "libstdc++.", "libgcc_s.", "libpthread."});
+}
+
+bool IsCRuntime(std::string_view name) {
+  return StartsWithAny(name, {"libc.so", "libc-", "ld-linux", "libstdc++.", "libgcc_s.", "libpthread."});
+}
+
+// The file of the loaded object holding `pc` ("<program>" for the main
+// executable), or "" for none. Through dl_iterate_phdr, not dladdr: the
+// tracer asks under its lock, and dladdr takes the loader's lock, which a
+// dlopen holds while constructors run that may make CUDA calls (and wait
+// for the tracer's lock); dl_iterate_phdr's lock is held only while the
+// list of objects changes, as unwinding a stack already relies on.
+std::string_view ModuleOf(uint64_t pc) {
+  struct Search {
+    uint64_t pc;
+    const char* name = nullptr;
+  } search{pc};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          const uint64_t begin = info->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && s->pc >= begin && s->pc - begin < ph.p_memsz) {
+            s->name = info->dlpi_name != nullptr && info->dlpi_name[0] != '\0' ? info->dlpi_name : "<program>";
+            return 1;
+          }
+        }
+        return 0;
+      },
+      &search);
+  return search.name != nullptr ? search.name : std::string_view();
+}
+
+}  // namespace
+
+std::string_view LibraryOfModule(std::string_view path) {
+  struct Library {
+    std::string_view prefix;
+    std::string_view name;
+  };
+  static constexpr Library kLibraries[] = {
+      {"libnccl.", "nccl"},       {"libnccl-", "nccl"},         {"libcublasLt.", "cublas"},
+      {"libcublas.", "cublas"},   {"libcudnn", "cudnn"},        {"libcufft", "cufft"},
+      {"libcusparse", "cusparse"}, {"libcusolver", "cusolver"}, {"libcurand", "curand"},
+  };
+  const std::string_view name = BaseName(path);
+  for (const Library& library : kLibraries)
+    if (name.starts_with(library.prefix)) return library.name;
+  return {};
+}
+
+std::string_view LibraryOfCaller(const uint64_t* pcs, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const std::string_view module = BaseName(ModuleOf(pcs[i]));
+    if (module.empty() || IsPlumbing(module)) continue;
+    return LibraryOfModule(module);
+  }
+  return {};
+}
+
+std::string_view LibraryThatStartedThisThread() {
+  constexpr int kMostFrames = 250;  // below the unwinder's capacity: a full result means a deeper stack
+  uint64_t pcs[kMostFrames + 1];
+  const int n = NativeUnwinder::Get().Backtrace(pcs, kMostFrames + 1, 0);
+  if (n <= 0 || n > kMostFrames) return {};
+  for (int i = n - 1; i >= 0; --i) {
+    const std::string_view module = BaseName(ModuleOf(pcs[i]));
+    if (module.empty() || IsCRuntime(module)) continue;
+    return LibraryOfModule(module);
+  }
+  return {};
+}
+
+}  // namespace streamcheck::tracer
