@@ -98,6 +98,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     g_tracer = new Tracer(TracerConfig::FromEnvironment());  // lives until exit
     if (!SubscribeCallbacks()) return;
     if (!DebugFlag(DebugSwitch::kCallbacksOnly)) LoadFrameworkPlugins();  // that measures CUPTI alone
+    g_tracer->host_thread_order().IgnoreCudaAndOwnCode();  // the plugins' locks too
     std::atexit(FinishAtExit);
     RegisterExitHook();
     pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);

@@ -16,6 +16,7 @@
 #include "runtime/ids.h"
 #include "runtime/trace_record.h"
 #include "tracer/frameworks/framework_ops.h"
+#include "tracer/preload/thread_order.h"
 #include "tracer/stacks/repeated_stacks.h"
 
 namespace streamcheck::tracer {
@@ -35,6 +36,9 @@ struct ThreadState {
   ThreadId id = 0;               // the thread in records; 0 until its first record (tracer.cpp)
   uint64_t unanalysed_sync = 0;  // its last call that waited for the device, not yet analysed (tracer.cpp)
   int runtime_depth = 0;         // traced runtime calls in progress (kernel_launches.cpp)
+  // Its state in the preloaded library, from its first record; null without
+  // the library (host_thread_order.h).
+  streamcheck_thread_order* order = nullptr;
   PendingKernelNode pending_kernel;
   // Reused for every record of their kind: their vectors keep their capacity.
   TraceRecord launch;

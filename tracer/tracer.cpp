@@ -83,6 +83,7 @@ TracerConfig TracerConfig::FromEnvironment() {
 
 Tracer::Tracer(TracerConfig config)
     : config_(std::move(config)), os_pid_(getpid()) {
+  host_order_.Start();
   OpenOutputs();
   StartWorker();
 }
@@ -129,6 +130,12 @@ void Tracer::OpenOutputs() {
   info.op = OpCode::kProcessInfo;
   info.text = "pid=" + std::to_string(getpid()) + " command=" + CommandLine();
   Submit(info);
+  // Host threads have their own clocks when the preloaded library tells how
+  // they synchronize (host_thread_order.h); the engine's default is trace order.
+  if (host_order_.on()) {
+    TraceRecord mode = host_order_.ModeRecord();
+    Submit(mode);
+  }
   // Every string and stack defined so far must reach a fresh engine/trace too.
   for (const auto& [text, id] : strings_) {
     TraceRecord def;
@@ -212,6 +219,13 @@ STREAMCHECK_HOT ThreadId Tracer::CurrentThread() {
   if (thread.id == 0) {
     thread.id = g_next_thread.fetch_add(1);
     NoteThreadToFrameworks();
+    thread.order = host_order_.Name(thread.id);
+    if (thread.order == nullptr && host_order_.on()) {
+      // More threads than a clock has entries: trace order from here on.
+      host_order_.GiveUp();
+      TraceRecord mode = host_order_.ModeRecord();
+      Submit(mode);
+    }
   }
   return thread.id;
 }
@@ -220,10 +234,14 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
   r.thread = CurrentThread();
   r.timestamp_ns = clock_.Ticks();  // a count until Analyze() converts it
   if (IsAllocation(r.op)) address_span_.Widen(r.dst, r.size);
+  ThreadState& thread = ThisThread();
+  // What the thread learnt from other threads, and the end of an epoch that
+  // others may be after, reach the engine before the record they precede.
+  if (streamcheck_thread_order* order = thread.order)
+    host_order_.Before(*order, r, [this](TraceRecord& ordering) { Submit(ordering); });
   // Inside a framework op: its name, and its (Python) stack, which says more
   // to the user than the native frames of the framework would. The worker
   // learns which ops are open (their regions) just before this record.
-  ThreadState& thread = ThisThread();
   FrameworkOpStack& ops = thread.framework_ops;
   if (!ops.empty()) {
     r.framework_op = ops.name();
@@ -318,6 +336,11 @@ void Tracer::Finish() {
                          {"finding_occurrences", s.finding_occurrences}});
     store_->AddCounters(config_.run_id, process_id_, "unmodeled_api", s.unmodeled_apis);
     store_->AddCounters(config_.run_id, process_id_, "anomaly", s.anomalies);
+    // Whether host threads were ordered by their observed synchronization
+    // (else in trace order), and objects whose release stamps shared one.
+    store_->AddCounters(config_.run_id, process_id_, "host_threads",
+                        {{"ordered_by_observed_synchronization", host_order_.on() ? 1u : 0u},
+                         {"objects_sharing_a_stamp", host_order_.objects_beyond_table()}});
   }
   if (trace_) {
     WriteSymbolizedStacks();
