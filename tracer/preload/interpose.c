@@ -14,13 +14,29 @@ enum { kMaxIgnored = 32 };
 static struct streamcheck_code_range g_ignored[kMaxIgnored];
 static _Atomic int g_ignored_count; /* only grows: entries are written before the count */
 
-int streamcheck_observed_slow(const void* caller) {
+static inline int Observed(const void* caller) {
   if (streamcheck_this_thread.busy) return 0;
   const uintptr_t pc = (uintptr_t)caller;
   const int count = atomic_load_explicit(&g_ignored_count, memory_order_acquire);
   for (int i = 0; i < count; ++i)
     if (pc >= g_ignored[i].begin && pc < g_ignored[i].end) return 0;
   return 1;
+}
+
+int streamcheck_observed_slow(const void* caller) { return Observed(caller); }
+
+void streamcheck_release_from(const void* caller, uintptr_t key) {
+  if (!Observed(caller)) return;
+  streamcheck_this_thread.busy = 1;
+  streamcheck_order_release(&streamcheck_this_thread, key);
+  streamcheck_this_thread.busy = 0;
+}
+
+void streamcheck_acquire_from(const void* caller, uintptr_t key) {
+  if (!Observed(caller)) return;
+  streamcheck_this_thread.busy = 1;
+  streamcheck_order_acquire(&streamcheck_this_thread, key);
+  streamcheck_this_thread.busy = 0;
 }
 
 /* glibc's own names of the functions an allocator's lock takes: what a

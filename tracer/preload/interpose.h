@@ -43,7 +43,21 @@ static inline void streamcheck_leave(void) { streamcheck_this_thread.busy = 0; }
 
 #define STREAMCHECK_CALLER __builtin_return_address(0)
 
-/* Release / acquire of `key` by the calling thread, if observed. */
+/* Release / acquire of `key` by the calling thread, if observed. One call
+ * out of line does the checks and the bookkeeping. */
+void streamcheck_release_from(const void* caller, uintptr_t key) STREAMCHECK_HIDDEN;
+void streamcheck_acquire_from(const void* caller, uintptr_t key) STREAMCHECK_HIDDEN;
+#define STREAMCHECK_OBSERVING() \
+  __builtin_expect(atomic_load_explicit(&streamcheck_observing, memory_order_acquire), 0)
+#define STREAMCHECK_RELEASE(key)                                                          \
+  do {                                                                                    \
+    if (STREAMCHECK_OBSERVING()) streamcheck_release_from(STREAMCHECK_CALLER, (uintptr_t)(key)); \
+  } while (0)
+#define STREAMCHECK_ACQUIRE_IF(condition, key)                                            \
+  do {                                                                                    \
+    if (STREAMCHECK_OBSERVING() && (condition)) streamcheck_acquire_from(STREAMCHECK_CALLER, (uintptr_t)(key)); \
+  } while (0)
+/* For a caller that checked streamcheck_observed() already. */
 #define STREAMCHECK_RELEASE_IF(observed, key)                                   \
   do {                                                                          \
     if (observed) {                                                             \
@@ -51,7 +65,7 @@ static inline void streamcheck_leave(void) { streamcheck_this_thread.busy = 0; }
       streamcheck_leave();                                                      \
     }                                                                           \
   } while (0)
-#define STREAMCHECK_ACQUIRE_IF(observed, key)                                   \
+#define STREAMCHECK_ACQUIRE_OBSERVED_IF(observed, key)                          \
   do {                                                                          \
     if (observed) {                                                             \
       streamcheck_order_acquire(streamcheck_enter(), (uintptr_t)(key));         \

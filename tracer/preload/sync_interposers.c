@@ -88,26 +88,26 @@ static void Forget(uintptr_t key) {
 
 int pthread_mutex_lock(pthread_mutex_t* m) {
   const int rc = get_pthread_mutex_lock()(m);
-  STREAMCHECK_ACQUIRE_IF(Locked(rc) && streamcheck_observed(STREAMCHECK_CALLER), m);
+  STREAMCHECK_ACQUIRE_IF(Locked(rc), m);
   return rc;
 }
 int pthread_mutex_trylock(pthread_mutex_t* m) {
   const int rc = get_pthread_mutex_trylock()(m);
-  STREAMCHECK_ACQUIRE_IF(Locked(rc) && streamcheck_observed(STREAMCHECK_CALLER), m);
+  STREAMCHECK_ACQUIRE_IF(Locked(rc), m);
   return rc;
 }
 int pthread_mutex_timedlock(pthread_mutex_t* m, const struct timespec* t) {
   const int rc = get_pthread_mutex_timedlock()(m, t);
-  STREAMCHECK_ACQUIRE_IF(Locked(rc) && streamcheck_observed(STREAMCHECK_CALLER), m);
+  STREAMCHECK_ACQUIRE_IF(Locked(rc), m);
   return rc;
 }
 int pthread_mutex_clocklock(pthread_mutex_t* m, clockid_t clock, const struct timespec* t) {
   const int rc = get_pthread_mutex_clocklock()(m, clock, t);
-  STREAMCHECK_ACQUIRE_IF(Locked(rc) && streamcheck_observed(STREAMCHECK_CALLER), m);
+  STREAMCHECK_ACQUIRE_IF(Locked(rc), m);
   return rc;
 }
 int pthread_mutex_unlock(pthread_mutex_t* m) {
-  STREAMCHECK_RELEASE_IF(streamcheck_observed(STREAMCHECK_CALLER), m);
+  STREAMCHECK_RELEASE(m);
   return get_pthread_mutex_unlock()(m);
 }
 int pthread_mutex_init(pthread_mutex_t* m, const pthread_mutexattr_t* attr) {
@@ -123,16 +123,16 @@ int pthread_mutex_destroy(pthread_mutex_t* m) {
 
 int pthread_spin_lock(pthread_spinlock_t* l) {
   const int rc = get_pthread_spin_lock()(l);
-  STREAMCHECK_ACQUIRE_IF(rc == 0 && streamcheck_observed(STREAMCHECK_CALLER), l);
+  STREAMCHECK_ACQUIRE_IF(rc == 0, l);
   return rc;
 }
 int pthread_spin_trylock(pthread_spinlock_t* l) {
   const int rc = get_pthread_spin_trylock()(l);
-  STREAMCHECK_ACQUIRE_IF(rc == 0 && streamcheck_observed(STREAMCHECK_CALLER), l);
+  STREAMCHECK_ACQUIRE_IF(rc == 0, l);
   return rc;
 }
 int pthread_spin_unlock(pthread_spinlock_t* l) {
-  STREAMCHECK_RELEASE_IF(streamcheck_observed(STREAMCHECK_CALLER), l);
+  STREAMCHECK_RELEASE(l);
   return get_pthread_spin_unlock()(l);
 }
 
@@ -254,11 +254,11 @@ int pthread_cond_clockwait(pthread_cond_t* c, pthread_mutex_t* m, clockid_t cloc
   return AfterWait(get_pthread_cond_clockwait()(c, m, clock, t), c, m, observed);
 }
 int pthread_cond_signal(pthread_cond_t* c) {
-  STREAMCHECK_RELEASE_IF(streamcheck_observed(STREAMCHECK_CALLER), c);
+  STREAMCHECK_RELEASE(c);
   return get_pthread_cond_signal()(c);
 }
 int pthread_cond_broadcast(pthread_cond_t* c) {
-  STREAMCHECK_RELEASE_IF(streamcheck_observed(STREAMCHECK_CALLER), c);
+  STREAMCHECK_RELEASE(c);
   return get_pthread_cond_broadcast()(c);
 }
 int pthread_cond_init(pthread_cond_t* c, const pthread_condattr_t* attr) {
@@ -273,27 +273,27 @@ int pthread_cond_destroy(pthread_cond_t* c) {
 /* Semaphores. */
 
 int sem_post(sem_t* s) {
-  STREAMCHECK_RELEASE_IF(streamcheck_observed(STREAMCHECK_CALLER), s);
+  STREAMCHECK_RELEASE(s);
   return get_sem_post()(s);
 }
 int sem_wait(sem_t* s) {
   const int rc = get_sem_wait()(s);
-  STREAMCHECK_ACQUIRE_IF(rc == 0 && streamcheck_observed(STREAMCHECK_CALLER), s);
+  STREAMCHECK_ACQUIRE_IF(rc == 0, s);
   return rc;
 }
 int sem_trywait(sem_t* s) {
   const int rc = get_sem_trywait()(s);
-  STREAMCHECK_ACQUIRE_IF(rc == 0 && streamcheck_observed(STREAMCHECK_CALLER), s);
+  STREAMCHECK_ACQUIRE_IF(rc == 0, s);
   return rc;
 }
 int sem_timedwait(sem_t* s, const struct timespec* t) {
   const int rc = get_sem_timedwait()(s, t);
-  STREAMCHECK_ACQUIRE_IF(rc == 0 && streamcheck_observed(STREAMCHECK_CALLER), s);
+  STREAMCHECK_ACQUIRE_IF(rc == 0, s);
   return rc;
 }
 int sem_clockwait(sem_t* s, clockid_t clock, const struct timespec* t) {
   const int rc = get_sem_clockwait()(s, clock, t);
-  STREAMCHECK_ACQUIRE_IF(rc == 0 && streamcheck_observed(STREAMCHECK_CALLER), s);
+  STREAMCHECK_ACQUIRE_IF(rc == 0, s);
   return rc;
 }
 int sem_init(sem_t* s, int pshared, unsigned value) {
@@ -312,7 +312,7 @@ int pthread_barrier_wait(pthread_barrier_t* b) {
   const int observed = streamcheck_observed(STREAMCHECK_CALLER);
   STREAMCHECK_RELEASE_IF(observed, b);
   const int rc = get_pthread_barrier_wait()(b);
-  STREAMCHECK_ACQUIRE_IF(observed && (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD), b);
+  STREAMCHECK_ACQUIRE_OBSERVED_IF(observed && (rc == 0 || rc == PTHREAD_BARRIER_SERIAL_THREAD), b);
   return rc;
 }
 int pthread_barrier_destroy(pthread_barrier_t* b) {
@@ -342,7 +342,7 @@ int pthread_once(pthread_once_t* control, void (*routine)(void)) {
   const int rc = get_pthread_once()(control, RunOnceRoutine);
   t_once_control = outer_control;
   t_once_routine = outer_routine;
-  STREAMCHECK_ACQUIRE_IF(rc == 0, control);
+  STREAMCHECK_ACQUIRE_OBSERVED_IF(rc == 0, control);
   return rc;
 }
 

@@ -64,6 +64,27 @@ static struct stamp* Find(uintptr_t key) {
   return NULL;
 }
 
+/* The thread's entry for `key` in its small cache of objects used lately. */
+static unsigned SeenIndex(uintptr_t key) { return (unsigned)(key >> 4) & 7; }
+
+/* The stamp the thread found for `key` last time, if the key still has it
+ * (a forgotten object's slot may hold another's since). */
+static struct stamp* Remembered(const struct streamcheck_thread_order* t, uintptr_t key) {
+  const unsigned i = SeenIndex(key);
+  if (t->seen[i].key != key) return NULL;
+  const uint32_t slot = t->seen[i].slot;
+  return atomic_load_explicit(&g_keys[slot], memory_order_acquire) == key ? &g_stamps[slot] : NULL;
+}
+
+static void Remember(struct streamcheck_thread_order* t, uintptr_t key, const struct stamp* s, uint64_t tag) {
+  if (s == &g_overflow) return;
+  const unsigned i = SeenIndex(key);
+  if (t->seen[i].key != key) t->seen[i].tag = 0;
+  t->seen[i].key = key;
+  t->seen[i].slot = (uint32_t)(s - g_stamps);
+  if (tag != 0) t->seen[i].tag = tag;
+}
+
 static void Clear(struct stamp* s) {
   const uint32_t width = atomic_load_explicit(&s->width, memory_order_relaxed);
   for (uint32_t i = 0; i < width; ++i) atomic_store_explicit(&s->clock[i], 0, memory_order_relaxed);
@@ -96,7 +117,11 @@ static struct stamp* FindOrInsert(uintptr_t key) {
 void streamcheck_order_release(struct streamcheck_thread_order* t, uintptr_t key) {
   if (t->tag == 0) return; /* it knows nothing */
   t->released = 1;
-  struct stamp* s = FindOrInsert(key);
+  struct stamp* s = Remembered(t, key);
+  if (s == NULL) {
+    s = FindOrInsert(key);
+    Remember(t, key, s, 0);
+  }
   /* Holds exactly this clock already (released in this epoch, nothing learnt since). */
   if (atomic_load_explicit(&s->tag, memory_order_relaxed) == t->tag) return;
   Lock(&s->lock);
@@ -115,14 +140,18 @@ void streamcheck_order_release(struct streamcheck_thread_order* t, uintptr_t key
 }
 
 void streamcheck_order_acquire(struct streamcheck_thread_order* t, uintptr_t key) {
-  struct stamp* s = Find(key);
+  struct stamp* s = Remembered(t, key);
   if (s == NULL) {
-    if (atomic_load_explicit(&g_overflowed, memory_order_relaxed) == 0) return; /* never released with knowledge */
-    s = &g_overflow;
+    s = Find(key);
+    if (s == NULL) {
+      if (atomic_load_explicit(&g_overflowed, memory_order_relaxed) == 0) return; /* never released with knowledge */
+      s = &g_overflow;
+    }
+    Remember(t, key, s, 0);
   }
   const uint64_t tag = atomic_load_explicit(&s->tag, memory_order_acquire);
   if (tag == 0 || tag == t->tag) return; /* empty, or exactly what it released itself */
-  const unsigned seen = (unsigned)(key >> 4) & 7;
+  const unsigned seen = SeenIndex(key);
   if (t->seen[seen].key == key && t->seen[seen].tag == tag) return; /* joined it unchanged before */
   const uint32_t width = atomic_load_explicit(&s->width, memory_order_relaxed);
   int grew = 0;
@@ -138,8 +167,7 @@ void streamcheck_order_acquire(struct streamcheck_thread_order* t, uintptr_t key
     t->tag = NewTag();
     t->acquired = 1;
   }
-  t->seen[seen].key = key;
-  t->seen[seen].tag = tag;
+  Remember(t, key, s, tag);
 }
 
 void streamcheck_order_forget(uintptr_t key) {

@@ -44,8 +44,10 @@ struct streamcheck_thread_order {
   uintptr_t read_held[8]; /* read-write locks it holds for reading (their unlock releases to readers' stamp) */
   struct {
     uintptr_t key;
-    uint64_t tag;
-  } seen[8];                                   /* stamps joined lately, by key: skip an unchanged one */
+    uint64_t tag;  /* the stamp's when last joined: an unchanged one is skipped */
+    uint32_t slot; /* where the key's stamp was: found again without hashing */
+    uint32_t pad;
+  } seen[8];                                   /* objects used lately, by key */
   uint32_t clock[STREAMCHECK_ORDERED_THREADS]; /* epochs it is after, by thread id */
   uint32_t sent[STREAMCHECK_ORDERED_THREADS];  /* what the tracer passed to the engine */
 };
