@@ -188,6 +188,11 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, const U
   }
   if (why.aware_thread != 0) f.reason += UnobservedHandover(why.aware_thread, b.thread);
   f.fix = FixFor(rule, earlier, later);
+  if (why.aware_thread != 0)
+    f.fix += "; or, since host thread " + std::to_string(why.aware_thread) +
+             " knew it was done, hand the memory over to thread " + std::to_string(b.thread) +
+             " after that point through a mutex, condition variable, semaphore, queue or thread join "
+             "(which streamcheck sees) rather than a lock-free flag";
   uint64_t h = Fnv1a(0xcbf29ce484222325ull, f.rule);
   h = Fnv1a(h, FindingKindName(kind));
   h = FingerprintSide(FingerprintSide(h, a), b);

@@ -34,6 +34,7 @@ TEST(HostThreads, ASynchronizeOrdersOnlyTheThreadThatMadeIt) {
   EXPECT_EQ(fs[0].confidence, Confidence::kPossible);
   EXPECT_NE(fs[0].reason.find("host thread 1 knew"), std::string::npos) << fs[0].reason;
   EXPECT_NE(fs[0].reason.find("atomics"), std::string::npos) << fs[0].reason;
+  EXPECT_NE(fs[0].fix.find("condition variable"), std::string::npos) << fs[0].fix;
 }
 
 TEST(HostThreads, AHandoverAfterTheSynchronizeOrdersTheOtherThread) {

@@ -24,6 +24,10 @@ TEST(ThreadOrderPreload, EachSynchronizationHandsKnowledgeOver) {
     EXPECT_EQ(Probe(check), std::string(check) + " 2\n");
 }
 
+TEST(ThreadOrderPreload, ForkedChildrenDoNotInheritHeldLocks) {
+  EXPECT_EQ(Probe("fork"), "fork 2\n");
+}
+
 TEST(ThreadOrderPreload, WhatOrdersNothingHandsNothingOver) {
   EXPECT_EQ(Probe("atomic"), "atomic 1\n");  // lock-free handovers are not seen
   EXPECT_EQ(Probe("rwlock-read-read"), "rwlock-read-read 1\n");  // readers are not ordered with each other

@@ -39,6 +39,12 @@ void streamcheck_acquire_from(const void* caller, uintptr_t key) {
   streamcheck_this_thread.busy = 0;
 }
 
+/* A thread that forks while another holds a stamp's lock would leave the
+ * child spinning on it forever. */
+__attribute__((constructor(101))) static void FreeLocksInForkedChildren(void) {
+  pthread_atfork(NULL, NULL, streamcheck_order_after_fork);
+}
+
 /* glibc's own names of the functions an allocator's lock takes: what a
  * lookup that recursed (dlsym -> malloc -> a program's allocator -> a mutex)
  * falls back on. Weak: absent, the lookup is all there is. */

@@ -223,6 +223,14 @@ int streamcheck_order_take(struct streamcheck_thread_order* t, int changes_clock
   return found;
 }
 
+void streamcheck_order_after_fork(void) {
+  atomic_store_explicit(&g_table_lock, 0, memory_order_relaxed);
+  atomic_store_explicit(&g_overflow.lock, 0, memory_order_relaxed);
+  for (uint32_t slot = 0; slot < SLOTS; ++slot)
+    if (atomic_load_explicit(&g_keys[slot], memory_order_relaxed) != EMPTY_KEY)
+      atomic_store_explicit(&g_stamps[slot].lock, 0, memory_order_relaxed);
+}
+
 uint64_t streamcheck_order_overflowed(void) { return atomic_load_explicit(&g_overflowed, memory_order_relaxed); }
 
 void streamcheck_order_reset(void) {

@@ -20,6 +20,9 @@ int streamcheck_order_name(struct streamcheck_thread_order* t, uint32_t id);
 int streamcheck_order_take(struct streamcheck_thread_order* t, int changes_clock, uint32_t* ended_epoch,
                            uint64_t* deps, int* ndeps);
 uint64_t streamcheck_order_overflowed(void);
+/* In a forked child: locks held by threads that do not exist there are free
+ * (what they protected only grows, so a half-made join is still valid). */
+void streamcheck_order_after_fork(void);
 /* Tests only: every stamp forgotten. */
 void streamcheck_order_reset(void);
 
