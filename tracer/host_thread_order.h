@@ -26,6 +26,13 @@ class HostThreadOrder {
   // The thread's first traced call: its place in the clocks, or null when it
   // has none (too many threads): then GiveUp().
   streamcheck_thread_order* Name(ThreadId id);
+  // The state of a thread named before, for a thread whose tracer state was
+  // made anew after its thread-locals' destructors ran (thread_state.h).
+  streamcheck_thread_order* Named(ThreadId id) const {
+    if (!on_) return nullptr;
+    streamcheck_thread_order* order = api_->self();
+    return order->id == id ? order : nullptr;
+  }
   // Back to trace order for the rest of the process: the library stops.
   void GiveUp();
   // The records that must precede `r`, a record of the thread whose state is
@@ -41,26 +48,34 @@ class HostThreadOrder {
   // The record that tells the engine how host threads are ordered.
   TraceRecord ModeRecord() const;
 
+  // The records for what streamcheck_thread_order_take() found before
+  // `before`, a record of the same thread.
+  template <typename Submit>
+  static void OrderingRecords(int found, uint32_t ended_epoch, const uint64_t* deps, int ndeps,
+                              const TraceRecord& before, Submit&& submit) {
+    TraceRecord out;
+    out.thread = before.thread;
+    out.timestamp_ns = before.timestamp_ns;
+    if (found & STREAMCHECK_ORDER_ENDED_EPOCH) {
+      out.op = OpCode::kThreadRelease;
+      out.id = ended_epoch;
+      submit(out);
+    }
+    if (found & STREAMCHECK_ORDER_ACQUIRED) {
+      out.op = OpCode::kThreadAcquire;
+      out.id = 0;
+      out.deps.assign(deps, deps + ndeps);
+      submit(out);
+    }
+  }
+
  private:
   template <typename Submit>
   void Take(streamcheck_thread_order& order, const TraceRecord& r, Submit& submit) {
     uint32_t ended = 0;
     int ndeps = 0;
     const int found = api_->take(&order, ChangesThreadClock(r), &ended, deps_, &ndeps);
-    TraceRecord out;
-    out.thread = r.thread;
-    out.timestamp_ns = r.timestamp_ns;
-    if (found & STREAMCHECK_ORDER_ENDED_EPOCH) {
-      out.op = OpCode::kThreadRelease;
-      out.id = ended;
-      submit(out);
-    }
-    if (found & STREAMCHECK_ORDER_ACQUIRED) {
-      out.op = OpCode::kThreadAcquire;
-      out.id = 0;
-      out.deps.assign(deps_, deps_ + ndeps);
-      submit(out);
-    }
+    OrderingRecords(found, ended, deps_, ndeps, r, submit);
   }
 
   const streamcheck_thread_order_api* api_ = nullptr;

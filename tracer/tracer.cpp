@@ -83,7 +83,7 @@ TracerConfig TracerConfig::FromEnvironment() {
 
 Tracer::Tracer(TracerConfig config)
     : config_(std::move(config)), os_pid_(getpid()) {
-  host_order_.Start();
+  if (!DebugFlag(DebugSwitch::kTraceOrderThreads)) host_order_.Start();
   OpenOutputs();
   StartWorker();
 }
@@ -237,6 +237,8 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
   ThreadState& thread = ThisThread();
   // What the thread learnt from other threads, and the end of an epoch that
   // others may be after, reach the engine before the record they precede.
+  if (thread.order == nullptr && host_order_.on()) [[unlikely]]
+    thread.order = host_order_.Named(thread.id);
   if (streamcheck_thread_order* order = thread.order)
     host_order_.Before(*order, r, [this](TraceRecord& ordering) { Submit(ordering); });
   // Inside a framework op: its name, and its (Python) stack, which says more

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "tests/runtime/differential_check.h"
+#include "tracer/host_thread_order.h"
 #include "tracer/preload/thread_order_core.h"
 
 namespace streamcheck::testing {
@@ -19,6 +20,7 @@ class PreloadProtocol : public HostOrderProtocol {
   PreloadProtocol() { streamcheck_order_reset(); }
   void Release(ThreadId thread, int object) override { streamcheck_order_release(Of(thread), Key(object)); }
   void Acquire(ThreadId thread, int object) override { streamcheck_order_acquire(Of(thread), Key(object)); }
+  // What the tracer does before each record (tracer.cpp, HostThreadOrder::Before).
   void Before(ThreadId thread, const TraceRecord& r, std::vector<TraceRecord>* out) override {
     streamcheck_thread_order* t = Of(thread);
     if (!t->acquired && !(t->released && ChangesThreadClock(r))) return;
@@ -26,19 +28,10 @@ class PreloadProtocol : public HostOrderProtocol {
     uint64_t deps[STREAMCHECK_ORDERED_THREADS];
     int n = 0;
     const int found = streamcheck_order_take(t, ChangesThreadClock(r), &ended, deps, &n);
-    TraceRecord ordering;
-    ordering.thread = thread;
-    if (found & STREAMCHECK_ORDER_ENDED_EPOCH) {
-      ordering.op = OpCode::kThreadRelease;
-      ordering.id = ended;
-      out->push_back(ordering);
-    }
-    if (found & STREAMCHECK_ORDER_ACQUIRED) {
-      ordering.op = OpCode::kThreadAcquire;
-      ordering.id = 0;
-      ordering.deps.assign(deps, deps + n);
-      out->push_back(ordering);
-    }
+    TraceRecord before = r;
+    before.thread = thread;
+    tracer::HostThreadOrder::OrderingRecords(found, ended, deps, n, before,
+                                             [out](const TraceRecord& ordering) { out->push_back(ordering); });
   }
 
  private:

@@ -18,6 +18,7 @@
 #include "tests/common/fake_driver.h"
 #include "tests/runtime/finding_matchers.h"
 #include "tests/runtime/trace_builder.h"
+#include "tests/trace/trace_test_util.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::tracer {
@@ -92,10 +93,7 @@ class TracerThreadOrder : public ::testing::Test {
     std::string error;
     auto source = OpenTrace(trace_path_, &error);
     EXPECT_TRUE(source) << error;
-    std::vector<TraceRecord> records;
-    TraceRecord r;
-    while (source && source->Next(&r) == TraceSource::Status::kRecord) records.push_back(r);
-    return records;
+    return source ? testing::ReadAll(source.get()).records : std::vector<TraceRecord>{};
   }
 
   static std::vector<Finding> Analyze(const std::vector<TraceRecord>& records) {
