@@ -22,7 +22,9 @@ TransferPlan PlanCopy(CopyKind kind, MemoryKind src, MemoryKind dst, bool is_asy
     // The synchronous one is still a stream operation: "The synchronous forms
     // of these APIs issue these copies through the default stream", so it
     // first waits for what the legacy default stream waits for (earlier work
-    // of blocking streams), and the host waits for it.
+    // of blocking streams), and the host waits for it. Seen so on an H200
+    // (CUDA 13.0): the copy started after a blocking stream's kernel ended and
+    // before a non-blocking one's did (tests/gpu/scenarios/memcpy_host_to_host.cu).
     if (is_async) {
       p.source = p.destination = TransferSide::kHost;
     } else {
