@@ -3,10 +3,11 @@
 // spill to one heap array, so the whole interval stays within one cache line
 // and a spilled read is one dependent load away from the slot, not two.
 //
-// Rarely it also keeps earlier host writes: host threads with their own clocks
-// may write the same bytes unordered (not our business to report), and the
-// last write must not hide the earlier one from later device accesses
-// (shadow_memory_inl.h, RecordHostWrite). has_writes() says so in one load.
+// Rarely it also keeps what a host write replaced, earlier writes among them:
+// host threads with their own clocks may write the same bytes unordered (not
+// our business to report), and the last write must not hide what came before
+// it from later accesses (shadow_memory_inl.h, RecordHostWrite). has_writes()
+// says that some entry is a write, in one load.
 #pragma once
 
 #include <algorithm>
