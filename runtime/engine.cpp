@@ -70,6 +70,9 @@ void Engine::Impl::Process(const TraceRecord& r) {
     case OpCode::kGraphLaunch: GraphLaunch(r); break;
     case OpCode::kGraphDestroy: EnterHostCall(r); graphs_.DestroyGraph(r.graph); break;
     case OpCode::kGraphExecDestroy: EnterHostCall(r); graphs_.DestroyExec(r.graph_exec); break;
+    case OpCode::kHostThreadOrder: sync_.SetPerThreadClocks(r.flags == 1); break;
+    case OpCode::kThreadRelease: ThreadRelease(r); break;
+    case OpCode::kThreadAcquire: ThreadAcquire(r); break;
     case OpCode::kInvalid:
     case OpCode::kMaxOpCode: Anomaly("invalid opcode"); break;
   }
@@ -167,13 +170,27 @@ void Engine::Impl::HostWaitsForEvent(const TraceRecord& r, bool flag_unrecorded)
 // cudaStreamSynchronize, and cudaStreamQuery returning cudaSuccess.
 void Engine::Impl::HostWaitsForStream(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
-  StreamState& s = sync_.Stream(r.stream, r.thread);
-  sync_.JoinIntoThread(t, s.clock);
+  HostWaitsForStreamState(t, sync_.Stream(r.stream, r.thread));
 }
 
-// cudaDeviceSynchronize (and the implicit device sync of cudaFree/cudaDeviceReset).
+void Engine::Impl::HostWaitsForStreamState(ThreadState& t, const StreamState& s) {
+  sync_.JoinIntoThread(t, s.clock);
+  // Waiting for the legacy default stream (handle 0, cudaStreamLegacy) is
+  // waiting for what an operation queued on it now would wait for: "The legacy
+  // default stream is an implicit stream which synchronizes with all other
+  // streams in the same CUcontext except for non-blocking streams" (stream
+  // synchronization behavior): every blocking stream's earlier work, no
+  // non-blocking stream's.
+  if (s.legacy)
+    for (const StreamState* b : s.device_state->blocking) sync_.JoinIntoThread(t, b->clock);
+}
+
+// cudaDeviceSynchronize (and the implicit device sync of cudaFree/cudaDeviceReset):
+// every stream of the device, those destroyed with work still queued included.
 void Engine::Impl::HostWaitsForDevice(ThreadState& t, DeviceId device) {
-  for (StreamState* s : sync_.Device(device).all) sync_.JoinIntoThread(t, s->clock);
+  const DeviceState& d = sync_.Device(device);
+  for (StreamState* s : d.all) sync_.JoinIntoThread(t, s->clock);
+  sync_.JoinIntoThread(t, d.retired);
 }
 
 // cudaEventElapsedTime: reading the time before the host knows the end event

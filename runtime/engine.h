@@ -66,6 +66,9 @@ inline bool FindingsCiteStackOf(OpCode op) {
     case OpCode::kEventDestroy:
     case OpCode::kEventRecord:
     case OpCode::kPoolBlockFree:  // a reuse is reported at the block's next allocation
+    case OpCode::kHostThreadOrder:
+    case OpCode::kThreadRelease:
+    case OpCode::kThreadAcquire:
       return false;
     default:
       return true;

@@ -3,6 +3,7 @@
 //   engine_memory.cpp  allocation, free, kernels' accesses, copies, memsets, host accesses
 //   engine_graphs.cpp  stream capture, graph construction, instantiate, launch
 //   engine_report.cpp  conflicts -> findings (kind, reason, fix, fingerprint)
+//   engine_host_threads.cpp  how host threads are ordered with each other
 #pragma once
 
 #include <string>
@@ -62,6 +63,7 @@ class alignas(64) Engine::Impl {
   void HostWaitsForEvent(const TraceRecord& r, bool flag_unrecorded);
   void FlagUnrecordedEvent(Lane waiter, const TraceRecord& r, const char* call, const char* consequence);
   void HostWaitsForStream(const TraceRecord& r);
+  void HostWaitsForStreamState(ThreadState& t, const StreamState& s);
   void HostWaitsForDevice(ThreadState& t, DeviceId device);
   void EventElapsedTime(const TraceRecord& r);
   uint32_t SiteOf(const TraceRecord& r) {
@@ -112,6 +114,14 @@ class alignas(64) Engine::Impl {
   void GraphLaunch(const TraceRecord& r);
   void AssignGraphLanes(GraphExec& exec, Handle exec_handle);
 
+  // engine_host_threads.cpp
+  void ThreadRelease(const TraceRecord& r);
+  void ThreadAcquire(const TraceRecord& r);
+  // A host thread other than `later_thread` whose clock covers `earlier`: had
+  // that thread's knowledge reached the later access through a handover
+  // streamcheck does not observe, the two would be ordered. 0 when none.
+  ThreadId ThreadAwareOf(Epoch earlier, ThreadId later_thread) const;
+
   // engine_report.cpp
   void ReportConflicts(const AccessDescription& later);
   // True (and counted in stats_.library_internal) when a side of the
@@ -120,8 +130,14 @@ class alignas(64) Engine::Impl {
   bool LibraryInternal(const FindingKey& key, Address address);
   void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                     const std::string& message, const std::string& reason);
-  Finding BuildFinding(rules::RuleId rule, FindingKind kind, Confidence confidence,
+  // Why a finding may not be certain.
+  struct Uncertainty {
+    bool unknown_mode = false;  // a side's read or write is not known
+    ThreadId aware_thread = 0;  // ThreadAwareOf: only unobserved host-thread order may be missing
+  };
+  Finding BuildFinding(rules::RuleId rule, FindingKind kind, const Uncertainty& why,
                        const AccessDescription& earlier, const AccessDescription& later);
+  std::string UnobservedHandover(ThreadId aware, ThreadId later_thread) const;
   FindingAccess Describe(const AccessDescription& a, const char* role);
   std::string ExplainMissingOrder(const AccessDescription& earlier, const AccessDescription& later);
   std::string FixFor(rules::RuleId rule, const AccessDescription& earlier,

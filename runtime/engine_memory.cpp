@@ -51,7 +51,7 @@ void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t s
   for (const MemoryAccess& a : accesses) {
     ++stats_.accesses_checked;
     const ShadowAccess now{lane, now_clock, site, ShadowKindOf(a.mode)};
-    shadow_.Access(a.addr, a.size, now, clock, is_host, &conflicts_);
+    shadow_.Access(a.addr, a.size, now, clock, is_host, &conflicts_, sync_.per_thread_clocks());
     if (!conflicts_.empty()) [[unlikely]] {
       ReportConflicts({lane, site, now.kind, a.addr, a.size, trace_index, timestamp_ns});
       conflicts_.clear();
@@ -111,7 +111,7 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
     AccessDescription copy{s.lane, SiteOf(r), ShadowKind::kRead, r.dst, r.size, index_, r.timestamp_ns};
     pending_pageable_.push_back({r.thread, r.stream, copy});
   }
-  if (plan.host_waits_for_stream_before) sync_.JoinIntoThread(t, s.clock);
+  if (plan.host_waits_for_stream_before) HostWaitsForStreamState(t, s);
   std::vector<MemoryAccess> on_stream, on_host;
   (plan.source == TransferSide::kHost ? on_host : on_stream).push_back(both[0]);
   (plan.destination == TransferSide::kHost ? on_host : on_stream).push_back(both[1]);

@@ -94,16 +94,16 @@ void Engine::Impl::ReportConflicts(const AccessDescription& later) {
       else if (later.kind == ShadowKind::kWrite) kind = FindingKind::kWriteAfterWrite;
       else kind = FindingKind::kReadAfterWrite;
     }
-    const Confidence confidence = (e.kind == ShadowKind::kUnknown || later.kind == ShadowKind::kUnknown)
-                                      ? Confidence::kPossible
-                                      : Confidence::kCertain;
     const OpLog::Entry where = op_log_.Find(e.epoch());
     AccessDescription earlier{e.lane,    e.site, e.kind, c.begin, c.end - c.begin, where.trace_index,
                               where.timestamp_ns, e.clock};
     const FindingKey key{rule, kind, e.site, later.site};
     if (LibraryInternal(key, c.begin)) continue;
     findings_.Report(key, [&] {
-      return BuildFinding(rule, kind, confidence, earlier, later);
+      Uncertainty why;
+      why.unknown_mode = e.kind == ShadowKind::kUnknown || later.kind == ShadowKind::kUnknown;
+      why.aware_thread = ThreadAwareOf(e.epoch(), sites_.Get(later.site).thread);
+      return BuildFinding(rule, kind, why, earlier, later);
     });
   }
 }
@@ -151,12 +151,12 @@ void Engine::Impl::ReportSingle(rules::RuleId rule, FindingKind kind, const Acce
   });
 }
 
-Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, Confidence confidence,
+Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, const Uncertainty& why,
                                    const AccessDescription& earlier, const AccessDescription& later) {
   Finding f;
   f.rule = std::string(rules::Get(rule).id);
   f.kind = kind;
-  f.confidence = confidence;
+  f.confidence = why.unknown_mode || why.aware_thread != 0 ? Confidence::kPossible : Confidence::kCertain;
   f.accesses.push_back(Describe(earlier, "earlier"));
   f.accesses.push_back(Describe(later, "later"));
   const FindingAccess& a = f.accesses[0];
@@ -205,17 +205,35 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, Confide
                   std::string(AccessModeName(b.mode)) + ") on " + b.stream + " vs " + a.op + " (" +
                   std::string(AccessModeName(a.mode)) + ") on " + a.stream;
       f.reason = ExplainMissingOrder(earlier, later);
-      if (confidence != Confidence::kCertain)
+      if (why.unknown_mode)
         f.reason += "; whether a kernel reads or writes through a non-const pointer argument is "
                     "unknown, so this race is possible rather than certain";
       break;
   }
+  if (why.aware_thread != 0) f.reason += UnobservedHandover(why.aware_thread, b.thread);
   f.fix = FixFor(rule, earlier, later);
+  if (why.aware_thread != 0)
+    f.fix += "; or, since host thread " + std::to_string(why.aware_thread) +
+             " knew it was done, hand the memory over to thread " + std::to_string(b.thread) +
+             " after that point through a mutex, condition variable, semaphore, queue or thread join "
+             "(which streamcheck sees) rather than a lock-free flag";
   uint64_t h = Fnv1a(0xcbf29ce484222325ull, f.rule);
   h = Fnv1a(h, FindingKindName(kind));
   h = FingerprintSide(FingerprintSide(h, a), b);
   f.fingerprint = Hex(h);
   return f;
+}
+
+// What a finding says when only the order of host threads separates its two
+// accesses: the handover streamcheck did not see may exist.
+std::string Engine::Impl::UnobservedHandover(ThreadId aware, ThreadId later_thread) const {
+  return "; host thread " + std::to_string(aware) + " knew the earlier access was done (it synchronized "
+         "with it or made it), but streamcheck saw nothing that passes this on to host thread " +
+         std::to_string(later_thread) + " before the later access. It sees thread creation and join, "
+         "pthread mutexes, read-write locks, condition variables, barriers, pthread_once and semaphores "
+         "(std::thread, std::mutex, Python threads and locks); it does not see lock-free atomics, spin "
+         "flags or futex-based locks (std::atomic, std::latch, std::future). If such a handover orders "
+         "the two threads, this is not a race: possible rather than certain";
 }
 
 std::string Engine::Impl::ExplainMissingOrder(const AccessDescription& earlier,

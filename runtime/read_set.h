@@ -2,6 +2,12 @@
 // One fits inline (most buffers are read by one stream between writes); more
 // spill to one heap array, so the whole interval stays within one cache line
 // and a spilled read is one dependent load away from the slot, not two.
+//
+// Rarely it also keeps what a host write replaced, earlier writes among them:
+// host threads with their own clocks may write the same bytes unordered (not
+// our business to report), and the last write must not hide what came before
+// it from later accesses (shadow_memory_inl.h, RecordHostWrite). has_writes()
+// says that some entry is a write, in one load.
 #pragma once
 
 #include <algorithm>
@@ -21,32 +27,40 @@ class ReadSet {
     if (this == &o) return *this;
     first_ = o.first_;
     count_ = o.count_;
-    capacity_ = o.count_ > 1 ? o.count_ - 1 : 0;
-    more_ = capacity_ > 0 ? std::make_unique<ShadowAccess[]>(capacity_) : nullptr;
-    if (capacity_ > 0) std::copy(o.more_.get(), o.more_.get() + capacity_, more_.get());
+    const uint32_t capacity = o.count_ > 1 ? o.count_ - 1 : 0;
+    capacity_ = capacity | (o.capacity_ & kHasWrites);
+    more_ = capacity > 0 ? std::make_unique<ShadowAccess[]>(capacity) : nullptr;
+    if (capacity > 0) std::copy(o.more_.get(), o.more_.get() + capacity, more_.get());
     return *this;
   }
   ReadSet(ReadSet&&) noexcept = default;
   ReadSet& operator=(ReadSet&&) noexcept = default;
 
   size_t size() const { return count_; }
+  bool has_writes() const { return (capacity_ & kHasWrites) != 0; }
   const ShadowAccess& operator[](size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
 
   void push_back(const ShadowAccess& a) {
     if (count_ == 0) {
       first_ = a;
     } else {
-      if (count_ - 1 == capacity_) Grow();
+      if (count_ - 1 == capacity()) Grow();
       more_[count_ - 1] = a;
     }
     ++count_;
+    if (a.kind != ShadowKind::kRead) [[unlikely]] capacity_ |= kHasWrites;
   }
   // Keeps the spill array for the next reads (buffers read by several streams
   // stay so between writes).
-  void clear() { count_ = 0; }
+  void clear() {
+    count_ = 0;
+    capacity_ &= ~kHasWrites;
+  }
   // The read of `lane`, or nullptr.
   ShadowAccess* FindLane(Lane lane) {
     if (count_ == 0) return nullptr;
+    if (has_writes()) [[unlikely]]
+      return FindReadOfLane(lane);
     if (first_.lane == lane) return &first_;
     // No early exit: buffers read by every stream (weights) keep a full
     // spill array, and which entry matches is random, so an exit at the match
@@ -66,17 +80,27 @@ class ReadSet {
   }
 
  private:
+  static constexpr uint32_t kHasWrites = 1u << 31;  // in capacity_: some entry is a kept host write
+  uint32_t capacity() const { return capacity_ & ~kHasWrites; }
+  // FindLane among entries that are reads (a lane's kept write stays beside its read).
+  ShadowAccess* FindReadOfLane(Lane lane) {
+    for (uint32_t i = 0; i < count_; ++i) {
+      ShadowAccess& a = i == 0 ? first_ : more_[i - 1];
+      if (a.lane == lane && a.kind == ShadowKind::kRead) return &a;
+    }
+    return nullptr;
+  }
   void Grow() {
-    const uint32_t grown = capacity_ * 2 + 3;  // 3, 9, 21: 8 streams' reads fit the second
+    const uint32_t grown = capacity() * 2 + 3;  // 3, 9, 21: 8 streams' reads fit the second
     auto bigger = std::make_unique<ShadowAccess[]>(grown);
-    if (capacity_ > 0) std::copy(more_.get(), more_.get() + capacity_, bigger.get());
+    if (capacity() > 0) std::copy(more_.get(), more_.get() + capacity(), bigger.get());
     more_ = std::move(bigger);
-    capacity_ = grown;
+    capacity_ = grown | (capacity_ & kHasWrites);
   }
 
   ShadowAccess first_{};
   uint32_t count_ = 0;
-  uint32_t capacity_ = 0;  // of more_
+  uint32_t capacity_ = 0;  // of more_, and kHasWrites
   std::unique_ptr<ShadowAccess[]> more_;
 };
 static_assert(sizeof(ReadSet) == 32, "keeps a shadow interval within one cache line");

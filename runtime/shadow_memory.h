@@ -39,9 +39,11 @@ class ShadowMemory {
   // Checks an access against the history of [addr, addr+size), appends
   // conflicts to `conflicts`, and records the access. `is_host(lane)` tells
   // whether a lane is a host thread (host/host pairs are never reported).
+  // `host_threads_unordered`: host threads have clocks of their own, so two of
+  // them may write unordered (a host write then keeps what it replaced).
   template <typename IsHost>
   void Access(Address addr, uint64_t size, const ShadowAccess& now, const VectorClock& clock,
-              IsHost is_host, std::vector<ShadowConflict>* conflicts);
+              IsHost is_host, std::vector<ShadowConflict>* conflicts, bool host_threads_unordered = false);
 
   // Memory-level parallelism for one operation's several accesses: callers
   // prefetch every access's slot before the first Access().

@@ -94,8 +94,12 @@ void SyncObjects::ForgetStream(StreamState* stream) {
 void SyncObjects::DestroyStream(Handle handle) {
   StreamState** s = streams_.Find(handle);
   if (s == nullptr) return;
-  // Pending work still completes after cudaStreamDestroy; the lane's epochs
-  // stay valid in shadow memory, only the handle goes away.
+  // Pending work still completes after cudaStreamDestroy: "the function will
+  // return immediately and the resources associated with stream will be
+  // released automatically once the device has completed all work in stream"
+  // (cudaStreamDestroy). The lane's epochs stay valid in shadow memory, only
+  // the handle goes away; a device-wide synchronization still waits for them.
+  (*s)->device_state->retired.Join((*s)->clock);
   ForgetStream(*s);
   streams_.Erase(handle);
 }
@@ -128,13 +132,27 @@ Epoch SyncObjects::TickThread(ThreadState& thread) {
 void SyncObjects::JoinIntoThread(ThreadState& thread, const VectorClock& clock) {
   thread.clock.Join(clock);
   ++thread.version;
+  ++thread.joins;
 }
 
 void SyncObjects::SwitchThreads(ThreadState& thread, ThreadId id) {
-  if (have_last_thread_) host_knowledge_.Join(Thread(last_thread_).clock);
-  JoinIntoThread(thread, host_knowledge_);
+  if (!per_thread_clocks_) {
+    if (have_last_thread_) host_knowledge_.Join(Thread(last_thread_).clock);
+    JoinIntoThread(thread, host_knowledge_);
+  }
   last_thread_ = id;
   have_last_thread_ = true;
+}
+
+void SyncObjects::SetPerThreadClocks(bool per_thread) {
+  if (per_thread_clocks_ == per_thread) return;
+  per_thread_clocks_ = per_thread;
+  // Back to trace order (the tracer could not follow the threads any more):
+  // from here on every thread learns all that any thread knows.
+  if (!per_thread) {
+    for (const auto& [id, t] : threads_) host_knowledge_.Join(t.clock);
+    have_last_thread_ = false;  // the next call of any thread joins it
+  }
 }
 
 }  // namespace streamcheck

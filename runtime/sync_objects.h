@@ -11,6 +11,7 @@
 #include "runtime/address_map.h"
 #include "runtime/ids.h"
 #include "runtime/lane_table.h"
+#include "runtime/thread_epochs.h"
 #include "runtime/vector_clock.h"
 
 namespace streamcheck {
@@ -21,6 +22,8 @@ struct ThreadState {
   VectorClock clock;
   DeviceId current_device = 0;
   uint64_t version = 0;  // bumped whenever `clock` changes, so streams can skip re-joins
+  uint64_t joins = 0;    // bumped when `clock` takes in another clock (not for its own ticks)
+  ThreadEpochs epochs;   // the clocks other threads may be after (thread_epochs.h)
 };
 
 struct DeviceState;
@@ -55,6 +58,9 @@ struct DeviceState {
   uint64_t legacy_version = 0;             // bumped per legacy operation
   std::vector<StreamState*> blocking;      // blocking streams (incl. per-thread), not legacy
   std::vector<StreamState*> all;           // every live stream of the device, incl. legacy
+  // The work of destroyed streams: it still completes, and a device-wide
+  // synchronization (cudaDeviceSynchronize, cudaFree) waits for it too.
+  VectorClock retired;
 };
 
 // Owns threads, streams, events and devices, and resolves handles the way the
@@ -113,12 +119,24 @@ class SyncObjects {
   Epoch TickThread(ThreadState& thread);
 
   void JoinIntoThread(ThreadState& thread, const VectorClock& clock);
-  // Host knowledge moves between threads in trace order: once any host thread
-  // has observed work complete, later calls on every thread are after it.
+  // Every call of a host thread comes through here. With per-thread clocks
+  // (kHostThreadOrder, the default of a trace that observes host
+  // synchronization) threads learn from each other only through
+  // kThreadAcquire. Otherwise host knowledge moves between threads in trace
+  // order: once any host thread has observed work complete, later calls on
+  // every thread are after it (what a trace that does not say how its
+  // threads synchronize allows to conclude without false reports).
   void SwitchToThread(ThreadState& thread, ThreadId id) {
     if (have_last_thread_ && last_thread_ == id) [[likely]] return;
     SwitchThreads(thread, id);
   }
+  void SetPerThreadClocks(bool per_thread);
+  bool per_thread_clocks() const { return per_thread_clocks_; }
+  ThreadState* FindThread(ThreadId id) {
+    auto it = threads_.find(id);
+    return it == threads_.end() ? nullptr : &it->second;
+  }
+  const std::unordered_map<ThreadId, ThreadState>& threads() const { return threads_; }
 
   uint64_t implicit_streams() const { return implicit_streams_; }
   Lane NewLane(const LaneInfo& info) { return lanes_->Add(info); }
@@ -144,6 +162,7 @@ class SyncObjects {
   VectorClock host_knowledge_;
   ThreadId last_thread_ = 0;
   bool have_last_thread_ = false;
+  bool per_thread_clocks_ = false;
   uint64_t implicit_streams_ = 0;
 };
 

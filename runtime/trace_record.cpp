@@ -51,6 +51,9 @@ constexpr std::array<std::string_view, static_cast<size_t>(OpCode::kMaxOpCode)> 
   set(OpCode::kGraphLaunch, "graph_launch");
   set(OpCode::kGraphDestroy, "graph_destroy");
   set(OpCode::kGraphExecDestroy, "graph_exec_destroy");
+  set(OpCode::kHostThreadOrder, "host_thread_order");
+  set(OpCode::kThreadRelease, "thread_release");
+  set(OpCode::kThreadAcquire, "thread_acquire");
   return n;
 }
 constexpr auto kOpCodeNames = MakeOpCodeNames();

@@ -67,7 +67,14 @@ enum class OpCode : uint8_t {
   kGraphLaunch = 67,         // graph_exec, stream
   kGraphDestroy = 68,        // graph
   kGraphExecDestroy = 69,    // graph_exec
-  kMaxOpCode = 70,
+  // Host threads: how they are ordered with each other (the pthread
+  // interposers of tracer/preload/, runtime/thread_epochs.h).
+  kHostThreadOrder = 70,  // flags: 1 = each host thread has its own clock and threads are ordered only by
+                          // kThreadAcquire; 0 (and a trace without this record) = what one host thread
+                          // learns passes to every thread's later calls, in trace order
+  kThreadRelease = 71,    // thread, id: the thread's epoch `id` ends here (others may be after it)
+  kThreadAcquire = 72,    // thread, deps (thread << 32 | epoch each): the thread is now after those epochs
+  kMaxOpCode = 73,
 };
 
 std::string_view OpCodeName(OpCode op);

@@ -19,7 +19,17 @@ TransferPlan PlanCopy(CopyKind kind, MemoryKind src, MemoryKind dst, bool is_asy
   if (kind == CopyKind::kHostToHost) {
     // "For transfers from any host memory to any host memory, the function is
     // fully synchronous with respect to the host" (sync and async variants).
-    p.source = p.destination = TransferSide::kHost;
+    // The synchronous one is still a stream operation: "The synchronous forms
+    // of these APIs issue these copies through the default stream", so it
+    // first waits for what the legacy default stream waits for (earlier work
+    // of blocking streams), and the host waits for it. Seen so on an H200
+    // (CUDA 13.0): the copy started after a blocking stream's kernel ended and
+    // before a non-blocking one's did (tests/gpu/scenarios/memcpy_host_to_host.cu).
+    if (is_async) {
+      p.source = p.destination = TransferSide::kHost;
+    } else {
+      p.host_waits_after = true;
+    }
     return p;
   }
   if (is_async) {
@@ -37,6 +47,8 @@ TransferPlan PlanCopy(CopyKind kind, MemoryKind src, MemoryKind dst, bool is_asy
         // "a stream sync is performed before the copy is initiated. The function
         // will return once the pageable buffer has been copied to the staging
         // memory ... but the DMA to final destination may not have completed."
+        // (A sync of the default stream the copy is issued to: for the legacy
+        // one, of every blocking stream too.)
         p.host_waits_for_stream_before = true;
         p.source = TransferSide::kHost;
       } else {
@@ -61,9 +73,13 @@ TransferPlan PlanCopy(CopyKind kind, MemoryKind src, MemoryKind dst, bool is_asy
 TransferPlan PlanMemset(MemoryKind dst, bool is_async) {
   TransferPlan p;
   p.source = TransferSide::kNone;
-  // "The cudaMemset functions are asynchronous with respect to the host except
-  // when the target memory is pinned host memory."
-  p.host_waits_after = !is_async && IsPinnedHost(dst);
+  // "The synchronous memset functions are asynchronous with respect to the
+  // host except when the target is pinned host memory or a Unified Memory
+  // region, in which case they are fully synchronous. The Async versions are
+  // always asynchronous with respect to the host." (API synchronization
+  // behavior; the runtime API's page names pinned memory only, the driver
+  // API's also Unified Memory, which the runtime's memsets are built on.)
+  p.host_waits_after = !is_async && (IsPinnedHost(dst) || dst == MemoryKind::kManaged);
   return p;
 }
 

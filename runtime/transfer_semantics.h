@@ -1,6 +1,9 @@
 // The CUDA runtime's documented "API synchronization behavior" for copies and
 // memsets: which side touches each buffer and whether the host waits. This is
 // the one place where cudaMemcpy*/cudaMemset* synchronization is modeled.
+// A copy or memset on the stream side is an operation of the stream the call
+// names: for the synchronous forms the default stream (the legacy one, or the
+// per-thread one when built so), with that stream's ordering rules.
 #pragma once
 
 #include "runtime/trace_record.h"

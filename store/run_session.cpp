@@ -18,6 +18,7 @@ const std::vector<CounterDoc>& DocumentedCounters() {
   static const std::vector<CounterDoc> docs = {
 #define STREAMCHECK_COUNTER_CATEGORY(constant, name, meaning) {"", name, meaning},
 #define STREAMCHECK_STAT(constant, name, meaning) {counters::kStats, name, meaning},
+#define STREAMCHECK_HOST_THREADS_COUNTER(constant, name, meaning) {counters::kHostThreads, name, meaning},
 #include "store/counters.def"
   };
   return docs;
@@ -176,6 +177,11 @@ void RunSession::FinishProcess(ProcessOutput* output, const EngineStats* stats) 
     Write(store_->AddCounters(run_, process, counters::kAnomaly, stats->anomalies));
     Write(store_->AddCounters(run_, process, counters::kLibraryInternal, stats->library_internal));
   }
+}
+
+void RunSession::AddCounters(ProcessOutput* output, std::string_view category,
+                             const std::map<std::string, uint64_t>& counts) {
+  if (store_) Write(store_->AddCounters(run_, output->process_id_, category, counts));
 }
 
 void RunSession::End(int exit_status) {

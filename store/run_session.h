@@ -31,6 +31,7 @@ namespace streamcheck::store {
 namespace counters {
 #define STREAMCHECK_COUNTER_CATEGORY(constant, name, meaning) inline constexpr std::string_view constant = name;
 #define STREAMCHECK_STAT(constant, name, meaning) inline constexpr std::string_view constant = name;
+#define STREAMCHECK_HOST_THREADS_COUNTER(constant, name, meaning) inline constexpr std::string_view constant = name;
 #include "store/counters.def"
 }  // namespace counters
 
@@ -119,6 +120,9 @@ class RunSession {
   // Writes the process's counters: the engine's (when given) and the tally.
   // Once per process; later calls do nothing.
   void FinishProcess(ProcessOutput* output, const EngineStats* stats);
+  // Counters of the process that only its writer knows (the tracer's
+  // "host_threads"), by a category of store/counters.def.
+  void AddCounters(ProcessOutput* output, std::string_view category, const std::map<std::string, uint64_t>& counts);
   // Records the run's end (only for a run this session began).
   void End(int exit_status);
 

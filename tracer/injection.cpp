@@ -99,6 +99,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     g_tracer = new Tracer(TracerConfig::FromEnvironment());  // lives until exit
     if (!SubscribeCallbacks()) return;
     if (!DebugFlag(DebugSwitch::kCallbacksOnly)) LoadFrameworkPlugins();  // that measures CUPTI alone
+    g_tracer->host_thread_order().IgnoreCudaAndOwnCode();  // the plugins' locks too
     std::atexit(FinishAtExit);
     RegisterExitHook();
     RegisterLibraryHooks(g_tracer);

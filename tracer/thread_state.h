@@ -16,6 +16,7 @@
 #include "runtime/ids.h"
 #include "runtime/trace_record.h"
 #include "tracer/frameworks/framework_ops.h"
+#include "tracer/preload/thread_order.h"
 #include "tracer/stacks/repeated_stacks.h"
 
 namespace streamcheck::tracer {
@@ -42,6 +43,9 @@ struct ThreadState {
   // (tracer/libraries/library_modules.h). 0: the program's own.
   StringId library_call = 0;
   StringId library_thread = 0;
+  // Its state in the preloaded library, from its first record; null without
+  // the library (host_thread_order.h).
+  streamcheck_thread_order* order = nullptr;
   PendingKernelNode pending_kernel;
   // Reused for every record of their kind: their vectors keep their capacity.
   TraceRecord launch;

@@ -116,6 +116,7 @@ TracerConfig TracerConfig::FromEnvironment() {
 
 Tracer::Tracer(TracerConfig config)
     : config_(std::move(config)), os_pid_(getpid()) {
+  if (!DebugFlag(DebugSwitch::kTraceOrderThreads)) host_order_.Start();
   OpenOutputs();
   StartWorker();
 }
@@ -155,6 +156,12 @@ void Tracer::OpenOutputs() {
   // The command last: it has spaces (ProcessInfoField, trace_symbols.h, reads it so).
   info.text = "pid=" + std::to_string(getpid()) + " " + DescribeJobPlace(place) + " command=" + CommandLine();
   Submit(info);
+  // Host threads have their own clocks when the preloaded library tells how
+  // they synchronize (host_thread_order.h); the engine's default is trace order.
+  if (host_order_.on()) {
+    TraceRecord mode = host_order_.ModeRecord();
+    Submit(mode);
+  }
   // Every string and stack defined so far must reach a fresh engine/trace too.
   for (const auto& [text, id] : strings_) {
     TraceRecord def;
@@ -241,6 +248,13 @@ STREAMCHECK_HOT ThreadId Tracer::CurrentThread() {
     // work only. Its first record pays for one whole unwind.
     thread.library_thread = Intern(LibraryThatStartedThisThread());
     NoteThreadToFrameworks();
+    thread.order = host_order_.Name(thread.id);
+    if (thread.order == nullptr && host_order_.on()) {
+      // More threads than a clock has entries: trace order from here on.
+      host_order_.GiveUp();
+      TraceRecord mode = host_order_.ModeRecord();
+      Submit(mode);
+    }
   }
   return thread.id;
 }
@@ -253,6 +267,12 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
   if (r.library == 0) r.library = thread.library_call != 0 ? thread.library_call : thread.library_thread;
   if (r.library == 0 && (r.op == OpCode::kMalloc || r.op == OpCode::kMallocAsync))
     r.library = Intern(AllocatingLibrary());
+  // What the thread learnt from other threads, and the end of an epoch that
+  // others may be after, reach the engine before the record they precede.
+  if (thread.order == nullptr && host_order_.on()) [[unlikely]]
+    thread.order = host_order_.Named(thread.id);
+  if (streamcheck_thread_order* order = thread.order)
+    host_order_.Before(*order, r, [this](TraceRecord& ordering) { Submit(ordering); });
   // Inside a framework op: its name, and its (Python) stack, which says more
   // to the user than the native frames of the framework would. The worker
   // learns which ops are open (their regions) just before this record.
@@ -340,6 +360,11 @@ void Tracer::Finish() {
   if (worker_) worker_->Stop();
   engine_->Finish();
   session_->FinishProcess(output_, &engine_->stats());
+  // Whether host threads were ordered by their observed synchronization
+  // (else in trace order), and objects whose release stamps shared one.
+  session_->AddCounters(output_, store::counters::kHostThreads,
+                        {{std::string(store::counters::kOrderedByObservedSynchronization), host_order_.on() ? 1u : 0u},
+                         {std::string(store::counters::kObjectsSharingAStamp), host_order_.objects_beyond_table()}});
   if (trace_) {
     WriteSymbolizedStacks();
     trace_->Close();

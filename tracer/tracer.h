@@ -23,6 +23,7 @@
 #include "tracer/analysis_worker.h"
 #include "tracer/frameworks/framework_hooks.h"
 #include "tracer/host_clock.h"
+#include "tracer/host_thread_order.h"
 #include "tracer/stacks/host_stacks.h"
 #include "tracer/kernel_access/kernel_arguments.h"
 #include "tracer/record_resolver.h"
@@ -73,6 +74,7 @@ class Tracer : public StackResolver {
   // inside it for the analysis worker to match (kernel_arguments.h).
   const AddressSpan& address_span() const { return address_span_; }
   TracerProfile& profile() { return profile_; }
+  HostThreadOrder& host_thread_order() { return host_order_; }
   // Flushes the trace, the final counts and the run summary. Idempotent.
   void Finish();
   // fork(), with tracer_lock() held: the worker analyses what is queued and stops
@@ -146,6 +148,7 @@ class Tracer : public StackResolver {
   HostStacks stacks_;
   AddressSpan address_span_;
   std::array<uint64_t, 256> native_stacks_by_op_{};  // by OpCode, with STREAMCHECK_DEBUG=profile
+  HostThreadOrder host_order_;
 
   // The worker's side (or the program's, analysing inline): only Analyze()
   // and Finish() touch it. The worker's picture of memory.

@@ -17,6 +17,7 @@
 #include <cupti.h>
 
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "tests/common/fake_driver.h"
@@ -120,6 +121,25 @@ void BM_TracedLaunch(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_TracedLaunch)->ArgName("program_kib")->Arg(0)->Arg(64)->Arg(256)->UseRealTime();
+
+// A launch with the lock/unlock pairs a framework makes around it (PyTorch's
+// caching allocator, its dispatcher): run with LD_PRELOAD=libstreamcheck_exit_hook.so
+// to see what observing the program's synchronization adds.
+void BM_TracedLaunchWithLocks(benchmark::State& state) {
+  ProgramWork program(static_cast<size_t>(state.range(0)) << 10);
+  LaunchRateProgram launches;
+  std::mutex allocator, dispatcher;
+  for (auto _ : state) {
+    program.Run();
+    for (std::mutex* m : {&allocator, &dispatcher, &allocator, &dispatcher}) {
+      m->lock();
+      m->unlock();
+    }
+    launches.Launch();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TracedLaunchWithLocks)->ArgName("program_kib")->Arg(0)->Arg(64)->UseRealTime();
 
 // A caching allocator's block events as the PyTorch plugin reports them
 // (framework_hooks.h): a block handed out on a stream and given back, at one

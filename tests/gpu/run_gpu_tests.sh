@@ -37,6 +37,8 @@ if missing:
     sys.exit("missing " + " ".join(missing) + " (found: " + (" ".join(found) or "nothing") + ")")
 for f in (f for f in findings if f["rule"] in rules):
     rule, accesses = f["rule"], f["accesses"]
+    if "confidence" in checks and f.get("confidence") != checks["confidence"]:
+        sys.exit("%s: confidence %s, expected %s" % (rule, f.get("confidence"), checks["confidence"]))
     names = [" ".join(str(a.get(k) or "") for k in ("op", "api", "framework_op")) for a in accesses]
     for op in checks.get("ops", "").split(","):
         if op and not any(op in n for n in names):

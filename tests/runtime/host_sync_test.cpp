@@ -1,5 +1,7 @@
 // Host synchronization: stream/event/device synchronize and successful queries
-// order the host after device work; the knowledge carries to other host threads.
+// order the host after device work; in a trace that does not say how its host
+// threads synchronize (host_threads_test.cpp) the knowledge carries to other
+// host threads.
 #include <gtest/gtest.h>
 
 #include "tests/runtime/finding_matchers.h"
@@ -53,6 +55,24 @@ TEST(HostSync, PollingLoopEndsOrdered) {
 TEST(HostSync, SyncOfAnotherStreamDoesNotHelp) {
   auto fs = CopyThen([](TraceBuilder& t) { t.StreamCreate(0x20, kStreamNonBlocking).StreamSync(0x20); }).Run();
   EXPECT_EQ(fs.size(), 1u);
+}
+
+// A copy into pinned memory on stream `s`, then a synchronize of the legacy
+// default stream through `handle` (0 or cudaStreamLegacy), then a host read.
+std::vector<Finding> LegacySyncAfterCopy(uint32_t flags, Handle handle) {
+  TraceBuilder t;
+  t.StreamCreate(kS1, flags).Malloc(kDev, 256).Malloc(kHost, 256, MemoryKind::kPinnedHost);
+  t.Copy(kS1, kHost, kDev, 256, CopyKind::kDeviceToHost, true).StreamSync(handle).HostRead(kHost, 256);
+  return t.Run();
+}
+
+TEST(HostSync, SynchronizingTheLegacyStreamWaitsForBlockingStreamsOnly) {
+  for (Handle legacy : {kLegacyStreamHandle, kCudaStreamLegacy}) {
+    EXPECT_TRUE(LegacySyncAfterCopy(0, legacy).empty()) << Summary(LegacySyncAfterCopy(0, legacy));
+    auto fs = LegacySyncAfterCopy(kStreamNonBlocking, legacy);
+    ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+    EXPECT_EQ(fs[0].rule, "host-device-race");
+  }
 }
 
 TEST(HostSync, KnowledgeCarriesToOtherHostThreads) {

@@ -23,6 +23,30 @@ TEST(Lifetime, CudaFreeSynchronizesTheDevice) {
   EXPECT_TRUE(t.Run().empty());
 }
 
+// Work queued on a stream that is destroyed before a device-wide
+// synchronization still runs, and the synchronization waits for it.
+TraceBuilder FillOnDestroyedStream() {
+  TraceBuilder t;
+  t.StreamCreate(0x20, kStreamNonBlocking).StreamCreate(0x30, kStreamNonBlocking).Malloc(0x1000, 256).Malloc(0x8000, 64);
+  t.Kernel(0x20, "fill", {W(0x1000, 256)}).StreamDestroy(0x20);
+  return t;
+}
+
+TEST(Lifetime, CudaFreeWaitsForStreamsDestroyedBeforeIt) {
+  auto free_it = FillOnDestroyedStream();
+  free_it.Free(0x1000);
+  EXPECT_TRUE(free_it.Run().empty()) << Summary(free_it.Run());
+  auto free_other = FillOnDestroyedStream();  // any cudaFree synchronizes the device
+  free_other.Free(0x8000).Kernel(0x30, "read", {R(0x1000, 256)});
+  EXPECT_TRUE(free_other.Run().empty()) << Summary(free_other.Run());
+  auto device_sync = FillOnDestroyedStream();
+  device_sync.DeviceSync().Kernel(0x30, "read", {R(0x1000, 256)});
+  EXPECT_TRUE(device_sync.Run().empty()) << Summary(device_sync.Run());
+  auto none = FillOnDestroyedStream();  // without one the work is still pending
+  none.Kernel(0x30, "read", {R(0x1000, 256)});
+  EXPECT_EQ(CountRule(none.Run(), "cross-stream-race"), 1u) << Summary(none.Run());
+}
+
 TEST(Lifetime, UseAfterFree) {
   auto t = Given();
   t.Malloc(kBuf, 64).Free(kBuf).Kernel(kS1, "late_user", {R(kBuf, 64)});

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/engine.h"
+#include "runtime/thread_epochs.h"
 
 namespace streamcheck::testing {
 
@@ -118,6 +119,19 @@ class TraceBuilder {
   TraceBuilder& Launch(Handle exec, Handle s) {
     auto& r = Add(OpCode::kGraphLaunch, "cudaGraphLaunch"); r.graph_exec = exec; r.stream = s; return *this;
   }
+  // Host threads have their own clocks from here (what the tracer says when it
+  // observes the program's synchronization); without it, trace order.
+  TraceBuilder& PerThreadClocks(bool on = true) {
+    auto& r = Add(OpCode::kHostThreadOrder, ""); r.flags = on ? 1 : 0; r.api = 0; return *this;
+  }
+  // The current thread's epoch `epoch` ends (it released something in it).
+  TraceBuilder& ThreadRelease(uint32_t epoch) {
+    auto& r = Add(OpCode::kThreadRelease, ""); r.id = epoch; r.api = 0; return *this;
+  }
+  // The current thread acquired what `thread` released in `epoch`.
+  TraceBuilder& ThreadAcquire(ThreadId thread, uint32_t epoch) {
+    auto& r = Add(OpCode::kThreadAcquire, ""); r.deps = {ThreadEpochDep(thread, epoch)}; r.api = 0; return *this;
+  }
   // Marks the last record with a framework op name (e.g. "aten::sum").
   TraceBuilder& FrameworkOp(const std::string& op) { records_.back().framework_op = Intern(op); return *this; }
   // Marks the last record as a library's own work (e.g. "nccl").
@@ -151,6 +165,7 @@ class TraceBuilder {
     return records_.back();
   }
   StringId Intern(const std::string& s) {
+    if (s.empty()) return 0;
     for (size_t i = 0; i < strings_.size(); ++i)
       if (strings_[i] == s) return static_cast<StringId>(i + 1);
     strings_.push_back(s);

@@ -115,6 +115,42 @@ TEST(Transfers, MemsetOfPinnedHostMemoryIsSynchronous) {
   EXPECT_EQ(async.Run().size(), 1u);
 }
 
+TEST(Transfers, MemsetOfManagedMemoryIsSynchronous) {
+  // "... except when the target is pinned host memory or a Unified Memory
+  // region, in which case they are fully synchronous."
+  constexpr Address kManaged = 0x20000;
+  auto sync = Given();
+  sync.Malloc(kManaged, 256, MemoryKind::kManaged).Memset(kLegacy, kManaged, 256, false);
+  sync.HostRead(kManaged, 256).Kernel(kS1, "reader", {R(kManaged, 256)});
+  EXPECT_TRUE(sync.Run().empty()) << Summary(sync.Run());
+  // "The Async versions are always asynchronous with respect to the host."
+  auto async = Given();
+  async.Malloc(kManaged, 256, MemoryKind::kManaged).Memset(kLegacy, kManaged, 256, true);
+  async.HostRead(kManaged, 256).Kernel(kS1, "reader", {R(kManaged, 256)});
+  auto fs = async.Run();
+  EXPECT_EQ(CountRule(fs, "host-device-race"), 1u) << Summary(fs);
+  EXPECT_EQ(CountRule(fs, "cross-stream-race"), 1u) << Summary(fs);
+}
+
+TEST(Transfers, SyncHostToHostCopyIsIssuedToTheLegacyStream) {
+  // It waits for earlier work of blocking streams, as the legacy stream does ...
+  constexpr Handle kBlocking = 0x20;
+  constexpr Address kPinned2 = 0xa000;
+  auto blocking = Given();
+  blocking.StreamCreate(kBlocking).Malloc(kPinned2, 256, MemoryKind::kPinnedHost);
+  blocking.Kernel(kBlocking, "fill", {W(kPinned, 256)}).Copy(kLegacy, kPinned2, kPinned, 256, CopyKind::kHostToHost, false);
+  blocking.HostRead(kPinned2, 256).Kernel(kS1, "reader", {R(kPinned2, 256)});  // ... and the host waits for it
+  EXPECT_TRUE(blocking.Run().empty()) << Summary(blocking.Run());
+  // ... not for a non-blocking stream's.
+  auto nonblocking = Given();
+  nonblocking.Malloc(kPinned2, 256, MemoryKind::kPinnedHost);
+  nonblocking.Kernel(kS1, "fill", {W(kPinned, 256)}).Copy(kLegacy, kPinned2, kPinned, 256, CopyKind::kHostToHost, false);
+  auto fs = nonblocking.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].rule, "cross-stream-race");
+  EXPECT_EQ(fs[0].accesses[1].op, "cudaMemcpy");
+}
+
 TEST(Transfers, HostToHostCopiesAreSynchronous) {
   auto t = Given();
   t.Copy(kS1, kPinned, kPageable, 256, CopyKind::kHostToHost, true).HostRead(kPinned, 256);

@@ -83,6 +83,9 @@ TEST(TracerOutputs, ATracedProcessCountsFindingsAfterSuppression) {
   EXPECT_EQ(counters["stats"]["findings"], 1u);
   EXPECT_EQ(counters["stats"]["suppressed"], 1u);
   EXPECT_EQ(counters["stats"]["finding_occurrences"], 1u) << "of the kept finding only";
+  // This binary runs without the preloaded library: host threads in trace order.
+  ASSERT_TRUE(counters["host_threads"].count("ordered_by_observed_synchronization"));
+  EXPECT_EQ(counters["host_threads"]["ordered_by_observed_synchronization"], 0u);
   std::vector<store::StoredRun> runs;
   ASSERT_TRUE(store::ReadRuns(*store, &runs, &error));
   EXPECT_EQ(runs.size(), 1u) << "joined, not a run of its own";

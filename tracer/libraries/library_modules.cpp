@@ -30,6 +30,11 @@ bool IsCRuntime(std::string_view name) {
   return StartsWithAny(name, {"libc.so", "libc-", "ld-linux", "libstdc++.", "libgcc_s.", "libpthread."});
 }
 
+// Where a thread's stack begins before the code that started it: the C
+// runtime's start, and the preloaded library's ThreadStart
+// (tracer/preload/thread_interposers.c), which runs every start routine.
+bool IsThreadStart(std::string_view name) { return IsCRuntime(name) || name.starts_with("libstreamcheck_exit_hook."); }
+
 // The file of the loaded object holding `pc` ("<program>" for the main
 // executable), or "" for none. Through dl_iterate_phdr, not dladdr: the
 // tracer asks under its lock, and dladdr takes the loader's lock, which a
@@ -92,7 +97,7 @@ std::string_view LibraryThatStartedThisThread() {
   if (n <= 0 || n > kMostFrames) return {};
   for (int i = n - 1; i >= 0; --i) {
     const std::string_view module = BaseName(ModuleOf(pcs[i]));
-    if (module.empty() || IsCRuntime(module)) continue;
+    if (module.empty() || IsThreadStart(module)) continue;
     return LibraryOfModule(module);
   }
   return {};

@@ -22,8 +22,9 @@ std::string_view LibraryOfModule(std::string_view path);
 std::string_view LibraryOfCaller(const uint64_t* pcs, size_t count);
 
 // The library that started the calling thread: the module of the
-// outermost frame of its stack that is not the C or C++ runtime's. "" for
-// the program's own threads, and where the stack's bottom is not reached.
+// outermost frame of its stack that is not the C or C++ runtime's (nor the
+// preloaded library's thread start). "" for the program's own threads, and
+// where the stack's bottom is not reached.
 // Unwinds the whole stack: once per thread.
 std::string_view LibraryThatStartedThisThread();
 

@@ -453,6 +453,31 @@ def worker_thread(racy):
     return a, results
 
 
+@scenario
+def thread_synchronize(racy):
+    # A Python thread fills a tensor on its own stream and, in the fixed
+    # variant, synchronizes that stream before it ends; the main thread reads
+    # the tensor after join(). A synchronize orders only its own thread: the
+    # main thread learns of it through what hands the worker's knowledge over
+    # (the thread's end, Python's locks, the GIL), which streamcheck observes.
+    # So does the worker of the main thread's synchronize before start().
+    import threading
+
+    a = tensor()
+    torch.cuda.synchronize()
+
+    def work():
+        s = torch.cuda.Stream()
+        write(a, s)
+        if not racy:
+            s.synchronize()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    worker.join()
+    return a, read(a, torch.cuda.current_stream())
+
+
 if __name__ == "__main__":
     name, variant = sys.argv[1], sys.argv[2]
     keep = SCENARIOS[name](variant == "racy")

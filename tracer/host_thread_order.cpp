@@ -1,0 +1,79 @@
+#include "tracer/host_thread_order.h"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <link.h>
+
+#include <cstring>
+
+namespace streamcheck::tracer {
+namespace {
+
+// Libraries whose synchronization is theirs, not the program's.
+constexpr const char* kIgnoredLibraries[] = {"libcuda.so", "libcupti.so", "libcudart.so", "libnvidia-",
+                                             "libstreamcheck_tracer.so", "libstreamcheck_torch.so"};
+
+struct Scan {
+  std::vector<streamcheck_code_range> ranges;
+};
+
+bool Ignored(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  const char* name = slash ? slash + 1 : path;
+  for (const char* library : kIgnoredLibraries)
+    if (std::strncmp(name, library, std::strlen(library)) == 0) return true;
+  return false;
+}
+
+int AddCode(dl_phdr_info* info, size_t, void* data) {
+  if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0' || !Ignored(info->dlpi_name)) return 0;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& segment = info->dlpi_phdr[i];
+    if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) == 0) continue;
+    const uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
+    static_cast<Scan*>(data)->ranges.push_back({begin, begin + segment.p_memsz});
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool HostThreadOrder::Start() {
+  using Lookup = const streamcheck_thread_order_api* (*)();
+  auto lookup = reinterpret_cast<Lookup>(dlsym(RTLD_DEFAULT, "streamcheck_thread_order_api"));
+  if (lookup == nullptr) return false;
+  const streamcheck_thread_order_api* api = lookup();
+  if (api == nullptr || api->version != STREAMCHECK_THREAD_ORDER_VERSION) return false;
+  api_ = api;
+  on_ = true;
+  IgnoreCudaAndOwnCode();
+  return true;
+}
+
+void HostThreadOrder::IgnoreCudaAndOwnCode() {
+  if (!on_) return;
+  Scan scan;
+  dl_iterate_phdr(AddCode, &scan);
+  api_->activate(scan.ranges.data(), static_cast<int>(scan.ranges.size()));
+}
+
+streamcheck_thread_order* HostThreadOrder::Name(ThreadId id) {
+  if (!on_) return nullptr;
+  streamcheck_thread_order* order = api_->self();
+  return api_->name(order, id) ? order : nullptr;
+}
+
+void HostThreadOrder::GiveUp() {
+  if (!on_) return;
+  api_->deactivate();
+  on_ = false;
+}
+
+TraceRecord HostThreadOrder::ModeRecord() const {
+  TraceRecord r;
+  r.op = OpCode::kHostThreadOrder;
+  r.flags = on_ ? 1 : 0;
+  return r;
+}
+
+}  // namespace streamcheck::tracer
