@@ -13,7 +13,6 @@
 #include <optional>
 
 #include "cli/exit_code.h"
-#include "rules/catalogue.h"
 #include "runtime/engine.h"
 #include "runtime/finding_filter.h"
 #include "runtime/trace/replay.h"
@@ -146,7 +145,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
     for (const Finding& f : collected.findings()) {
       store::StoredFinding stored;
       stored.finding = f;
-      if (const rules::Rule* rule = rules::Find(f.rule)) stored.severity = std::string(rules::SeverityName(rule->severity));
+      stored.severity = std::string(SeverityOf(f));
       report.findings.push_back(std::move(stored));
       total_occurrences += f.count;
     }

@@ -32,6 +32,7 @@ struct AccessDescription {
   uint64_t timestamp_ns = 0;
   Clock clock = 0;  // the access's epoch on `lane` (0 when not known)
   bool reuse = false;  // a pool block handed out again (kind kFree: its earlier tenants end here)
+  bool guessed = false;  // bytes of a guessed kernel extent (ShadowAccess::guessed)
 };
 
 // Whole cache lines: in the tracer the analysis worker writes this on every
@@ -89,10 +90,12 @@ class alignas(64) Engine::Impl {
   void SettlePageableCopies(const TraceRecord& next);
   void ReportPageableCopy(const AccessDescription& copy);
   // Runs one stream operation (or captures it as a graph node).
-  void StreamOperation(const TraceRecord& r, StreamState& s, const std::vector<MemoryAccess>& accesses);
+  // `staged_copy`: the accesses are a staged pageable copy's destination (ShadowAccess::staged_copy).
+  void StreamOperation(const TraceRecord& r, StreamState& s, const std::vector<MemoryAccess>& accesses,
+                       bool staged_copy = false);
   void ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t site,
                      const std::vector<MemoryAccess>& accesses, uint64_t trace_index,
-                     uint64_t timestamp_ns);
+                     uint64_t timestamp_ns, bool staged_copy = false);
   // Checks that every earlier use of the range is ordered before the free;
   // the range then holds the free, or `reused_by` (an allocation taking the memory).
   void FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock, uint32_t site, bool reuse,
@@ -113,7 +116,11 @@ class alignas(64) Engine::Impl {
   void AssignGraphLanes(GraphExec& exec, Handle exec_handle);
 
   // engine_report.cpp
+  enum class Doubt : uint8_t { kNone, kGuessedExtent, kStagedCopy };
+  static Doubt DoubtOf(const ShadowAccess& earlier, const AccessDescription& later);
   void ReportConflicts(const AccessDescription& later);
+  void ReportConflict(const ShadowConflict& c, const AccessDescription& later, Doubt doubt);
+  static void ExplainDoubt(Doubt doubt, Finding* f);
   void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                     const std::string& message, const std::string& reason);
   Finding BuildFinding(rules::RuleId rule, FindingKind kind, Confidence confidence,
@@ -146,6 +153,11 @@ class alignas(64) Engine::Impl {
   // Streams currently capturing, per capture id (to end them together).
   std::unordered_map<uint64_t, std::vector<StreamState*>> capturing_;
   std::vector<ShadowConflict> conflicts_;  // scratch for the access hot path
+  // The last certain conflict's finding and operation (ReportConflict).
+  struct {
+    FindingKey key{};
+    uint64_t trace_index = ~uint64_t{0};
+  } last_certain_;
   const TraceRecord* current_ = nullptr;
   // Set by the first Prefetch(): the caller hints every record ahead of
   // Process() (replay does), so ApplyAccesses need not prefetch again.

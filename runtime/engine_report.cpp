@@ -73,36 +73,87 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
   return out;
 }
 
+// Why a conflict is at most a warning, if it is: the bytes meet only where
+// a kernel's extent was guessed, or the earlier access is a staged copy
+// whose unfinished DMA CUDA's documentation allows but practice does not show.
+Engine::Impl::Doubt Engine::Impl::DoubtOf(const ShadowAccess& earlier, const AccessDescription& later) {
+  if (earlier.guessed || later.guessed) return Doubt::kGuessedExtent;
+  if (earlier.staged_copy) return Doubt::kStagedCopy;
+  return Doubt::kNone;
+}
+
 void Engine::Impl::ReportConflicts(const AccessDescription& later) {
-  for (const ShadowConflict& c : conflicts_) {
-    const ShadowAccess& e = c.earlier;
-    rules::RuleId rule;
-    FindingKind kind;
-    if (e.kind == ShadowKind::kFree) {
-      rule = rules::RuleId::kUseAfterFree;
-      kind = FindingKind::kUseAfterFree;
-    } else if (later.kind == ShadowKind::kFree) {
-      rule = rules::RuleId::kFreeWhileInUse;
-      kind = FindingKind::kFreeWhileInUse;
-    } else if (e.kind == ShadowKind::kAllocate) {
-      rule = rules::RuleId::kUseBeforeAllocation;
-      kind = FindingKind::kUseBeforeAlloc;
-    } else {
-      const bool host = lanes_.IsHost(e.lane) || lanes_.IsHost(later.lane);
-      rule = host ? rules::RuleId::kHostDeviceRace : rules::RuleId::kCrossStreamRace;
-      if (e.kind == ShadowKind::kRead) kind = FindingKind::kWriteAfterRead;
-      else if (later.kind == ShadowKind::kWrite) kind = FindingKind::kWriteAfterWrite;
-      else kind = FindingKind::kReadAfterWrite;
+  // Certain conflicts first: a pair of operations that races for certain
+  // somewhere is one error, and its doubtful overlaps count towards it.
+  for (const bool doubtful : {false, true}) {
+    for (const ShadowConflict& c : conflicts_) {
+      const Doubt doubt = DoubtOf(c.earlier, later);
+      if ((doubt != Doubt::kNone) == doubtful) ReportConflict(c, later, doubt);
     }
-    const Confidence confidence = (e.kind == ShadowKind::kUnknown || later.kind == ShadowKind::kUnknown)
-                                      ? Confidence::kPossible
-                                      : Confidence::kCertain;
-    const OpLog::Entry where = op_log_.Find(e.epoch());
-    AccessDescription earlier{e.lane,    e.site, e.kind, c.begin, c.end - c.begin, where.trace_index,
-                              where.timestamp_ns, e.clock};
-    findings_.Report({rule, kind, e.site, later.site}, [&] {
-      return BuildFinding(rule, kind, confidence, earlier, later);
-    });
+  }
+}
+
+void Engine::Impl::ReportConflict(const ShadowConflict& c, const AccessDescription& later, Doubt doubt) {
+  const ShadowAccess& e = c.earlier;
+  rules::RuleId rule;
+  FindingKind kind;
+  if (e.kind == ShadowKind::kFree) {
+    rule = rules::RuleId::kUseAfterFree;
+    kind = FindingKind::kUseAfterFree;
+  } else if (later.kind == ShadowKind::kFree) {
+    rule = rules::RuleId::kFreeWhileInUse;
+    kind = FindingKind::kFreeWhileInUse;
+  } else if (e.kind == ShadowKind::kAllocate) {
+    rule = rules::RuleId::kUseBeforeAllocation;
+    kind = FindingKind::kUseBeforeAlloc;
+  } else {
+    const bool host = lanes_.IsHost(e.lane) || lanes_.IsHost(later.lane);
+    rule = host ? rules::RuleId::kHostDeviceRace : rules::RuleId::kCrossStreamRace;
+    if (e.kind == ShadowKind::kRead) kind = FindingKind::kWriteAfterRead;
+    else if (later.kind == ShadowKind::kWrite) kind = FindingKind::kWriteAfterWrite;
+    else kind = FindingKind::kReadAfterWrite;
+  }
+  const Confidence confidence =
+      (doubt != Doubt::kNone || e.kind == ShadowKind::kUnknown || later.kind == ShadowKind::kUnknown)
+          ? Confidence::kPossible
+          : Confidence::kCertain;
+  FindingKey key{rule, kind, e.site, later.site};
+  // Where the same two sites already race for certain, a doubtful
+  // occurrence only counts towards that error, and not at all when it is the
+  // guessed rest of the very access that raced for certain.
+  if (doubt != Doubt::kNone) {
+    if (key == last_certain_.key && later.trace_index == last_certain_.trace_index) return;
+    if (!findings_.Contains(key)) key.at_most_warning = true;
+  } else {
+    last_certain_ = {key, later.trace_index};
+  }
+  const OpLog::Entry where = op_log_.Find(e.epoch());
+  AccessDescription earlier{e.lane,    e.site, e.kind, c.begin, c.end - c.begin, where.trace_index,
+                            where.timestamp_ns, e.clock};
+  earlier.guessed = e.guessed;
+  findings_.Report(key, [&] {
+    Finding f = BuildFinding(rule, kind, confidence, earlier, later);
+    if (key.at_most_warning) ExplainDoubt(doubt, &f);
+    return f;
+  });
+}
+
+// A doubtful finding says why it is only possible and how to settle it.
+void Engine::Impl::ExplainDoubt(Doubt doubt, Finding* f) {
+  f->at_most_warning = true;
+  if (doubt == Doubt::kGuessedExtent) {
+    f->message = "possible " + f->message;
+    f->reason += "; the two accesses meet only in bytes streamcheck guessed a kernel reaches: it sees a "
+                 "kernel's pointer arguments, not its indexing, and takes each pointer to reach up to the "
+                 "next boundary it knows in the allocation. Run `streamcheck run --precise -- ...` to "
+                 "instrument the kernels and check the bytes they really touch";
+  } else if (doubt == Doubt::kStagedCopy) {
+    f->message = "possible " + f->message;
+    f->reason += "; the earlier access is a cudaMemcpy from pageable host memory, which CUDA's \"API "
+                 "synchronization behavior\" says returns once the data is staged, \"but the DMA to final "
+                 "destination may not have completed\": a hazard by the letter of the documentation, "
+                 "which streamcheck follows as a warning (in practice such copies are observed to be done "
+                 "when the call returns)";
   }
 }
 
@@ -181,7 +232,7 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, Confide
                   std::string(AccessModeName(b.mode)) + ") on " + b.stream + " vs " + a.op + " (" +
                   std::string(AccessModeName(a.mode)) + ") on " + a.stream;
       f.reason = ExplainMissingOrder(earlier, later);
-      if (confidence != Confidence::kCertain)
+      if (a.mode == AccessMode::kUnknown || b.mode == AccessMode::kUnknown)
         f.reason += "; whether a kernel reads or writes through a non-const pointer argument is "
                     "unknown, so this race is possible rather than certain";
       break;

@@ -7,7 +7,6 @@
 #include <thread>
 #include <utility>
 
-#include "rules/catalogue.h"
 #include "store/database.h"
 #include "store/enum_names.h"
 #include "store/migrations.h"
@@ -194,8 +193,7 @@ int64_t Store::AddFinding(int64_t run, int64_t process, uint64_t local_id, const
   ok = ok && alloc.Run();
   int64_t allocation = db_->LastInsertId();
 
-  const rules::Rule* rule = rules::Find(f.rule);
-  std::string_view severity = rule ? rules::SeverityName(rule->severity) : "warning";
+  const std::string_view severity = SeverityOf(f);
   Statement finding = db_->Prepare(
       "INSERT INTO findings(run_id, process_id, local_id, origin, rule, kind, severity, "
       "confidence, message, reason, fix, allocation_id, count, fingerprint) "

@@ -33,6 +33,12 @@ inline constexpr uint32_t kBlockMagic = 0x4b4c4253;  // "SBLK" little-endian
 inline constexpr uint32_t kMaxBlockPayloadBytes = 16u << 20;
 inline constexpr size_t kMaxRecordBytes = 8u << 20;
 
+// An access's mode byte carries its certainty (MemoryAccess::certainty) in
+// its high bits: mode | certainty << kCertaintyShift. Readers before them
+// rejected such a byte as an unknown mode, so a new trace fails loudly there
+// rather than being misread.
+inline constexpr unsigned kCertaintyShift = 6;
+
 // Presence bits of the non-default fields, ordered by how often the tracer
 // sets them so that the presence mask of common records fits in 1-2 bytes.
 // The numbering is part of the format: append only.
@@ -43,7 +49,7 @@ enum FieldBit : uint32_t {
   kBitName = 3,         // varint
   kBitApi = 4,          // varint
   kBitStack = 5,        // varint
-  kBitAccesses = 6,     // count, then (addr varint, size varint, mode u8) each
+  kBitAccesses = 6,     // count, then (addr varint, size varint, mode u8 | certainty << 6) each
   kBitDst = 7,          // varint
   kBitSize = 8,         // varint
   kBitEvent = 9,        // varint

@@ -153,12 +153,14 @@ constexpr uint64_t kLeadingFields = Bit(kBitThread) | Bit(kBitTimestamp) | Bit(k
         !in.Byte("access mode", &byte)) {
       return false;
     }
-    if (byte < static_cast<uint8_t>(AccessMode::kRead) || byte > static_cast<uint8_t>(AccessMode::kUnknown))
-        [[unlikely]] {
+    const uint8_t certainty = byte >> kCertaintyShift, mode = byte & ((1u << kCertaintyShift) - 1);
+    if (mode < static_cast<uint8_t>(AccessMode::kRead) || mode > static_cast<uint8_t>(AccessMode::kUnknown) ||
+        certainty > static_cast<uint8_t>(AccessCertainty::kNone)) [[unlikely]] {
       *problem = "unknown access mode " + std::to_string(byte);
       return false;
     }
-    a.mode = static_cast<AccessMode>(byte);
+    a.mode = static_cast<AccessMode>(mode);
+    a.certainty = static_cast<AccessCertainty>(certainty);
   }
   return true;
 }
@@ -198,7 +200,7 @@ uint8_t* EncodeInto(const TraceRecord& r, BlockCodecState* state, uint8_t* p) {
         for (const MemoryAccess& a : r.accesses) {
           put(a.addr);
           put(a.size);
-          put_byte(a.mode);
+          put_byte(static_cast<uint8_t>(a.mode) | static_cast<uint8_t>(a.certainty) << kCertaintyShift);
         }
         break;
       case kBitDst: put(r.dst); break;
@@ -263,6 +265,8 @@ bool IsWritableRecord(const TraceRecord& r, std::string* problem) {
   if (CopyKindName(r.copy_kind).empty()) return fail("copy kind", static_cast<int>(r.copy_kind));
   for (const MemoryAccess& a : r.accesses) {
     if (AccessModeName(a.mode).empty()) return fail("access mode", static_cast<int>(a.mode));
+    if (a.certainty != AccessCertainty::kExact && AccessCertaintyName(a.certainty).empty())
+      return fail("access certainty", static_cast<int>(a.certainty));
   }
   return true;
 }

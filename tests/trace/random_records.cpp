@@ -50,7 +50,8 @@ TraceRecord RandomRecords::Make(OpCode op) {
     if (Coin()) *v = Value();
   }
   for (int n = Coin() ? static_cast<int>(rng_() % 4) : 0; n > 0; --n) {
-    r.accesses.push_back({Value(), Value(), static_cast<AccessMode>(1 + rng_() % 4)});
+    r.accesses.push_back({Value(), Value(), static_cast<AccessMode>(1 + rng_() % 4),
+                          static_cast<AccessCertainty>(rng_() % 3)});
   }
   for (int n = Coin() ? static_cast<int>(rng_() % 4) : 0; n > 0; --n) r.deps.push_back(Value());
   for (int n = Coin() ? static_cast<int>(rng_() % 4) : 0; n > 0; --n) {
