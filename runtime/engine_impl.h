@@ -116,7 +116,7 @@ class alignas(64) Engine::Impl {
   void AssignGraphLanes(GraphExec& exec, Handle exec_handle);
 
   // engine_report.cpp
-  enum class Doubt : uint8_t { kNone, kGuessedExtent, kStagedCopy };
+  enum class Doubt : uint8_t { kNone, kGuessedExtent, kGuessedMode, kStagedCopy };
   static Doubt DoubtOf(const ShadowAccess& earlier, const AccessDescription& later);
   void ReportConflicts(const AccessDescription& later);
   void ReportConflict(const ShadowConflict& c, const AccessDescription& later, Doubt doubt);

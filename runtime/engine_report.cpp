@@ -74,10 +74,14 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
 }
 
 // Why a conflict is at most a warning, if it is: the bytes meet only where
-// a kernel's extent was guessed, or the earlier access is a staged copy
-// whose unfinished DMA CUDA's documentation allows but practice does not show.
+// a kernel's extent was guessed; both sides are kernels taking the bytes
+// through non-const pointers, neither known to write them (against a pointer
+// to const, a non-const one is taken to write: the textbook producer and
+// consumer); or the earlier access is a staged copy whose unfinished DMA
+// CUDA's documentation allows but practice does not show.
 Engine::Impl::Doubt Engine::Impl::DoubtOf(const ShadowAccess& earlier, const AccessDescription& later) {
   if (earlier.guessed || later.guessed) return Doubt::kGuessedExtent;
+  if (earlier.kind == ShadowKind::kUnknown && later.kind == ShadowKind::kUnknown) return Doubt::kGuessedMode;
   if (earlier.staged_copy) return Doubt::kStagedCopy;
   return Doubt::kNone;
 }
@@ -147,6 +151,11 @@ void Engine::Impl::ExplainDoubt(Doubt doubt, Finding* f) {
                  "kernel's pointer arguments, not its indexing, and takes each pointer to reach up to the "
                  "next boundary it knows in the allocation. Run `streamcheck run --precise -- ...` to "
                  "instrument the kernels and check the bytes they really touch";
+  } else if (doubt == Doubt::kGuessedMode) {
+    f->message = "possible " + f->message;
+    f->reason += "; both kernels take these bytes through pointers that are not const and neither is known to "
+                 "write them (a pointer to const in the one that only reads would say which). Run `streamcheck "
+                 "run --precise -- ...` to see what each kernel does to them";
   } else if (doubt == Doubt::kStagedCopy) {
     f->message = "possible " + f->message;
     f->reason += "; the earlier access is a cudaMemcpy from pageable host memory, which CUDA's \"API "

@@ -80,6 +80,29 @@ TEST(GuessedExtents, APointerFoundInsideAStructIsAGuessEvenWhereItStarts) {
   EXPECT_TRUE(fixed.Run().empty()) << Summary(fixed.Run());
 }
 
+TEST(GuessedExtents, KernelsThatBothTakeTheBufferNonConstAreAWarning) {
+  // simpleStreams' init_array(int* data, int* factor) on every stream reads
+  // *factor through a pointer that is not const: neither launch is known to
+  // write it.
+  auto racy = Given();
+  racy.Kernel(kS1, "init_array", {Guessed(U(kBuf, 4))}).Kernel(kS2, "init_array", {Guessed(U(kBuf, 4))});
+  const auto fs = racy.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(SeverityOf(fs[0]), "warning");
+  EXPECT_NE(fs[0].reason.find("neither is known to write"), std::string::npos) << fs[0].reason;
+  // Against a pointer to const, the non-const one is the producer: an error.
+  auto producer = Given();
+  producer.Kernel(kS1, "fill", {Guessed(U(kBuf, 4))}).Kernel(kS2, "sum", {Guessed(R(kBuf, 4))});
+  ASSERT_EQ(producer.Run().size(), 1u);
+  EXPECT_EQ(SeverityOf(producer.Run()[0]), "error");
+
+  auto fixed = Given();
+  fixed.Kernel(kS1, "init_array", {Guessed(U(kBuf, 4))});
+  Order(fixed);
+  fixed.Kernel(kS2, "init_array", {Guessed(U(kBuf, 4))});
+  EXPECT_TRUE(fixed.Run().empty()) << Summary(fixed.Run());
+}
+
 TEST(GuessedExtents, ACopyOverTheBytesAKernelPointerStartsAtIsAnError) {
   auto racy = Given();
   racy.Copy(kS1, kBuf + 1024, kPinned, 1024, CopyKind::kHostToDevice, true);
