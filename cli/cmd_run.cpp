@@ -36,6 +36,7 @@ struct RunOptions {
   int error_exitcode = 0;
   bool no_stacks = false;
   bool quiet = false;
+  std::string precise;  // --precise[=GLOB]: kernels to instrument ("" = fast mode)
 };
 
 // The tracer library: beside this binary (installed), in the build tree, or
@@ -82,6 +83,7 @@ void PreloadExitHook(const std::string& tracer) {
   if (!o.trace.empty()) setenv("STREAMCHECK_TRACE", Absolute(o.trace).c_str(), 1);
   if (!o.suppressions.empty()) setenv("STREAMCHECK_SUPPRESSIONS", Absolute(o.suppressions).c_str(), 1);
   if (o.no_stacks) setenv("STREAMCHECK_STACKS", "0", 1);
+  if (!o.precise.empty()) setenv("STREAMCHECK_PRECISE", o.precise.c_str(), 1);
   std::vector<char*> argv;
   for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -169,6 +171,7 @@ int Run(const RunOptions& o) {
     for (const auto& [api, n] : counters["unmodeled_api"])
       fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", api, n, n == 1 ? "" : "s");
     for (const auto& [what, n] : counters["anomaly"]) fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", what, n);
+    for (const auto& [what, n] : counters["precise"]) fmt::print(stderr, "streamcheck: {} ({}x)\n", what, n);
   }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;
@@ -197,6 +200,11 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--error-exitcode", o->error_exitcode,
                   "exit with this code when there are findings (default 0: the program's own status)");
   cmd->add_flag("--no-stacks", o->no_stacks, "do not capture host stacks (faster, findings without stacks)");
+  // "--precise" alone is "--precise=*" (CLI11's {default} of a flag).
+  cmd->add_flag("--precise{*}", o->precise,
+                "instrument kernels on the device (Compute Sanitizer API) and check the bytes they really "
+                "touch instead of fast mode's guess; --precise=GLOB only kernels whose demangled name matches "
+                "(docs/PRECISE.md)");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();
   std::string switches =

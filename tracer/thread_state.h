@@ -35,6 +35,9 @@ struct ThreadState {
   ThreadId id = 0;               // the thread in records; 0 until its first record (tracer.cpp)
   uint64_t unanalysed_sync = 0;  // its last call that waited for the device, not yet analysed (tracer.cpp)
   int runtime_depth = 0;         // traced runtime calls in progress (kernel_launches.cpp)
+  // The precise front-end's ticket for the launch in progress on this thread
+  // (tracer/sanitizer/), which the launch's record takes (kernel_launches.cpp).
+  uint32_t device_access_ticket = 0;
   PendingKernelNode pending_kernel;
   // Reused for every record of their kind: their vectors keep their capacity.
   TraceRecord launch;

@@ -154,6 +154,7 @@ void Tracer::Analyze(TraceRecord& r) {
   GuardInternalErrors("the analysis of a record", [&] {
     if (r.timestamp_ns != 0) r.timestamp_ns = timestamps_(r.timestamp_ns);
     const uint64_t resolve_start = profile_.Now();
+    if (r.device_access_ticket != 0 && device_accesses_ != nullptr) device_accesses_->Complete(r, resolver_.allocations());
     const bool analysed = resolver_.Resolve(r);
     profile_.Add(ProfilePhase::kResolve, resolve_start);
     if (!analysed) return;
@@ -180,6 +181,10 @@ STREAMCHECK_HOT void Tracer::AwaitHostSynchronizationAnalysis() {
   const uint64_t wait_start = profile_.Now();
   worker_->WaitFor(sequence);  // at once when the worker has stopped: it analysed everything first
   profile_.Add(ProfilePhase::kAnalysisWait, wait_start);
+}
+
+void Tracer::AwaitAnalysis() {
+  if (worker_ && worker_->running() && !AnalysisWorker::OnWorkerThread()) worker_->Drain();
 }
 
 StringId Tracer::Intern(std::string_view text) {
@@ -318,6 +323,9 @@ void Tracer::Finish() {
                          {"finding_occurrences", s.finding_occurrences}});
     store_->AddCounters(config_.run_id, process_id_, "unmodeled_api", s.unmodeled_apis);
     store_->AddCounters(config_.run_id, process_id_, "anomaly", s.anomalies);
+    if (device_accesses_) store_->AddCounters(config_.run_id, process_id_, "precise", device_accesses_->Notes());
+  } else if (device_accesses_) {
+    for (const auto& [what, n] : device_accesses_->Notes()) Warn(what + " (" + std::to_string(n) + "x)");
   }
   if (trace_) {
     WriteSymbolizedStacks();
