@@ -29,13 +29,18 @@ constexpr auto kSettledGrace = std::chrono::milliseconds(200);
 
 constexpr const char* kPinnedUsedUp = "precise: pinned memory for launch summaries used up (fast mode's extents)";
 
-uint32_t RoundUpToPowerOfTwo(uint64_t n) {
+uint32_t RoundUpToPowerOfTwo(uint64_t n) {  // at most 2^31
   uint32_t p = 1;
   while (p < n && p < (1u << 31)) p <<= 1;
   return p;
 }
 
 size_t LogBytes(uint32_t segment_capacity) { return size_t{kSegments} * segment_capacity * sizeof(AccessRange); }
+
+uint64_t ThreadsOf(const Sanitizer_LaunchData& launch) {
+  return uint64_t{launch.gridDim_x} * launch.gridDim_y * launch.gridDim_z * launch.blockDim_x * launch.blockDim_y *
+         launch.blockDim_z;
+}
 
 }  // namespace
 
@@ -49,9 +54,13 @@ std::map<std::string, uint64_t> DeviceSummaries::Notes() const {
   return notes_;
 }
 
-uint32_t DeviceSummaries::CapacityFor(CUfunction function) {
-  const auto it = capacity_.find(function);
-  return it != capacity_.end() ? it->second : kMinSegmentCapacity;
+uint32_t DeviceSummaries::CapacityFor(const Sanitizer_LaunchData& launch) {
+  const auto it = ranges_per_thread_.find(launch.function);
+  if (it == ranges_per_thread_.end()) return kMinSegmentCapacity;
+  // What the kernel needed per thread, twice over, for this launch's threads
+  // (one kernel launched over a whole buffer and then over each quarter).
+  const double wanted = it->second * static_cast<double>(ThreadsOf(launch)) * 2;
+  return std::min(kMaxSegmentCapacity, std::max(kMinSegmentCapacity, RoundUpToPowerOfTwo(static_cast<uint64_t>(wanted))));
 }
 
 DeviceSummaries::Slot* DeviceSummaries::TakeSlot(CUcontext context, Sanitizer_StreamHandle stream,
@@ -125,11 +134,12 @@ DeviceSummaries::Slot* DeviceSummaries::TakeSlot(CUcontext context, Sanitizer_St
 
 uint32_t DeviceSummaries::Begin(const Sanitizer_LaunchData& launch, std::string* why_not) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Slot* slot = TakeSlot(launch.context, launch.hStream, CapacityFor(launch.function), why_not);
+  Slot* slot = TakeSlot(launch.context, launch.hStream, CapacityFor(launch), why_not);
   if (slot == nullptr) return 0;
   slot->host->done = 0;
   slot->stream = launch.hStream;
   slot->function = launch.function;
+  slot->threads = ThreadsOf(launch);
   slot->settled.store(false);
   if (SanitizerResult rc = api_.sanitizerSetLaunchCallbackData(launch.hLaunch, launch.function, launch.hStream,
                                                                slot->device);
@@ -234,7 +244,8 @@ void DeviceSummaries::Complete(TraceRecord& launch, const AllocationBounds& allo
   }
   if (overflow) {
     std::lock_guard<std::mutex> lock(mutex_);
-    capacity_[slot->function] = std::min(kMaxSegmentCapacity, RoundUpToPowerOfTwo(wanted * 2));
+    double& per_thread = ranges_per_thread_[slot->function];
+    per_thread = std::max(per_thread, static_cast<double>(wanted) / std::max<uint64_t>(slot->threads, 1));
     ++notes_["precise: a launch's log overflowed: what it could not log takes a guessed extent (its kernel gets "
              "more room next time)"];
   }

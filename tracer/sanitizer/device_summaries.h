@@ -57,6 +57,7 @@ class DeviceSummaries : public DeviceAccessSource {
     CUcontext context = nullptr;
     Sanitizer_StreamHandle stream = nullptr;
     CUfunction function = nullptr;
+    uint64_t threads = 0;  // of its launch
     DeviceSummary* device = nullptr;   // device memory
     AccessRange* recent = nullptr;     // device memory
     SummaryHostSide* host = nullptr;   // pinned host memory
@@ -74,13 +75,15 @@ class DeviceSummaries : public DeviceAccessSource {
   void FreeSlot(Slot& slot);
   // Waits for the launch's end; false when it never reported it.
   bool AwaitEnd(const Slot& slot) const;
-  // Per segment: the room the kernel needed before, or the first launch's.
-  uint32_t CapacityFor(CUfunction function);
+  // Per segment: the room the kernel needed before for as many threads, or
+  // the first launch's.
+  uint32_t CapacityFor(const Sanitizer_LaunchData& launch);
 
   const SanitizerLibrary& api_;
   mutable std::mutex mutex_;  // all below: the program's threads and the worker
   std::vector<std::unique_ptr<Slot>> slots_;  // ticket = index + 1; never shrinks (tickets stay valid)
-  std::unordered_map<CUfunction, uint32_t> capacity_;  // per kernel, after it overflowed
+  // Per kernel that overflowed: the most ranges a segment took, per thread of its launch.
+  std::unordered_map<CUfunction, double> ranges_per_thread_;
   size_t pinned_bytes_ = 0;
   std::map<std::string, uint64_t> notes_;
   RangeMerger merger_;  // the worker's
