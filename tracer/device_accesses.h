@@ -21,6 +21,9 @@ class DeviceAccessSource {
   // `allocations` know; or, where they cannot be had, leaves the argument
   // words for fast mode's extents.
   virtual void Complete(TraceRecord& launch, const AllocationBounds& allocations) = 0;
+  // The tracer is finishing (at exit): launches that have not reported their
+  // end by now are taken as over after a short grace, not waited for.
+  virtual void Finishing() {}
   // Launches or modules it could not observe, and why, counted: stored with
   // the run (counter category "precise") and listed by `streamcheck run`.
   virtual std::map<std::string, uint64_t> Notes() const { return {}; }

@@ -309,6 +309,7 @@ void Tracer::Finish() {
   finished_ = true;
   // What is queued is analysed first; calls made after this (the CUDA
   // runtime's own teardown) are analysed inline.
+  if (device_accesses_) device_accesses_->Finishing();
   if (worker_) worker_->Stop();
   engine_->Finish();
   const EngineStats& s = engine_->stats();

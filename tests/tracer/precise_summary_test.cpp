@@ -61,6 +61,27 @@ TEST(AccessSummary, RangesAcrossPagesAndOneMergerForManyLaunches) {
   EXPECT_EQ(out, (std::vector<MemoryAccess>{{0x10800, 1, AccessMode::kRead}}));
 }
 
+TEST(AccessSummary, SeveralMergersOwningPagesGiveWhatOneGives) {
+  // Ranges across many pages, some across page boundaries, read and written.
+  std::vector<AccessRange> ranges;
+  for (uint64_t i = 0; i < 200; ++i) ranges.push_back({0x100000 + i * 300, 200, i % 3 == 0 ? kW : kR});
+  ranges.push_back({0x100000, 70000, kR});
+  const std::vector<MemoryAccess> one = Summary(ranges);
+  constexpr uint32_t kParts = 3;
+  std::vector<MemoryAccess> joined_parts, part;
+  for (uint32_t p = 0; p < kParts; ++p) {
+    RangeMerger merger;
+    merger.Add(ranges, p, kParts);
+    bool joined = false;
+    merger.Take(1000, &part, &joined);
+    joined_parts.insert(joined_parts.end(), part.begin(), part.end());
+  }
+  JoinParts(&joined_parts);
+  std::sort(joined_parts.begin(), joined_parts.end(),
+            [](const MemoryAccess& a, const MemoryAccess& b) { return a.addr < b.addr; });
+  EXPECT_EQ(joined_parts, one);
+}
+
 TEST(AccessSummary, GapsStayGaps) {
   // A stencil's halo read one element past its chunk, and nothing between.
   EXPECT_EQ(Summary({{0x1000, 256, kR}, {0x1100, 4, kR}, {0x2000, 4, kW}}),

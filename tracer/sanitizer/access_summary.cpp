@@ -67,10 +67,14 @@ RangeMerger::Page& RangeMerger::PageAt(Address page_base) {
   return pages_[it->second];
 }
 
-void RangeMerger::Mark(Address begin, Address end, bool read, bool write) {
+void RangeMerger::Mark(Address begin, Address end, bool read, bool write, uint32_t part, uint32_t parts) {
   while (begin < end) {
     const Address base = begin & ~(kPageBytes - 1);
     const Address stop = std::min(end, base + kPageBytes);
+    if (parts > 1 && (base / kPageBytes) % parts != part) {
+      begin = stop;
+      continue;
+    }
     Page& page = PageAt(base);
     for (Address at = begin; at < stop;) {
       const size_t word = (at - base) / 64;
@@ -85,12 +89,27 @@ void RangeMerger::Mark(Address begin, Address end, bool read, bool write) {
   }
 }
 
-void RangeMerger::Add(std::span<const AccessRange> ranges) {
+void RangeMerger::Add(std::span<const AccessRange> ranges, uint32_t part, uint32_t parts) {
   for (const AccessRange& r : ranges) {
     // An atomic reads and writes (its flags say both).
     if (r.size == 0 || (r.flags & (kRangeRead | kRangeWrite)) == 0) continue;
-    Mark(r.address, r.address + r.size, (r.flags & kRangeRead) != 0, (r.flags & kRangeWrite) != 0);
+    Mark(r.address, r.address + r.size, (r.flags & kRangeRead) != 0, (r.flags & kRangeWrite) != 0, part, parts);
   }
+}
+
+void JoinParts(std::vector<MemoryAccess>* accesses) {
+  std::sort(accesses->begin(), accesses->end(), [](const MemoryAccess& a, const MemoryAccess& b) {
+    return a.mode != b.mode ? a.mode < b.mode : a.addr < b.addr;
+  });
+  size_t kept = 0;
+  for (const MemoryAccess& a : *accesses) {
+    MemoryAccess& last = (*accesses)[kept > 0 ? kept - 1 : 0];
+    if (kept > 0 && last.mode == a.mode && last.certainty == a.certainty && last.addr + last.size == a.addr)
+      last.size += a.size;
+    else
+      (*accesses)[kept++] = a;
+  }
+  accesses->resize(kept);
 }
 
 void RangeMerger::Take(size_t max_accesses, std::vector<MemoryAccess>* out, bool* joined) {

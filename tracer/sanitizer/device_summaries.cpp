@@ -1,7 +1,9 @@
 #include "tracer/sanitizer/device_summaries.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <span>
 #include <thread>
 
 #include "tracer/sanitizer/access_summary.h"
@@ -22,7 +24,11 @@ constexpr size_t kMaxPinnedBytes = size_t{2} << 30;
 constexpr size_t kMaxAccesses = 8192;
 // How long the worker waits for a launch's end: a kernel still running
 // after this keeps fast mode's extents (and its slot is never reused).
-constexpr auto kLaunchTimeout = std::chrono::seconds(300);
+constexpr auto kLaunchTimeout = std::chrono::seconds(60);
+// A launch that logged this many ranges is merged on several threads (at
+// some 20 ns a range, a million took the worker 20 ms), at most this many.
+constexpr size_t kParallelRanges = size_t{1} << 18;
+constexpr uint32_t kMaxMergeThreads = 8;
 // After its stream synchronized, a launch whose patches did not report its
 // end is given this long before it is taken as over without a summary.
 constexpr auto kSettledGrace = std::chrono::milliseconds(200);
@@ -180,6 +186,12 @@ void DeviceSummaries::FreeSlot(Slot& slot) {
   slot.in_use = false;
 }
 
+void DeviceSummaries::Finishing() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& slot : slots_)
+    if (slot->in_use) slot->settled.store(true);
+}
+
 void DeviceSummaries::ForgetContext(CUcontext context) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& slot : slots_)
@@ -210,6 +222,35 @@ void DeviceSummaries::Release(Slot& slot) {
   slot.in_use = false;
 }
 
+void DeviceSummaries::Merge(const Slot& slot, std::vector<MemoryAccess>* exact, bool* joined) {
+  std::vector<std::span<const AccessRange>> segments;
+  size_t ranges = 0;
+  for (uint32_t i = 0; i < kSegments; ++i) {
+    const uint32_t logged = std::min(slot.host->counts[i], slot.segment_capacity);
+    segments.push_back({slot.log + size_t{i} * slot.segment_capacity, logged});
+    ranges += logged;
+  }
+  const uint32_t parts =
+      ranges < kParallelRanges ? 1 : std::clamp(std::thread::hardware_concurrency() / 2, 1u, kMaxMergeThreads);
+  if (mergers_.size() < parts) mergers_.resize(parts);
+  auto merge_part = [&](uint32_t part) {
+    for (std::span<const AccessRange> segment : segments) mergers_[part].Add(segment, part, parts);
+  };
+  std::vector<std::thread> helpers;
+  for (uint32_t part = 1; part < parts; ++part) helpers.emplace_back(merge_part, part);
+  merge_part(0);
+  for (std::thread& helper : helpers) helper.join();
+  exact->clear();
+  std::vector<MemoryAccess> part_accesses;
+  for (uint32_t part = 0; part < parts; ++part) {
+    bool part_joined = false;
+    mergers_[part].Take(kMaxAccesses / parts, &part_accesses, &part_joined);
+    *joined = *joined || part_joined;
+    exact->insert(exact->end(), part_accesses.begin(), part_accesses.end());
+  }
+  if (parts > 1) JoinParts(exact);
+}
+
 void DeviceSummaries::Complete(TraceRecord& launch, const AllocationBounds& allocations) {
   Slot* slot = nullptr;
   {
@@ -232,7 +273,6 @@ void DeviceSummaries::Complete(TraceRecord& launch, const AllocationBounds& allo
   for (uint32_t i = 0; i < kSegments; ++i) {
     const uint32_t count = slot->host->counts[i];
     wanted = std::max<uint64_t>(wanted, count);
-    merger_.Add({slot->log + size_t{i} * slot->segment_capacity, std::min(count, slot->segment_capacity)});
     if (count <= slot->segment_capacity) continue;
     overflow = true;
     const AccessMode modes[] = {AccessMode::kRead, AccessMode::kWrite};
@@ -249,10 +289,10 @@ void DeviceSummaries::Complete(TraceRecord& launch, const AllocationBounds& allo
     ++notes_["precise: a launch's log overflowed: what it could not log takes a guessed extent (its kernel gets "
              "more room next time)"];
   }
-  Release(*slot);  // the ranges are merged
   std::vector<MemoryAccess> exact;
   bool joined = false;
-  merger_.Take(kMaxAccesses, &exact, &joined);
+  Merge(*slot, &exact, &joined);
+  Release(*slot);  // the ranges are merged
   exact.insert(exact.end(), lost.begin(), lost.end());
   launch.accesses.clear();
   for (MemoryAccess& a : exact) {

@@ -48,6 +48,7 @@ class DeviceSummaries : public DeviceAccessSource {
   void ForgetContext(CUcontext context);
 
   void Complete(TraceRecord& launch, const AllocationBounds& allocations) override;
+  void Finishing() override;
   // What did not go as planned, counted (the run's summary lists it).
   void Note(const std::string& what);
   std::map<std::string, uint64_t> Notes() const override;
@@ -73,6 +74,8 @@ class DeviceSummaries : public DeviceAccessSource {
   void Release(Slot& slot);
   // Gives the slot's memory back (mutex_ held); the slot object stays, for its ticket.
   void FreeSlot(Slot& slot);
+  // The launch's logged ranges as accesses (the worker's, the slot still taken).
+  void Merge(const Slot& slot, std::vector<MemoryAccess>* exact, bool* joined);
   // Waits for the launch's end; false when it never reported it.
   bool AwaitEnd(const Slot& slot) const;
   // Per segment: the room the kernel needed before for as many threads, or
@@ -86,7 +89,8 @@ class DeviceSummaries : public DeviceAccessSource {
   std::unordered_map<CUfunction, double> ranges_per_thread_;
   size_t pinned_bytes_ = 0;
   std::map<std::string, uint64_t> notes_;
-  RangeMerger merger_;  // the worker's
+  // The worker's: one per thread that merges a launch's ranges (Merge).
+  std::vector<RangeMerger> mergers_;
 };
 
 }  // namespace streamcheck::tracer::precise

@@ -64,6 +64,11 @@ bool ModulePatching::Patched(CUmodule module) const {
   return patched_.count(module) != 0;
 }
 
+void ModulePatching::Forget(CUmodule module) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  patched_.erase(module);
+}
+
 void ModulePatching::ForgetContext(CUcontext context) {
   std::lock_guard<std::mutex> lock(mutex_);
   patches_.erase(context);

@@ -25,6 +25,7 @@ class ModulePatching {
   std::string OnModuleLoaded(const Sanitizer_ResourceModuleData& module);
   // Whether launches of the module's kernels can be instrumented.
   bool Patched(CUmodule module) const;
+  void Forget(CUmodule module);
   void ForgetContext(CUcontext context);
 
  private:

@@ -105,6 +105,7 @@ bool PreciseFrontEnd::Subscribe(std::string* error) {
   }
   const std::pair<Sanitizer_CallbackDomain, Sanitizer_CallbackId> events[] = {
       {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_LOADED},
+      {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING},
       {SANITIZER_CB_DOMAIN_RESOURCE, SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING},
       {SANITIZER_CB_DOMAIN_LAUNCH, SANITIZER_CBID_LAUNCH_BEGIN},
       {SANITIZER_CB_DOMAIN_SYNCHRONIZE, SANITIZER_CBID_SYNCHRONIZE_STREAM_SYNCHRONIZED},
@@ -170,16 +171,17 @@ void PreciseFrontEnd::OnApiCall(ApiDomain domain, Sanitizer_CallbackId cbid, con
     if (thread.device_access_ticket != 0) summaries_.Abandon(thread.device_access_ticket);
     thread.device_access_ticket = 0;
   }
-  // Work enqueued during a capture runs at the graph's launch, not now.
-  if (domain == ApiDomain::kRuntime && *static_cast<const cudaError_t*>(data.functionReturnValue) == cudaSuccess) {
-    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000 ||
-        cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000)
-      ++captures_;
-    if ((cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000 ||
-         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000) &&
-        captures_ > 0)
-      --captures_;
-  }
+  // Work enqueued during a capture runs at the graph's launch, not now. A
+  // capture ends with its cudaStreamEndCapture, invalidated or not.
+  if (domain != ApiDomain::kRuntime) return;
+  const bool succeeded = *static_cast<const cudaError_t*>(data.functionReturnValue) == cudaSuccess;
+  if (succeeded && (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000 ||
+                    cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000))
+    ++captures_;
+  if ((cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000 ||
+       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000) &&
+      captures_ > 0)
+    --captures_;
 }
 
 void PreciseFrontEnd::LeaveToFastMode(const Sanitizer_LaunchData& launch, const std::string& why) {
@@ -241,6 +243,11 @@ void PreciseFrontEnd::OnResource(Sanitizer_CallbackId cbid, const void* data) {
       if (printed++ < 3) std::fprintf(stderr, "streamcheck: %s\n", why.c_str());
       summaries_.Note(why);
     }
+  } else if (cbid == SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
+    // Its functions' handles may come back for another module's kernels.
+    modules_.Forget(static_cast<const Sanitizer_ResourceModuleData*>(data)->module);
+    std::lock_guard<std::mutex> lock(decisions_mutex_);
+    decisions_.clear();
   } else if (cbid == SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
     const CUcontext context = static_cast<const Sanitizer_ResourceContextData*>(data)->context;
     tracer_.AwaitAnalysis();  // every launch of the context analysed: its summaries may go
