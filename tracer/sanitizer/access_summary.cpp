@@ -97,6 +97,27 @@ void RangeMerger::Add(std::span<const AccessRange> ranges, uint32_t part, uint32
   }
 }
 
+void LimitAccesses(std::vector<MemoryAccess>* accesses, size_t max_accesses, bool* joined) {
+  if (accesses->size() <= max_accesses) return;
+  std::sort(accesses->begin(), accesses->end(), [](const MemoryAccess& a, const MemoryAccess& b) {
+    return a.mode != b.mode ? a.mode < b.mode : a.addr < b.addr;
+  });
+  const size_t limit = std::max<size_t>(max_accesses / 3, 1);  // per mode: read, write, both
+  std::vector<MemoryAccess> out;
+  for (size_t begin = 0; begin < accesses->size();) {
+    size_t end = begin;
+    std::vector<Interval> intervals;
+    while (end < accesses->size() && (*accesses)[end].mode == (*accesses)[begin].mode) {
+      intervals.push_back({(*accesses)[end].addr, (*accesses)[end].addr + (*accesses)[end].size});
+      ++end;
+    }
+    Coarsen(&intervals, limit, joined);
+    for (const Interval& i : intervals) out.push_back({i.begin, i.end - i.begin, (*accesses)[begin].mode});
+    begin = end;
+  }
+  *accesses = std::move(out);
+}
+
 void JoinParts(std::vector<MemoryAccess>* accesses) {
   std::sort(accesses->begin(), accesses->end(), [](const MemoryAccess& a, const MemoryAccess& b) {
     return a.mode != b.mode ? a.mode < b.mode : a.addr < b.addr;
@@ -130,12 +151,10 @@ void RangeMerger::Take(size_t max_accesses, std::vector<MemoryAccess>* out, bool
       if (const uint64_t bits = read & write) AppendRuns(bits, base, &both);
     }
   }
-  const size_t limit = std::max<size_t>(max_accesses / 3, 1);
   for (auto [intervals, mode] : {std::pair{&read_only, AccessMode::kRead}, std::pair{&write_only, AccessMode::kWrite},
-                                 std::pair{&both, AccessMode::kReadWrite}}) {
-    Coarsen(intervals, limit, joined);
+                                 std::pair{&both, AccessMode::kReadWrite}})
     for (const Interval& i : *intervals) out->push_back({i.begin, i.end - i.begin, mode});
-  }
+  LimitAccesses(out, max_accesses, joined);
   page_of_.clear();
   bases_.clear();
   recent_.fill(Recent{});

@@ -60,8 +60,13 @@ class RangeMerger {
   std::array<Recent, 64> recent_{};
 };
 
-// The accesses of several mergers' parts of one launch as one list: pieces
-// of one mode that meet (a run across two parts' pages) are joined.
+// The accesses of several mergers' parts of one launch (each Taken without
+// a limit) as one list: pieces of one mode that meet (a run across two
+// parts' pages) are joined.
 void JoinParts(std::vector<MemoryAccess>* accesses);
+
+// At most `max_accesses` accesses: past that the closest neighbours of each
+// mode are joined (*joined then holds), as Take does.
+void LimitAccesses(std::vector<MemoryAccess>* accesses, size_t max_accesses, bool* joined);
 
 }  // namespace streamcheck::tracer::precise

@@ -240,15 +240,17 @@ void DeviceSummaries::Merge(const Slot& slot, std::vector<MemoryAccess>* exact, 
   for (uint32_t part = 1; part < parts; ++part) helpers.emplace_back(merge_part, part);
   merge_part(0);
   for (std::thread& helper : helpers) helper.join();
+  if (parts == 1) return mergers_[0].Take(kMaxAccesses, exact, joined);
+  // Each part cuts the runs at the pages it does not own: the limit holds
+  // for the parts joined again.
   exact->clear();
   std::vector<MemoryAccess> part_accesses;
   for (uint32_t part = 0; part < parts; ++part) {
-    bool part_joined = false;
-    mergers_[part].Take(kMaxAccesses / parts, &part_accesses, &part_joined);
-    *joined = *joined || part_joined;
+    mergers_[part].Take(SIZE_MAX, &part_accesses, joined);
     exact->insert(exact->end(), part_accesses.begin(), part_accesses.end());
   }
-  if (parts > 1) JoinParts(exact);
+  JoinParts(exact);
+  LimitAccesses(exact, kMaxAccesses, joined);
 }
 
 void DeviceSummaries::Complete(TraceRecord& launch, const AllocationBounds& allocations) {

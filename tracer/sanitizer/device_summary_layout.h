@@ -44,7 +44,9 @@ static_assert(sizeof(AccessRange) == 16, "one 16-byte store per logged range");
 // three SMs of today's GPUs (the H100 has 132) is no contention to speak of.
 inline constexpr uint32_t kSegments = 64;
 // Recently logged ranges remembered per segment (a power of two).
-inline constexpr uint32_t kRecentPerSegment = 512;
+// (The two or three SMs of a segment run up to 64 warps each, a few ranges
+// apiece in a loop: a smaller table lost them to collisions.)
+inline constexpr uint32_t kRecentPerSegment = 4096;
 
 // The bytes of the ranges a segment could not log, by mode: [low, high).
 struct Hull {
