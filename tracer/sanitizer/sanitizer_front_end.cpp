@@ -64,7 +64,7 @@ class PreciseFrontEnd {
  private:
   void OnApiCall(ApiDomain domain, Sanitizer_CallbackId cbid, const Sanitizer_CallbackData& data);
   void OnLaunchBegin(const Sanitizer_LaunchData& launch);
-  const KernelDecision& Decide(const Sanitizer_LaunchData& launch);
+  KernelDecision Decide(const Sanitizer_LaunchData& launch);
   void LeaveToFastMode(const Sanitizer_LaunchData& launch, const std::string& why);
   void OnResource(Sanitizer_CallbackId cbid, const void* data);
 
@@ -190,7 +190,8 @@ void PreciseFrontEnd::LeaveToFastMode(const Sanitizer_LaunchData& launch, const 
   if (!why.empty()) summaries_.Note(why);
 }
 
-const KernelDecision& PreciseFrontEnd::Decide(const Sanitizer_LaunchData& launch) {
+// A copy: another thread may forget every decision (a module unloads).
+KernelDecision PreciseFrontEnd::Decide(const Sanitizer_LaunchData& launch) {
   std::lock_guard<std::mutex> lock(decisions_mutex_);
   auto [it, inserted] = decisions_.try_emplace(launch.function);
   KernelDecision& d = it->second;
@@ -221,7 +222,7 @@ void PreciseFrontEnd::OnLaunchBegin(const Sanitizer_LaunchData& launch) {
   // extents recorded when the nodes were made.
   if (InsideRuntimeCall()) return LeaveToFastMode(launch, "precise: kernels of graph launches keep fast mode's extents");
   if (captures_ > 0) return LeaveToFastMode(launch, "precise: kernels launched during a stream capture keep fast mode's extents");
-  const KernelDecision& decision = Decide(launch);
+  const KernelDecision decision = Decide(launch);
   if (!decision.instrument) return LeaveToFastMode(launch, decision.why_not);
   std::string why_not;
   uint32_t ticket = summaries_.Begin(launch, &why_not);
