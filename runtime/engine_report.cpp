@@ -161,8 +161,8 @@ void Engine::Impl::ExplainDoubt(Doubt doubt, Finding* f) {
     f->reason += "; the earlier access is a cudaMemcpy from pageable host memory, which CUDA's \"API "
                  "synchronization behavior\" says returns once the data is staged, \"but the DMA to final "
                  "destination may not have completed\": a hazard by the letter of the documentation, "
-                 "which streamcheck follows as a warning (in practice such copies are observed to be done "
-                 "when the call returns)";
+                 "which streamcheck follows as a warning; make the stream wait for the copy (or copy from "
+                 "pinned memory, which the call waits for) to settle it";
   }
 }
 
