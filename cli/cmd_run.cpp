@@ -38,6 +38,7 @@ struct RunOptions {
   int busy_timeout_ms = 5000;
   bool no_stacks = false;
   bool quiet = false;
+  std::string precise;  // --precise[=GLOB]: kernels to instrument ("" = fast mode)
 };
 
 // The tracer library: beside this binary (installed), in the build tree, or
@@ -88,6 +89,7 @@ void PreloadExitHook(const std::string& tracer) {
   if (!o.suppressions.empty()) setenv("STREAMCHECK_SUPPRESSIONS", Absolute(o.suppressions).c_str(), 1);
   if (o.no_stacks) setenv("STREAMCHECK_STACKS", "0", 1);
   setenv("STREAMCHECK_BUSY_TIMEOUT_MS", std::to_string(o.busy_timeout_ms).c_str(), 1);
+  if (!o.precise.empty()) setenv("STREAMCHECK_PRECISE", o.precise.c_str(), 1);
   std::vector<char*> argv;
   for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -184,6 +186,8 @@ int Run(const RunOptions& o) {
     for (const auto& [what, n] : counters[std::string(store::counters::kLibraryInternal)])
       fmt::print(stderr, "streamcheck: not reported, a library's own work: {} ({} finding{})\n",
                  store::EscapeControl(what), n, n == 1 ? "" : "s");
+    for (const auto& [what, n] : counters[std::string(store::counters::kPrecise)])
+      fmt::print(stderr, "streamcheck: {} ({}x)\n", store::EscapeControl(what), n);
   }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;
@@ -222,6 +226,11 @@ void AddRunCommand(CLI::App& app) {
   AddErrorExitCodeOption(cmd, &o->error_exitcode, "the program's own status");
   AddBusyTimeoutOption(cmd, &o->busy_timeout_ms);
   cmd->add_flag("--no-stacks", o->no_stacks, "do not capture host stacks (faster, findings without stacks)");
+  // "--precise" alone is "--precise=*" (CLI11's {default} of a flag).
+  cmd->add_flag("--precise{*}", o->precise,
+                "instrument kernels on the device (Compute Sanitizer API) and check the bytes they really "
+                "touch instead of fast mode's guess; --precise=GLOB only kernels whose demangled name matches "
+                "(docs/PRECISE.md)");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();
   std::string switches =

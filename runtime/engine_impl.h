@@ -33,6 +33,7 @@ struct AccessDescription {
   uint64_t timestamp_ns = 0;
   Clock clock = 0;  // the access's epoch on `lane` (0 when not known)
   bool reuse = false;  // a pool block handed out again (kind kFree: its earlier tenants end here)
+  bool guessed = false;  // bytes of a guessed kernel extent (ShadowAccess::guessed)
 };
 
 // Whole cache lines: in the tracer the analysis worker writes this on every
@@ -91,10 +92,12 @@ class alignas(64) Engine::Impl {
   void SettlePageableCopies(const TraceRecord& next);
   void ReportPageableCopy(const AccessDescription& copy);
   // Runs one stream operation (or captures it as a graph node).
-  void StreamOperation(const TraceRecord& r, StreamState& s, const std::vector<MemoryAccess>& accesses);
+  // `staged_copy`: the accesses are a staged pageable copy's destination (ShadowAccess::staged_copy).
+  void StreamOperation(const TraceRecord& r, StreamState& s, const std::vector<MemoryAccess>& accesses,
+                       bool staged_copy = false);
   void ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t site,
                      const std::vector<MemoryAccess>& accesses, uint64_t trace_index,
-                     uint64_t timestamp_ns);
+                     uint64_t timestamp_ns, bool staged_copy = false);
   // Checks that every earlier use of the range is ordered before the free;
   // the range then holds the free, or `reused_by` (an allocation taking the memory).
   void FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock, uint32_t site, bool reuse,
@@ -123,17 +126,23 @@ class alignas(64) Engine::Impl {
   ThreadId ThreadAwareOf(Epoch earlier, ThreadId later_thread) const;
 
   // engine_report.cpp
+  enum class Doubt : uint8_t { kNone, kGuessedExtent, kGuessedMode, kStagedCopy };
+  static Doubt DoubtOf(const ShadowAccess& earlier, const AccessDescription& later);
   void ReportConflicts(const AccessDescription& later);
   // True (and counted in stats_.library_internal) when a side of the
   // finding is a library's own work, or the memory at `address` is a
   // library's own allocation: not the program's to fix.
   bool LibraryInternal(const FindingKey& key, Address address);
+  void ReportConflict(const ShadowConflict& c, const AccessDescription& later, Doubt doubt);
+  static void ExplainDoubt(Doubt doubt, Finding* f);
   void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                     const std::string& message, const std::string& reason);
   // Why a finding may not be certain.
   struct Uncertainty {
-    bool unknown_mode = false;  // a side's read or write is not known
-    ThreadId aware_thread = 0;  // ThreadAwareOf: only unobserved host-thread order may be missing
+    bool unknown_mode = false;     // a side's read or write is not known
+    Doubt doubt = Doubt::kNone;    // DoubtOf: guessed bytes or mode, or a staged copy
+    bool at_most_warning = false;  // doubtful, and no error of the same sites yet (ExplainDoubt)
+    ThreadId aware_thread = 0;     // ThreadAwareOf: only unobserved host-thread order may be missing
   };
   Finding BuildFinding(rules::RuleId rule, FindingKind kind, const Uncertainty& why,
                        const AccessDescription& earlier, const AccessDescription& later);
@@ -167,6 +176,11 @@ class alignas(64) Engine::Impl {
   // Streams currently capturing, per capture id (to end them together).
   std::unordered_map<uint64_t, std::vector<StreamState*>> capturing_;
   std::vector<ShadowConflict> conflicts_;  // scratch for the access hot path
+  // The last certain conflict's finding and operation (ReportConflict).
+  struct {
+    FindingKey key{};
+    uint64_t trace_index = ~uint64_t{0};
+  } last_certain_;
   const TraceRecord* current_ = nullptr;
   // Set by the first Prefetch(): the caller hints every record ahead of
   // Process() (replay does), so ApplyAccesses need not prefetch again.

@@ -35,7 +35,7 @@ std::vector<MemoryAccess> Engine::Impl::TransferAccesses(const TraceRecord& r) {
 
 void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t site,
                                  const std::vector<MemoryAccess>& accesses, uint64_t trace_index,
-                                 uint64_t timestamp_ns) {
+                                 uint64_t timestamp_ns, bool staged_copy) {
   auto is_host = [this](Lane l) { return lanes_.IsHost(l); };
   const Clock now_clock = clock.Get(lane);
   op_log_.Note({lane, now_clock}, trace_index, timestamp_ns);
@@ -48,19 +48,35 @@ void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t s
   // Conflicts are rare: the scratch list is emptied after a report, not
   // before every access.
   conflicts_.clear();
-  for (const MemoryAccess& a : accesses) {
-    ++stats_.accesses_checked;
-    const ShadowAccess now{lane, now_clock, site, ShadowKindOf(a.mode)};
-    shadow_.Access(a.addr, a.size, now, clock, is_host, &conflicts_, sync_.per_thread_clocks());
+  auto apply = [&](Address addr, uint64_t size, const ShadowAccess& now) {
+    shadow_.Access(addr, size, now, clock, is_host, &conflicts_, sync_.per_thread_clocks());
     if (!conflicts_.empty()) [[unlikely]] {
-      ReportConflicts({lane, site, now.kind, a.addr, a.size, trace_index, timestamp_ns});
+      AccessDescription later{lane, site, now.kind, addr, size, trace_index, timestamp_ns};
+      later.guessed = now.guessed;
+      ReportConflicts(later);
       conflicts_.clear();
     }
+  };
+  for (const MemoryAccess& a : accesses) {
+    ++stats_.accesses_checked;
+    ShadowAccess now{lane, now_clock, site, ShadowKindOf(a.mode)};
+    now.staged_copy = staged_copy;
+    // A race is certain only where both sides' certain bytes meet
+    // (engine_report.cpp): a pointer's first byte and the guess past it are
+    // two shadow ranges.
+    if (a.certainty == AccessCertainty::kFirstByte && a.size > 1) {
+      apply(a.addr, 1, now);
+      now.guessed = true;
+      apply(a.addr + 1, a.size - 1, now);
+      continue;
+    }
+    now.guessed = a.certainty == AccessCertainty::kNone;
+    apply(a.addr, a.size, now);
   }
 }
 
 void Engine::Impl::StreamOperation(const TraceRecord& r, StreamState& s,
-                                   const std::vector<MemoryAccess>& accesses) {
+                                   const std::vector<MemoryAccess>& accesses, bool staged_copy) {
   if (s.capture_graph != 0) {  // captured work does not run now
     CaptureNode(r, s, accesses);
     return;
@@ -69,7 +85,7 @@ void Engine::Impl::StreamOperation(const TraceRecord& r, StreamState& s,
   sync_.PrepareStreamOperation(s, t);
   sync_.TickStream(s);
   ++stats_.stream_operations;
-  ApplyAccesses(s.lane, s.clock, SiteOf(r), accesses, index_, r.timestamp_ns);
+  ApplyAccesses(s.lane, s.clock, SiteOf(r), accesses, index_, r.timestamp_ns, staged_copy);
 }
 
 // cudaLaunchKernel(Ex), <<<>>>, cudaLaunchCooperativeKernel, cuLaunchKernel(Ex).
@@ -120,7 +136,7 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
     ApplyAccesses(t.lane, t.clock, SiteOf(r), on_host, index_, r.timestamp_ns);
   }
   if (!on_stream.empty()) {
-    StreamOperation(r, s, on_stream);
+    StreamOperation(r, s, on_stream, plan.staged_destination);
     if (plan.host_waits_after) sync_.JoinIntoThread(t, s.clock);
   }
 }

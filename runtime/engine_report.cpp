@@ -73,38 +73,96 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
   return out;
 }
 
+// Why a conflict is at most a warning, if it is: the bytes meet only where
+// a kernel's extent was guessed; both sides are kernels taking the bytes
+// through non-const pointers, neither known to write them (against a pointer
+// to const, a non-const one is taken to write: the textbook producer and
+// consumer); or the earlier access is a staged copy whose unfinished DMA
+// CUDA's documentation allows but practice does not show.
+Engine::Impl::Doubt Engine::Impl::DoubtOf(const ShadowAccess& earlier, const AccessDescription& later) {
+  if (earlier.guessed || later.guessed) return Doubt::kGuessedExtent;
+  if (earlier.kind == ShadowKind::kUnknown && later.kind == ShadowKind::kUnknown) return Doubt::kGuessedMode;
+  if (earlier.staged_copy) return Doubt::kStagedCopy;
+  return Doubt::kNone;
+}
+
 void Engine::Impl::ReportConflicts(const AccessDescription& later) {
-  for (const ShadowConflict& c : conflicts_) {
-    const ShadowAccess& e = c.earlier;
-    rules::RuleId rule;
-    FindingKind kind;
-    if (e.kind == ShadowKind::kFree) {
-      rule = rules::RuleId::kUseAfterFree;
-      kind = FindingKind::kUseAfterFree;
-    } else if (later.kind == ShadowKind::kFree) {
-      rule = rules::RuleId::kFreeWhileInUse;
-      kind = FindingKind::kFreeWhileInUse;
-    } else if (e.kind == ShadowKind::kAllocate) {
-      rule = rules::RuleId::kUseBeforeAllocation;
-      kind = FindingKind::kUseBeforeAlloc;
-    } else {
-      const bool host = lanes_.IsHost(e.lane) || lanes_.IsHost(later.lane);
-      rule = host ? rules::RuleId::kHostDeviceRace : rules::RuleId::kCrossStreamRace;
-      if (e.kind == ShadowKind::kRead) kind = FindingKind::kWriteAfterRead;
-      else if (later.kind == ShadowKind::kWrite) kind = FindingKind::kWriteAfterWrite;
-      else kind = FindingKind::kReadAfterWrite;
+  // Certain conflicts first: a pair of operations that races for certain
+  // somewhere is one error, and its doubtful overlaps count towards it.
+  for (const bool doubtful : {false, true}) {
+    for (const ShadowConflict& c : conflicts_) {
+      const Doubt doubt = DoubtOf(c.earlier, later);
+      if ((doubt != Doubt::kNone) == doubtful) ReportConflict(c, later, doubt);
     }
-    const OpLog::Entry where = op_log_.Find(e.epoch());
-    AccessDescription earlier{e.lane,    e.site, e.kind, c.begin, c.end - c.begin, where.trace_index,
-                              where.timestamp_ns, e.clock};
-    const FindingKey key{rule, kind, e.site, later.site};
-    if (LibraryInternal(key, c.begin)) continue;
-    findings_.Report(key, [&] {
-      Uncertainty why;
-      why.unknown_mode = e.kind == ShadowKind::kUnknown || later.kind == ShadowKind::kUnknown;
-      why.aware_thread = ThreadAwareOf(e.epoch(), sites_.Get(later.site).thread);
-      return BuildFinding(rule, kind, why, earlier, later);
-    });
+  }
+}
+
+void Engine::Impl::ReportConflict(const ShadowConflict& c, const AccessDescription& later, Doubt doubt) {
+  const ShadowAccess& e = c.earlier;
+  rules::RuleId rule;
+  FindingKind kind;
+  if (e.kind == ShadowKind::kFree) {
+    rule = rules::RuleId::kUseAfterFree;
+    kind = FindingKind::kUseAfterFree;
+  } else if (later.kind == ShadowKind::kFree) {
+    rule = rules::RuleId::kFreeWhileInUse;
+    kind = FindingKind::kFreeWhileInUse;
+  } else if (e.kind == ShadowKind::kAllocate) {
+    rule = rules::RuleId::kUseBeforeAllocation;
+    kind = FindingKind::kUseBeforeAlloc;
+  } else {
+    const bool host = lanes_.IsHost(e.lane) || lanes_.IsHost(later.lane);
+    rule = host ? rules::RuleId::kHostDeviceRace : rules::RuleId::kCrossStreamRace;
+    if (e.kind == ShadowKind::kRead) kind = FindingKind::kWriteAfterRead;
+    else if (later.kind == ShadowKind::kWrite) kind = FindingKind::kWriteAfterWrite;
+    else kind = FindingKind::kReadAfterWrite;
+  }
+  FindingKey key{rule, kind, e.site, later.site};
+  if (LibraryInternal(key, c.begin)) return;
+  // Where the same two sites already race for certain, a doubtful
+  // occurrence only counts towards that error, and not at all when it is the
+  // guessed rest of the very access that raced for certain.
+  if (doubt != Doubt::kNone) {
+    if (key == last_certain_.key && later.trace_index == last_certain_.trace_index) return;
+    if (!findings_.Contains(key)) key.at_most_warning = true;
+  } else {
+    last_certain_ = {key, later.trace_index};
+  }
+  const OpLog::Entry where = op_log_.Find(e.epoch());
+  AccessDescription earlier{e.lane,    e.site, e.kind, c.begin, c.end - c.begin, where.trace_index,
+                            where.timestamp_ns, e.clock};
+  earlier.guessed = e.guessed;
+  findings_.Report(key, [&] {
+    Uncertainty why;
+    why.unknown_mode = e.kind == ShadowKind::kUnknown || later.kind == ShadowKind::kUnknown;
+    why.doubt = doubt;
+    why.at_most_warning = key.at_most_warning;
+    why.aware_thread = ThreadAwareOf(e.epoch(), sites_.Get(later.site).thread);
+    return BuildFinding(rule, kind, why, earlier, later);
+  });
+}
+
+// A doubtful finding says why it is only possible and how to settle it.
+void Engine::Impl::ExplainDoubt(Doubt doubt, Finding* f) {
+  f->at_most_warning = true;
+  if (doubt == Doubt::kGuessedExtent) {
+    f->message = "possible " + f->message;
+    f->reason += "; the two accesses meet only in bytes streamcheck guessed a kernel reaches: it sees a "
+                 "kernel's pointer arguments, not its indexing, and takes each pointer to reach up to the "
+                 "next boundary it knows in the allocation. Run `streamcheck run --precise -- ...` to "
+                 "instrument the kernels and check the bytes they really touch";
+  } else if (doubt == Doubt::kGuessedMode) {
+    f->message = "possible " + f->message;
+    f->reason += "; both kernels take these bytes through pointers that are not const and neither is known to "
+                 "write them (a pointer to const in the one that only reads would say which). Run `streamcheck "
+                 "run --precise -- ...` to see what each kernel does to them";
+  } else if (doubt == Doubt::kStagedCopy) {
+    f->message = "possible " + f->message;
+    f->reason += "; the earlier access is a cudaMemcpy from pageable host memory, which CUDA's \"API "
+                 "synchronization behavior\" says returns once the data is staged, \"but the DMA to final "
+                 "destination may not have completed\": a hazard by the letter of the documentation, "
+                 "which streamcheck follows as a warning; make the stream wait for the copy (or copy from "
+                 "pinned memory, which the call waits for) to settle it";
   }
 }
 
@@ -156,7 +214,8 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, const U
   Finding f;
   f.rule = std::string(rules::Get(rule).id);
   f.kind = kind;
-  f.confidence = why.unknown_mode || why.aware_thread != 0 ? Confidence::kPossible : Confidence::kCertain;
+  f.confidence = why.unknown_mode || why.doubt != Doubt::kNone || why.aware_thread != 0 ? Confidence::kPossible
+                                                                                          : Confidence::kCertain;
   f.accesses.push_back(Describe(earlier, "earlier"));
   f.accesses.push_back(Describe(later, "later"));
   const FindingAccess& a = f.accesses[0];
@@ -217,9 +276,14 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, const U
              " knew it was done, hand the memory over to thread " + std::to_string(b.thread) +
              " after that point through a mutex, condition variable, semaphore, queue or thread join "
              "(which streamcheck sees) rather than a lock-free flag";
+  if (why.at_most_warning) ExplainDoubt(why.doubt, &f);
   uint64_t h = Fnv1a(0xcbf29ce484222325ull, f.rule);
   h = Fnv1a(h, FindingKindName(kind));
   h = FingerprintSide(FingerprintSide(h, a), b);
+  // The warning and the error the same two sites may make are two findings
+  // (FindingKey::at_most_warning): a report folding ranks' findings by
+  // fingerprint, or a baseline, keeps them apart.
+  if (f.at_most_warning) h = Fnv1a(h, "at-most-warning");
   f.fingerprint = Hex(h);
   return f;
 }

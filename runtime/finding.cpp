@@ -1,5 +1,7 @@
 #include "runtime/finding.h"
 
+#include "rules/catalogue.h"
+
 namespace streamcheck {
 
 std::string_view FindingKindName(FindingKind kind) {
@@ -24,6 +26,14 @@ std::string_view ConfidenceName(Confidence c) {
     case Confidence::kPossible: return "possible";
   }
   return "unknown";
+}
+
+std::string_view SeverityOf(const Finding& f) {
+  const rules::Rule* rule = rules::Find(f.rule);
+  if (rule == nullptr) return "warning";
+  const rules::Severity severity =
+      f.at_most_warning && rule->severity == rules::Severity::kError ? rules::Severity::kWarning : rule->severity;
+  return rules::SeverityName(severity);
 }
 
 }  // namespace streamcheck

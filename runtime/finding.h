@@ -75,6 +75,10 @@ struct Finding {
   std::string rule;  // rule id from rules/
   FindingKind kind = FindingKind::kReadAfterWrite;
   Confidence confidence = Confidence::kCertain;
+  // The engine only suspects the rule's violation: the accesses meet only in
+  // bytes a kernel was guessed to reach, or the hazard holds by the letter of
+  // CUDA's documentation only. Such a finding is at most a warning (SeverityOf).
+  bool at_most_warning = false;
   std::string message;  // one line: what raced
   std::string reason;   // why no happens-before edge exists
   std::string fix;      // how to add one
@@ -85,6 +89,11 @@ struct Finding {
   // locations (not addresses, handles or timestamps).
   std::string fingerprint;
 };
+
+// "error", "warning" or "note": the rule's severity, lowered to a warning
+// for a finding that is at_most_warning. The one place a finding's severity
+// is decided (the store writes it, replay and reports show it).
+std::string_view SeverityOf(const Finding& f);
 
 // Receives findings as they are detected (so a crash loses none) and the final
 // occurrence counts at the end.

@@ -18,6 +18,9 @@ struct FindingKey {
   FindingKind kind;
   uint32_t earlier_site;
   uint32_t later_site;
+  // A finding held to a warning (Finding::at_most_warning) is another
+  // finding than the error the same two sites make where it is certain.
+  bool at_most_warning = false;
   friend bool operator==(const FindingKey&, const FindingKey&) = default;
 };
 
@@ -28,6 +31,7 @@ class FindingCollector {
   // Counts an occurrence; on the first one, `build` makes the finding (for
   // the sink: without one it is not called). True for the first.
   bool Report(const FindingKey& key, const std::function<Finding()>& build);
+  bool Contains(const FindingKey& key) const { return counts_.count(key) != 0; }
   // Sends counts of findings seen more than once.
   void Flush();
 
@@ -40,6 +44,7 @@ class FindingCollector {
       uint64_t h = static_cast<uint64_t>(k.rule) << 56 ^ static_cast<uint64_t>(k.kind) << 48;
       h ^= uint64_t{k.earlier_site} * 0x9E3779B97F4A7C15ull;
       h ^= uint64_t{k.later_site} * 0xC2B2AE3D27D4EB4Full;
+      h ^= uint64_t{k.at_most_warning} << 40;
       return static_cast<size_t>(h ^ (h >> 31));
     }
   };

@@ -85,6 +85,12 @@ constexpr std::array<std::pair<AccessMode, std::string_view>, 4> kAccessModeName
     {AccessMode::kUnknown, "unknown"},
 }};
 
+// The exact extent has no name: text traces write none for it.
+constexpr std::array<std::pair<AccessCertainty, std::string_view>, 2> kAccessCertaintyNames{{
+    {AccessCertainty::kFirstByte, "guessed"},
+    {AccessCertainty::kNone, "guessed_whole"},
+}};
+
 constexpr std::array<std::pair<MemoryKind, std::string_view>, 6> kMemoryKindNames{{
     {MemoryKind::kDevice, "device"},
     {MemoryKind::kPinnedHost, "pinned_host"},
@@ -120,6 +126,11 @@ OpCode OpCodeFromName(std::string_view name) {
 std::string_view AccessModeName(AccessMode mode) { return NameOf(kAccessModeNames, mode); }
 bool AccessModeFromName(std::string_view name, AccessMode* mode) {
   return LookUp(kAccessModeNames, name, mode);
+}
+
+std::string_view AccessCertaintyName(AccessCertainty c) { return NameOf(kAccessCertaintyNames, c); }
+bool AccessCertaintyFromName(std::string_view name, AccessCertainty* c) {
+  return LookUp(kAccessCertaintyNames, name, c);
 }
 
 std::string_view MemoryKindName(MemoryKind kind) { return NameOf(kMemoryKindNames, kind); }

@@ -129,10 +129,24 @@ enum class CopyKind : uint8_t {
 std::string_view CopyKindName(CopyKind kind);
 bool CopyKindFromName(std::string_view name, CopyKind* kind);
 
+// Which bytes of an access are certain to be touched. A kernel's extent in
+// fast mode is a guess (tracer/kernel_access/access_extent.h): it sees the
+// pointer arguments, not the indexing.
+enum class AccessCertainty : uint8_t {
+  kExact = 0,      // observed: a copy, a memset, a framework op's tensor, `run --precise`
+  kFirstByte = 1,  // a kernel's pointer parameter: the byte it points at, the rest a guess
+  kNone = 2,       // a pointer found inside a by-value struct: the kernel may not use it at all
+};
+std::string_view AccessCertaintyName(AccessCertainty c);
+bool AccessCertaintyFromName(std::string_view name, AccessCertainty* c);
+// The more certain of two (the same range reached two ways).
+inline AccessCertainty MoreCertain(AccessCertainty a, AccessCertainty b) { return a < b ? a : b; }
+
 struct MemoryAccess {
   Address addr = 0;
   uint64_t size = 0;
   AccessMode mode = AccessMode::kUnknown;
+  AccessCertainty certainty = AccessCertainty::kExact;
   friend bool operator==(const MemoryAccess&, const MemoryAccess&) = default;
 };
 
@@ -174,6 +188,10 @@ struct TraceRecordFields {
   // framework op open, and the worker still has some open for it
   // (tracer/frameworks/framework_ops.h): it closes them.
   bool closes_framework_ops = false;
+  // The tracer's own, never in a trace: a launch whose device accesses the
+  // precise front-end collects (tracer/sanitizer/); the worker waits for
+  // them and puts them in `accesses` before the record is resolved.
+  uint32_t device_access_ticket = 0;
   MemoryKind memory_kind = MemoryKind::kDevice;
   CopyKind copy_kind = CopyKind::kDefault;
   Handle stream = 0;

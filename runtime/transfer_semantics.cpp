@@ -51,6 +51,7 @@ TransferPlan PlanCopy(CopyKind kind, MemoryKind src, MemoryKind dst, bool is_asy
         // one, of every blocking stream too.)
         p.host_waits_for_stream_before = true;
         p.source = TransferSide::kHost;
+        p.staged_destination = true;
       } else {
         // "For transfers from pinned host memory to device memory, the function
         // is synchronous with respect to the host."

@@ -10,7 +10,6 @@
 #include <thread>
 #include <utility>
 
-#include "rules/catalogue.h"
 #include "store/database.h"
 #include "store/enum_names.h"
 #include "store/migrations.h"
@@ -110,11 +109,6 @@ int64_t InsertStack(Database& db, const std::vector<ResolvedFrame>& frames, bool
 }
 
 }  // namespace
-
-std::string_view SeverityOf(const Finding& f) {
-  const rules::Rule* rule = rules::Find(f.rule);
-  return rule ? rules::SeverityName(rule->severity) : "warning";
-}
 
 Store::Store(std::string path, std::unique_ptr<Database> db)
     : path_(std::move(path)), db_(std::move(db)) {}

@@ -53,10 +53,6 @@ struct OpenOptions {
   int busy_timeout_ms = 5000;
 };
 
-// The severity a finding is stored (and reported) with: its rule's, fixed
-// when written; "warning" for a rule this build does not know.
-std::string_view SeverityOf(const Finding& finding);
-
 class Store {
  public:
   // Creates the file when missing (unless read_only) and migrates an older

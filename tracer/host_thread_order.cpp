@@ -9,9 +9,11 @@
 namespace streamcheck::tracer {
 namespace {
 
-// Libraries whose synchronization is theirs, not the program's.
-constexpr const char* kIgnoredLibraries[] = {"libcuda.so", "libcupti.so", "libcudart.so", "libnvidia-",
-                                             "libstreamcheck_tracer.so", "libstreamcheck_torch.so"};
+// Libraries whose synchronization is theirs, not the program's (the Compute
+// Sanitizer API's, which --precise loads, dispatches every CUDA call).
+constexpr const char* kIgnoredLibraries[] = {"libcuda.so",     "libcupti.so", "libcudart.so",
+                                             "libsanitizer-",  "libnvidia-",  "libstreamcheck_tracer.so",
+                                             "libstreamcheck_torch.so"};
 
 struct Scan {
   std::vector<streamcheck_code_range> ranges;

@@ -8,12 +8,16 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <string>
 
 #include "tracer/cupti/cupti_callbacks.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_plugin.h"
 #include "tracer/libraries/nccl/nccl_hooks.h"
 #include "tracer/tracer.h"
+#if STREAMCHECK_HAVE_SANITIZER
+#include "tracer/sanitizer/sanitizer_front_end.h"
+#endif
 
 namespace streamcheck::tracer {
 namespace {
@@ -86,6 +90,26 @@ void InstallSignalHandlers() {
   }
 }
 
+// STREAMCHECK_PRECISE (`streamcheck run --precise[=GLOB]`) picks the
+// Sanitizer API's front-end, which observes kernels' accesses on the
+// device; without it, or where it cannot start, CUPTI's (fast mode). Only
+// one of the two can subscribe in a process.
+bool SubscribeFrontEnd(Tracer& tracer) {
+  const char* precise = std::getenv("STREAMCHECK_PRECISE");
+  if (precise == nullptr) return SubscribeCallbacks();
+#if STREAMCHECK_HAVE_SANITIZER
+  std::string error;
+  if (SubscribePrecise(tracer, precise, &error)) return true;
+  std::fprintf(stderr, "streamcheck: --precise is not available: %s; running in fast mode\n", error.c_str());
+#else
+  (void)tracer;
+  std::fprintf(stderr,
+               "streamcheck: --precise is not available: this tracer was built without the Compute Sanitizer "
+               "API's headers; running in fast mode\n");
+#endif
+  return SubscribeCallbacks();
+}
+
 }  // namespace
 
 Tracer* GlobalTracer() { return g_tracer; }
@@ -97,7 +121,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
   static std::once_flag once;
   std::call_once(once, [] {
     g_tracer = new Tracer(TracerConfig::FromEnvironment());  // lives until exit
-    if (!SubscribeCallbacks()) return;
+    if (!SubscribeFrontEnd(*g_tracer)) return;
     if (!DebugFlag(DebugSwitch::kCallbacksOnly)) LoadFrameworkPlugins();  // that measures CUPTI alone
     g_tracer->host_thread_order().IgnoreCudaAndOwnCode();  // the plugins' locks too
     std::atexit(FinishAtExit);

@@ -46,6 +46,9 @@ struct ThreadState {
   // Its state in the preloaded library, from its first record; null without
   // the library (host_thread_order.h).
   streamcheck_thread_order* order = nullptr;
+  // The precise front-end's ticket for the launch in progress on this thread
+  // (tracer/sanitizer/), which the launch's record takes (kernel_launches.cpp).
+  uint32_t device_access_ticket = 0;
   PendingKernelNode pending_kernel;
   // Reused for every record of their kind: their vectors keep their capacity.
   TraceRecord launch;

@@ -187,6 +187,7 @@ void Tracer::Analyze(TraceRecord& r) {
   GuardInternalErrors("the analysis of a record", [&] {
     if (r.timestamp_ns != 0) r.timestamp_ns = timestamps_(r.timestamp_ns);
     const uint64_t resolve_start = profile_.Now();
+    if (r.device_access_ticket != 0 && device_accesses_ != nullptr) device_accesses_->Complete(r, resolver_.allocations());
     const bool analysed = resolver_.Resolve(r);
     profile_.Add(ProfilePhase::kResolve, resolve_start);
     if (!analysed) return;
@@ -213,6 +214,10 @@ STREAMCHECK_HOT void Tracer::AwaitHostSynchronizationAnalysis() {
   const uint64_t wait_start = profile_.Now();
   worker_->WaitFor(sequence);  // at once when the worker has stopped: it analysed everything first
   profile_.Add(ProfilePhase::kAnalysisWait, wait_start);
+}
+
+void Tracer::AwaitAnalysis() {
+  if (worker_ && worker_->running() && !AnalysisWorker::OnWorkerThread()) worker_->Drain();
 }
 
 StringId Tracer::Intern(std::string_view text) {
@@ -357,6 +362,7 @@ void Tracer::Finish() {
   finished_ = true;
   // What is queued is analysed first; calls made after this (the CUDA
   // runtime's own teardown) are analysed inline.
+  if (device_accesses_) device_accesses_->Finishing();
   if (worker_) worker_->Stop();
   engine_->Finish();
   session_->FinishProcess(output_, &engine_->stats());
@@ -365,6 +371,13 @@ void Tracer::Finish() {
   session_->AddCounters(output_, store::counters::kHostThreads,
                         {{std::string(store::counters::kOrderedByObservedSynchronization), host_order_.on() ? 1u : 0u},
                          {std::string(store::counters::kObjectsSharingAStamp), host_order_.objects_beyond_table()}});
+  if (device_accesses_) {
+    const std::map<std::string, uint64_t> notes = device_accesses_->Notes();
+    if (session_->has_store())
+      session_->AddCounters(output_, store::counters::kPrecise, notes);
+    else
+      for (const auto& [what, n] : notes) Warn(what + " (" + std::to_string(n) + "x)");
+  }
   if (trace_) {
     WriteSymbolizedStacks();
     trace_->Close();

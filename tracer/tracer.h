@@ -21,6 +21,7 @@
 #include "runtime/trace/trace_io.h"
 #include "store/run_session.h"
 #include "tracer/analysis_worker.h"
+#include "tracer/device_accesses.h"
 #include "tracer/frameworks/framework_hooks.h"
 #include "tracer/host_clock.h"
 #include "tracer/host_thread_order.h"
@@ -75,6 +76,9 @@ class Tracer : public StackResolver {
   const AddressSpan& address_span() const { return address_span_; }
   TracerProfile& profile() { return profile_; }
   HostThreadOrder& host_thread_order() { return host_order_; }
+  // The precise front-end, which completes launches with a device_access_ticket.
+  // Set once, before the first callback.
+  void set_device_accesses(DeviceAccessSource* source) { device_accesses_ = source; }
   // Flushes the trace, the final counts and the run summary. Idempotent.
   void Finish();
   // fork(), with tracer_lock() held: the worker analyses what is queued and stops
@@ -97,6 +101,9 @@ class Tracer : public StackResolver {
   // worker has analysed it, so findings up to here are on disk even if the
   // program ends with _exit().
   void AwaitHostSynchronizationAnalysis();
+  // Without tracer_lock() held: waits until the worker has analysed every
+  // record queued so far (the precise front-end, before a context's memory goes).
+  void AwaitAnalysis();
 
   // On the worker thread: symbolizes a stack for a finding.
   std::vector<ResolvedFrame> Resolve(StackId stack) override { return stacks_.Symbolize(stack); }
@@ -127,6 +134,7 @@ class Tracer : public StackResolver {
   bool finished_ = false;
   std::unique_ptr<AnalysisWorker> worker_;  // null: analysed inline (configured so, or after Finish)
   TracerProfile profile_;                   // its switch is read-only; its counters are on lines of their own
+  DeviceAccessSource* device_accesses_ = nullptr;  // the precise front-end's, on the worker
 
   // The program's side: under lock_.
   alignas(64) TracerLock lock_;

@@ -33,6 +33,12 @@ inline constexpr uint32_t kBlockMagic = 0x4b4c4253;  // "SBLK" little-endian
 inline constexpr uint32_t kMaxBlockPayloadBytes = 16u << 20;
 inline constexpr size_t kMaxRecordBytes = 8u << 20;
 
+// An access's mode byte carries its certainty (MemoryAccess::certainty) in
+// its high bits: mode | certainty << kCertaintyShift. Readers before them
+// rejected such a byte as an unknown mode, so a new trace fails loudly there
+// rather than being misread.
+inline constexpr unsigned kCertaintyShift = 6;
+
 // Presence bits of the non-default fields, numbered in the order of
 // record_fields.def (the one list of fields; there, ordered by how often the
 // tracer sets them so that the presence mask of common records fits in 1-2

@@ -155,7 +155,7 @@ class FieldDecoder {
     in_.Skip(n);
     return true;
   }
-  // count, then (addr varint, size varint, mode u8) each.
+  // count, then (addr varint, size varint, mode u8 | certainty << kCertaintyShift) each.
   [[gnu::always_inline]] bool Accesses(const char*, std::vector<MemoryAccess>* accesses) {
     size_t n = 0;
     if (!in_.Count("accesses", 3, &n)) return false;
@@ -169,12 +169,14 @@ class FieldDecoder {
           !in_.Byte("access mode", &byte)) {
         return false;
       }
-      if (byte < static_cast<uint8_t>(AccessMode::kRead) || byte > static_cast<uint8_t>(AccessMode::kUnknown))
-          [[unlikely]] {
+      const uint8_t certainty = byte >> kCertaintyShift, mode = byte & ((1u << kCertaintyShift) - 1);
+      if (mode < static_cast<uint8_t>(AccessMode::kRead) || mode > static_cast<uint8_t>(AccessMode::kUnknown) ||
+          certainty > static_cast<uint8_t>(AccessCertainty::kNone)) [[unlikely]] {
         *problem_ = "unknown access mode " + std::to_string(byte);
         return false;
       }
-      a.mode = static_cast<AccessMode>(byte);
+      a.mode = static_cast<AccessMode>(mode);
+      a.certainty = static_cast<AccessCertainty>(certainty);
       if (WrapsAddressSpace(a)) [[unlikely]] {
         *problem_ = "access wraps past 2^64";
         return false;
@@ -258,7 +260,7 @@ class FieldEncoder {
     for (const MemoryAccess& a : accesses) {
       Varint(a.addr);
       Varint(a.size);
-      Byte(a.mode);
+      Byte(static_cast<uint8_t>(a.mode) | static_cast<uint8_t>(a.certainty) << kCertaintyShift);
     }
   }
   void Frames(const std::vector<StackFrame>& frames) {
@@ -326,6 +328,8 @@ bool IsWritableRecord(const TraceRecord& r, std::string* problem) {
       *problem = "cannot write an access that wraps past 2^64";
       return false;
     }
+    if (a.certainty != AccessCertainty::kExact && AccessCertaintyName(a.certainty).empty())
+      return fail("access certainty", static_cast<int>(a.certainty));
   }
   return true;
 }

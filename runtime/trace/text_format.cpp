@@ -163,6 +163,10 @@ void AppendField(const TextField& f, const TraceRecord& r, const StringNames& na
         AppendNumber(a.size, 10, out);
         out->push_back(':');
         out->append(AccessModeName(a.mode));
+        if (a.certainty != AccessCertainty::kExact) {
+          out->push_back(':');
+          out->append(AccessCertaintyName(a.certainty));
+        }
       }
       break;
     case FieldKind::kDep:
@@ -362,6 +366,10 @@ class LineParser {
         if (pos_ < line_.size() && line_[pos_] == ':') {
           ++pos_;
           if (!EnumName(AccessModeFromName, &a.mode, "access mode")) return false;
+        }
+        if (pos_ < line_.size() && line_[pos_] == ':') {
+          ++pos_;
+          if (!EnumName(AccessCertaintyFromName, &a.certainty, "access certainty")) return false;
         }
         if (WrapsAddressSpace(a)) return Fail(at, "access wraps past 2^64");
         r->accesses.push_back(a);

@@ -4,6 +4,8 @@
 # checks the findings against the expectations files.
 # Usage: run_gpu_tests.sh STREAMCHECK_BINARY OUT_DIR [EXPECTATIONS_FILE...]
 #   (default: expectations.txt and pytorch/expectations.txt). JOBS runs at once (default 8).
+#   RUN_FLAGS adds options to every `streamcheck run` (RUN_FLAGS=--precise defaults
+#   to expectations_precise.txt).
 # Exit: 0 all as expected, 1 a mismatch, 77 no GPU (skipped).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,7 +13,11 @@ sc=${1:?streamcheck binary}
 out=${2:?output directory}
 shift 2
 files=("$@")
-((${#files[@]})) || files=("$here/expectations.txt" "$here/pytorch/expectations.txt")
+run_flags=(${RUN_FLAGS:-})
+if ((${#files[@]} == 0)); then
+  if [[ " ${run_flags[*]} " == *" --precise"* ]]; then files=("$here/expectations_precise.txt")
+  else files=("$here/expectations.txt" "$here/pytorch/expectations.txt"); fi
+fi
 mkdir -p "$out/results"
 rm -f "$out/results/"*
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
@@ -39,6 +45,8 @@ for f in (f for f in findings if f["rule"] in rules):
     rule, accesses = f["rule"], f["accesses"]
     if "confidence" in checks and f.get("confidence") != checks["confidence"]:
         sys.exit("%s: confidence %s, expected %s" % (rule, f.get("confidence"), checks["confidence"]))
+    if "severity" in checks and f["severity"] != checks["severity"]:
+        sys.exit("%s: a %s, expected a %s: %s" % (rule, f["severity"], checks["severity"], f["message"]))
     names = [" ".join(str(a.get(k) or "") for k in ("op", "api", "framework_op")) for a in accesses]
     for op in checks.get("ops", "").split(","):
         if op and not any(op in n for n in names):
@@ -62,7 +70,8 @@ run_one() {
   local db="$out/$name.$variant.db" want_rc=0 rc found
   rm -f "$db"*
   if [[ "$rest" == exit=* ]]; then read -r token rest <<<"$rest"; want_rc=${token#exit=}; fi
-  "$sc" run --db "$db" --trace "$out/$name.$variant.sctrace" -- "${exe[@]}" "$variant" >"$out/$name.$variant.log" 2>&1
+  "$sc" run --db "$db" --trace "$out/$name.$variant.sctrace" "${run_flags[@]}" -- "${exe[@]}" "$variant" \
+    >"$out/$name.$variant.log" 2>&1
   rc=$?
   if [[ $rc -ne $want_rc ]]; then
     echo "FAIL $program $variant: exit $rc, expected $want_rc ($(tail -3 "$out/$name.$variant.log" | tr '\n' ' '))"

@@ -75,15 +75,26 @@ Generated Generate(uint32_t seed, HostOrderProtocol* protocol) {
     const std::vector<int>& nodes = released[object];
     after[thread].insert(after[thread].end(), nodes.begin(), nodes.end());
   };
-  auto random_accesses = [&]() {
+  // A kernel's extent may be guessed past its first byte, or wholly
+  // (MemoryAccess::certainty); a host access is exact.
+  auto random_accesses = [&](bool kernel) {
     std::vector<MemoryAccess> out;
     const int n = 1 + pick(2);
     for (int i = 0; i < n; ++i) {
       const int b = pick(kBytes), e = b + 1 + pick(kBytes - b);
       const AccessMode modes[] = {AccessMode::kRead, AccessMode::kWrite, AccessMode::kReadWrite, AccessMode::kUnknown};
-      out.push_back({kBase + b, uint64_t(e - b), modes[pick(4)]});
+      const AccessCertainty certainties[] = {AccessCertainty::kExact, AccessCertainty::kFirstByte,
+                                             AccessCertainty::kNone};
+      out.push_back({kBase + b, uint64_t(e - b), modes[pick(4)], kernel ? certainties[pick(3)] : AccessCertainty::kExact});
     }
     return out;
+  };
+  auto reference_access = [](int node, bool host, const MemoryAccess& a, uint64_t idx) {
+    const Address certain_end = a.certainty == AccessCertainty::kExact       ? a.addr + a.size
+                                : a.certainty == AccessCertainty::kFirstByte ? a.addr + 1
+                                                                             : a.addr;
+    return RefAccess{node, host, a.addr, a.addr + a.size, MayWrite(a.mode), idx, certain_end,
+                     a.mode == AccessMode::kUnknown};
   };
   // A stream operation: after its host call, its stream's previous operation,
   // the legacy-stream rules, and `extra` (e.g. the captured work of an event).
@@ -166,21 +177,19 @@ Generated Generate(uint32_t seed, HostOrderProtocol* protocol) {
         }
         r.op = OpCode::kKernelLaunch;
         r.stream = s.handle;
-        r.accesses = random_accesses();
+        r.accesses = random_accesses(true);
         const uint64_t idx = emit(r);
         const int node = device_op(s, host_node({}));
-        for (const auto& a : g.records.back().accesses)
-          g.accesses.push_back({node, false, a.addr, a.addr + a.size, MayWrite(a.mode), idx});
+        for (const auto& a : g.records.back().accesses) g.accesses.push_back(reference_access(node, false, a, idx));
         break;
       }
       case 4: {  // host access
         if (disciplined) device_sync();
         r.op = OpCode::kHostAccess;
-        r.accesses = random_accesses();
+        r.accesses = random_accesses(false);
         const uint64_t idx = emit(r);
         const int node = host_node({});
-        for (const auto& a : g.records.back().accesses)
-          g.accesses.push_back({node, true, a.addr, a.addr + a.size, MayWrite(a.mode), idx});
+        for (const auto& a : g.records.back().accesses) g.accesses.push_back(reference_access(node, true, a, idx));
         break;
       }
       case 5: record(e, s); break;

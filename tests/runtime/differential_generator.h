@@ -31,6 +31,8 @@ struct RefAccess {
   Address begin, end;
   bool writes;
   uint64_t trace_index;
+  Address certain_end;  // [begin, certain_end): the bytes MemoryAccess::certainty says are certain
+  bool unknown_mode;    // neither known to read nor to write (AccessMode::kUnknown)
 };
 
 class Reference {

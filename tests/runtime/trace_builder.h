@@ -14,6 +14,16 @@ inline MemoryAccess R(Address a, uint64_t n) { return {a, n, AccessMode::kRead};
 inline MemoryAccess W(Address a, uint64_t n) { return {a, n, AccessMode::kWrite}; }
 inline MemoryAccess RW(Address a, uint64_t n) { return {a, n, AccessMode::kReadWrite}; }
 inline MemoryAccess U(Address a, uint64_t n) { return {a, n, AccessMode::kUnknown}; }
+// A kernel pointer's extent as fast mode guesses it: only its first byte is certain.
+inline MemoryAccess Guessed(MemoryAccess a) {
+  a.certainty = AccessCertainty::kFirstByte;
+  return a;
+}
+// A pointer found inside a by-value struct: not even its first byte is certain.
+inline MemoryAccess InStruct(MemoryAccess a) {
+  a.certainty = AccessCertainty::kNone;
+  return a;
+}
 
 class CollectingSink : public FindingSink {
  public:

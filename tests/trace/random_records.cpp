@@ -50,7 +50,8 @@ TraceRecord RandomRecords::Make(OpCode op) {
     if (Coin()) *v = Value();
   }
   for (int n = Coin() ? static_cast<int>(rng_() % 4) : 0; n > 0; --n) {
-    MemoryAccess a{Value(), Value(), static_cast<AccessMode>(1 + rng_() % 4)};
+    MemoryAccess a{Value(), Value(), static_cast<AccessMode>(1 + rng_() % 4),
+                   static_cast<AccessCertainty>(rng_() % 3)};
     // An access past the end of the address space is damage the readers
     // refuse: keep it inside.
     if (a.size != 0 && a.addr + (a.size - 1) < a.addr) a.size = ~a.addr + 1;

@@ -44,6 +44,20 @@ TEST(TextTrace, KernelLaunchWithLiteralsAndAccesses) {
   EXPECT_EQ(k.device, -1);  // omitted fields keep their defaults
 }
 
+TEST(TextTrace, AGuessedExtentSaysHowMuchOfItIsCertain) {
+  auto records = Parse("kernel_launch access=0x1000+4096:read:guessed access=0x2000+16:unknown:guessed_whole "
+                       "access=0x3000+8:write");
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].accesses[0].certainty, AccessCertainty::kFirstByte);
+  EXPECT_EQ(records[0].accesses[1].certainty, AccessCertainty::kNone);
+  EXPECT_EQ(records[0].accesses[2].certainty, AccessCertainty::kExact);
+  const std::string text = FormatTextTrace(records);
+  EXPECT_NE(text.find("access=0x1000+4096:read:guessed "), std::string::npos) << text;
+  EXPECT_NE(text.find("access=0x3000+8:write\n"), std::string::npos) << text;
+  EXPECT_NE(ParseError("kernel_launch access=0x1000+8:read:roughly").find("unknown access certainty 'roughly'"),
+            std::string::npos);
+}
+
 TEST(TextTrace, FieldsInAnyOrderAndDecimalOrHex) {
   auto a = Parse("memcpy size=4096 dst=0x100 src=256 stream=16 async=true copy_kind=host_to_device");
   auto b = Parse("memcpy copy_kind=host_to_device async=1 stream=0x10 src=0x100 dst=256 size=0x1000");

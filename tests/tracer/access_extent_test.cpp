@@ -13,13 +13,16 @@ namespace {
 constexpr Address kBase = 0x7f0000000000;
 constexpr uint64_t kSize = 4096;
 
-MemoryAccess At(Address a, uint64_t size, AccessMode m = AccessMode::kUnknown) { return {a, size, m}; }
+// An extent the policy gives: past its first byte, a guess.
+MemoryAccess At(Address a, uint64_t size, AccessMode m = AccessMode::kUnknown) {
+  return {a, size, m, AccessCertainty::kFirstByte};
+}
 
 // One launch's pointer arguments, each inside a known allocation.
 std::vector<MemoryAccess> LaunchExtents(AllocationBounds& b, const std::vector<std::pair<Address, AccessMode>>& args) {
   std::vector<AllocationBounds::Pointer> pointers;
   for (const auto& [addr, mode] : args) {
-    pointers.push_back({addr, mode, b.Holder(addr)});
+    pointers.push_back({addr, mode, AccessCertainty::kFirstByte, b.Holder(addr)});
     EXPECT_NE(pointers.back().holder, nullptr) << std::hex << addr;
   }
   std::vector<MemoryAccess> out;

@@ -91,8 +91,13 @@ TEST_F(CallbackPath, LaunchesCarryTheAccessesOfTheirTime) {
   Launch(x, y);  // x is no allocation any more
   const std::vector<TraceRecord> launches = LaunchesInTrace();
   ASSERT_EQ(launches.size(), 3u);
-  const auto in = [](const char* p, uint64_t n) { return MemoryAccess{Address(p), n, AccessMode::kRead}; };
-  const auto out = [](const char* p, uint64_t n) { return MemoryAccess{Address(p), n, AccessMode::kUnknown}; };
+  // The policy's extents: past the byte each pointer starts at, a guess.
+  const auto in = [](const char* p, uint64_t n) {
+    return MemoryAccess{Address(p), n, AccessMode::kRead, AccessCertainty::kFirstByte};
+  };
+  const auto out = [](const char* p, uint64_t n) {
+    return MemoryAccess{Address(p), n, AccessMode::kUnknown, AccessCertainty::kFirstByte};
+  };
   EXPECT_EQ(launches[0].accesses, (std::vector<MemoryAccess>{in(x, kBytes), out(y, kBytes)}));
   // y's first half is bounded now, and x, unbounded, takes its sibling's extent (access_extent.h).
   EXPECT_EQ(launches[1].accesses, (std::vector<MemoryAccess>{in(x, 2048), out(y, 2048)}));
@@ -128,7 +133,8 @@ TEST_F(CallbackPath, FrameworkOpsAndPoolBlocksAsTheyWereAtTheLaunch) {
                                                              {output, 512, AccessMode::kWrite}}));
   EXPECT_NE(launches[0].framework_op, 0u);
   // Outside the op, the policy's guess within the live block; the freed block is gone.
-  EXPECT_EQ(launches[1].accesses, (std::vector<MemoryAccess>{{view_begin, 1, AccessMode::kRead}}));
+  EXPECT_EQ(launches[1].accesses,
+            (std::vector<MemoryAccess>{{view_begin, 1, AccessMode::kRead, AccessCertainty::kFirstByte}}));
   EXPECT_EQ(launches[1].framework_op, 0u);
 }
 

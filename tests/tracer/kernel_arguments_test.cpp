@@ -36,8 +36,9 @@ TEST(MatchPointerArguments, PlainPointersTakeTheSignaturesMode) {
   const auto found = Match({{0, 8, AccessMode::kRead}, {8, 8, AccessMode::kUnknown}, {16, 4, AccessMode::kUnknown}},
                            b, bounds);
   ASSERT_EQ(found.size(), 2u);
-  EXPECT_EQ(found[0], (MemoryAccess{kA, kSize, AccessMode::kRead}));
-  EXPECT_EQ(found[1], (MemoryAccess{kB, kSize, AccessMode::kUnknown}));
+  // The policy's extents: only the byte each pointer starts at is certain.
+  EXPECT_EQ(found[0], (MemoryAccess{kA, kSize, AccessMode::kRead, AccessCertainty::kFirstByte}));
+  EXPECT_EQ(found[1], (MemoryAccess{kB, kSize, AccessMode::kUnknown, AccessCertainty::kFirstByte}));
 }
 
 TEST(MatchPointerArguments, PointersInsideStructsAreFoundWithUnknownMode) {
@@ -100,13 +101,15 @@ TEST(CollectPointerWords, KeepsWordsInsideTheSpanWithTheirParametersMode) {
   const std::vector<ParamSlot> params = {{0, 8, AccessMode::kRead}, {8, 8, AccessMode::kRead},
                                          {16, 8, AccessMode::kWrite}, {24, 16, AccessMode::kRead}};
   CollectPointerWords(params, [&](size_t i) { return b.bytes.data() + params[i].offset; }, span, &words);
-  EXPECT_EQ(words, (std::vector<MemoryAccess>{{kA + 16, 0, AccessMode::kRead},
-                                              {kA + kSize, 0, AccessMode::kWrite},
-                                              {kB, 0, AccessMode::kUnknown}}));
+  // A plain pointer's first byte is certain; a struct member's not even that.
+  EXPECT_EQ(words, (std::vector<MemoryAccess>{{kA + 16, 0, AccessMode::kRead, AccessCertainty::kFirstByte},
+                                              {kA + kSize, 0, AccessMode::kWrite, AccessCertainty::kFirstByte},
+                                              {kB, 0, AccessMode::kUnknown, AccessCertainty::kNone}}));
   AllocationBounds bounds = TwoBuffers();
   std::vector<MemoryAccess> accesses;
   ResolvePointerWords(words, bounds, &accesses);
-  EXPECT_EQ(accesses, (std::vector<MemoryAccess>{{kA + 16, 1, AccessMode::kRead}, {kB, kSize, AccessMode::kUnknown}}));
+  EXPECT_EQ(accesses, (std::vector<MemoryAccess>{{kA + 16, 1, AccessMode::kRead, AccessCertainty::kFirstByte},
+                                                 {kB, kSize, AccessMode::kUnknown, AccessCertainty::kNone}}));
 }
 
 TEST(CollectPointerWords, NothingBeforeTheFirstAllocation) {

@@ -10,6 +10,8 @@
 #include <string>
 #include <thread>
 
+#include "tracer/sanitizer/launch_selection.h"
+
 namespace streamcheck::tracer {
 namespace {
 
@@ -46,6 +48,34 @@ TEST_F(FakeNccl, TheCallerIsTheFirstFrameOutsideThePlumbing) {
   EXPECT_EQ(LibraryOfCaller(from_program, 2), "");
   EXPECT_EQ(LibraryOfCaller(&in_libc, 1), "");
   EXPECT_EQ(LibraryOfCaller(nullptr, 0), "");
+}
+
+// The module itself, as --precise's launch selection takes it: a kernel
+// launched from a vendor library keeps fast mode's extents.
+TEST_F(FakeNccl, TheCallingModuleIsTheFirstOutsideThePlumbing) {
+  const uint64_t in_libc = reinterpret_cast<uint64_t>(&std::abort);
+  const uint64_t in_program = reinterpret_cast<uint64_t>(&LibraryOfModule);
+  const uint64_t through_libc[] = {in_libc, Pc("ncclAllReduce"), in_program}, from_program[] = {in_libc, in_program};
+  EXPECT_TRUE(CallingModule(through_libc, 3).starts_with("libnccl.so")) << CallingModule(through_libc, 3);
+  EXPECT_EQ(precise::VendorLibraryOf(CallingModule(through_libc, 3)), "NCCL");
+  EXPECT_EQ(CallingModule(from_program, 2), "<program>");
+  EXPECT_EQ(precise::VendorLibraryOf(CallingModule(from_program, 2)), "");
+  EXPECT_EQ(CallingModule(&in_libc, 1), "");
+}
+
+// Under --precise the Compute Sanitizer API's library dispatches the
+// callback: its frames are plumbing like CUPTI's.
+TEST_F(FakeNccl, TheSanitizerApisFramesArePlumbing) {
+  void* sanitizer = dlopen(FAKE_SANITIZER_LIB, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(sanitizer, nullptr) << dlerror();
+  const uint64_t in_sanitizer = reinterpret_cast<uint64_t>(dlsym(sanitizer, "fake_sanitizer_dispatch"));
+  ASSERT_NE(in_sanitizer, 0u);
+  const uint64_t in_program = reinterpret_cast<uint64_t>(&LibraryOfModule);
+  const uint64_t from_nccl[] = {in_sanitizer, Pc("ncclAllReduce"), in_program};
+  EXPECT_EQ(LibraryOfCaller(from_nccl, 3), "nccl");
+  const uint64_t from_program[] = {in_sanitizer, in_program};
+  EXPECT_EQ(LibraryOfCaller(from_program, 2), "");
+  dlclose(sanitizer);
 }
 
 std::string g_seen;

@@ -1,4 +1,6 @@
-// The CUPTI subscription: which callbacks are enabled and how each is routed.
+// The CUPTI front-end (fast mode): subscribes to CUPTI, enables the calls of
+// api_routing.h's lists, and hands each callback to the front-end-neutral
+// route as an ApiCall. What a call means lives in tracer/api_calls/.
 #pragma once
 
 #include <cupti.h>

@@ -105,16 +105,18 @@ void AllocationBounds::NoteRangeEnd(Address end) {
   if (a) a->second.boundaries.insert(end);
 }
 
-MemoryAccess AllocationBounds::ExtentIn(const Entry& holder, Address p, AccessMode mode, bool* bounded) {
+MemoryAccess AllocationBounds::ExtentIn(const Entry& holder, Address p, AccessMode mode, bool* bounded,
+                                        AccessCertainty certainty) {
   const Address base = holder.first, end = base + holder.second.size;
   const std::set<Address>& boundaries = holder.second.boundaries;
   auto next = boundaries.empty() ? boundaries.end() : boundaries.upper_bound(p);
+  // Every extent but its first byte is this policy's guess.
   if (next != boundaries.end()) {
     *bounded = true;
-    return {p, std::min(*next, end) - p, mode};
+    return {p, std::min(*next, end) - p, mode, certainty};
   }
   *bounded = false;
-  return {p, p == base ? holder.second.size : 1, mode};
+  return {p, p == base ? holder.second.size : 1, mode, certainty};
 }
 
 MemoryAccess AllocationBounds::ExtentOf(Address p, AccessMode mode, bool* bounded) const {
@@ -134,7 +136,7 @@ void AllocationBounds::LaunchExtents(const std::vector<Pointer>& pointers, std::
   uint64_t sibling = 0;  // smallest bounded extent among the arguments
   for (size_t i = 0; i < pointers.size(); ++i) {
     bool b = false;
-    out->push_back(ExtentIn(*pointers[i].holder, pointers[i].addr, pointers[i].mode, &b));
+    out->push_back(ExtentIn(*pointers[i].holder, pointers[i].addr, pointers[i].mode, &b, pointers[i].certainty));
     bounded_[i] = b;
     if (b && (sibling == 0 || out->back().size < sibling)) sibling = out->back().size;
   }
@@ -145,6 +147,25 @@ void AllocationBounds::LaunchExtents(const std::vector<Pointer>& pointers, std::
     const uint64_t room = holder.first + holder.second.size - (*out)[i].addr;
     (*out)[i].size = std::min(sibling, room);
   }
+}
+
+void AllocationBounds::ClipToKnown(const MemoryAccess& a, std::vector<MemoryAccess>* out) const {
+  const Address begin = a.addr, end = a.addr + a.size;
+  auto clip = [&](const Table& table, bool skip_pooled) {
+    auto it = table.upper_bound(begin);
+    if (it != table.begin()) --it;
+    for (; it != table.end() && it->first < end; ++it) {
+      if (skip_pooled && it->second.pooled) continue;  // its blocks count instead
+      const Address b = std::max(begin, it->first), e = std::min(end, it->first + it->second.size);
+      if (b >= e) continue;
+      MemoryAccess part = a;
+      part.addr = b;
+      part.size = e - b;
+      out->push_back(part);
+    }
+  };
+  clip(blocks_, false);
+  clip(by_base_, true);
 }
 
 }  // namespace streamcheck::tracer

@@ -15,7 +15,10 @@
 // to different streams (per-stream chunks, tensors sub-allocated from one
 // cudaMalloc segment): a race is reported only where the slices really meet.
 // Where the policy guesses short, a race can be missed; it never invents one
-// between slices it knows to be disjoint.
+// between slices it knows to be disjoint. Each extent is marked guessed past
+// its first byte (MemoryAccess::certainty), and wholly guessed for a pointer
+// found inside a by-value struct: a race met only in guessed bytes is a
+// possible one, a warning that `--precise` settles (docs/PRECISE.md).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +47,7 @@ class AllocationBounds {
   struct Pointer {
     Address addr;
     AccessMode mode;
+    AccessCertainty certainty;  // of its first byte: kFirstByte, or kNone inside a struct
     Entry* holder;
   };
 
@@ -73,11 +77,17 @@ class AllocationBounds {
   // all allocations rejects them before any lookup.
   Entry* Holder(Address p);
   bool Contains(Address p) const { return p >= low_ && p < high_ && Find(p) != nullptr; }
+  // Appends the parts of `a` that lie in known memory (a live pool block,
+  // or an allocation that is no caching allocator's segment): what a kernel
+  // observed on the device touches beside them (the driver's printf buffer,
+  // a module's globals) is no memory the program's calls can race on.
+  void ClipToKnown(const MemoryAccess& a, std::vector<MemoryAccess>* out) const;
 
  private:
   using Table = std::map<Address, Allocation>;
   static const Entry* FindIn(const Table& table, Address p);
-  static MemoryAccess ExtentIn(const Entry& holder, Address p, AccessMode mode, bool* bounded);
+  static MemoryAccess ExtentIn(const Entry& holder, Address p, AccessMode mode, bool* bounded,
+                               AccessCertainty certainty = AccessCertainty::kFirstByte);
   // The pool block holding p, else the allocation holding p.
   const Entry* Find(Address p) const;
   Entry* Find(Address p);

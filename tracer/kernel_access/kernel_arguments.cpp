@@ -15,8 +15,12 @@ void MergeRepeatedRangesFew(std::vector<MemoryAccess>* accesses) {
     const MemoryAccess& a = (*accesses)[i];
     size_t j = 0;
     while (j < kept && ((*accesses)[j].addr != a.addr || (*accesses)[j].size != a.size)) ++j;
-    if (j < kept) (*accesses)[j].mode = MergeAccessModes((*accesses)[j].mode, a.mode);
-    else (*accesses)[kept++] = a;
+    if (j < kept) {
+      (*accesses)[j].mode = MergeAccessModes((*accesses)[j].mode, a.mode);
+      (*accesses)[j].certainty = MoreCertain((*accesses)[j].certainty, a.certainty);
+    } else {
+      (*accesses)[kept++] = a;
+    }
   }
   accesses->resize(kept);
 }
@@ -34,20 +38,24 @@ void MergeRepeatedRangesMany(std::vector<MemoryAccess>* accesses) {
   });
   std::vector<bool> keep(extents.size(), true);
   std::vector<AccessMode> mode(extents.size());
+  std::vector<AccessCertainty> certainty(extents.size());
   for (size_t k = 0; k < order.size();) {
     const MemoryAccess& first = extents[order[k]];
     AccessMode merged = first.mode;
+    AccessCertainty surest = first.certainty;
     size_t end = k + 1;
     for (; end < order.size() && extents[order[end]].addr == first.addr && extents[order[end]].size == first.size; ++end) {
       merged = MergeAccessModes(merged, extents[order[end]].mode);
+      surest = MoreCertain(surest, extents[order[end]].certainty);
       keep[order[end]] = false;
     }
     mode[order[k]] = merged;
+    certainty[order[k]] = surest;
     k = end;
   }
   size_t kept = 0;
   for (uint32_t i = 0; i < extents.size(); ++i)
-    if (keep[i]) (*accesses)[kept++] = {extents[i].addr, extents[i].size, mode[i]};
+    if (keep[i]) (*accesses)[kept++] = {extents[i].addr, extents[i].size, mode[i], certainty[i]};
   accesses->resize(kept);
 }
 
@@ -60,7 +68,8 @@ void ResolvePointerWords(const std::vector<MemoryAccess>& words, AllocationBound
   thread_local std::vector<AllocationBounds::Pointer> pointers;
   pointers.clear();
   for (const MemoryAccess& word : words)
-    if (AllocationBounds::Entry* holder = bounds.Holder(word.addr)) pointers.push_back({word.addr, word.mode, holder});
+    if (AllocationBounds::Entry* holder = bounds.Holder(word.addr))
+      pointers.push_back({word.addr, word.mode, word.certainty, holder});
   if (pointers.empty()) return;
   bounds.LaunchExtents(pointers, out);
   constexpr size_t kPairwiseLimit = 16;

@@ -45,8 +45,9 @@ class AddressSpan {
 // pointer-sized word of every parameter (plain pointers, and pointers inside
 // by-value structs at 8-byte offsets) that falls inside `span`, as an access
 // of size 0 with the mode the signature gives a plain pointer (kUnknown
-// inside a struct). value_of(i) returns the bytes of parameter i
-// (params[i].size of them) or null when unavailable.
+// inside a struct) and the certainty of its first byte: a plain pointer's
+// is certain, a struct member's not (the kernel may not use it). value_of(i)
+// returns the bytes of parameter i (params[i].size of them) or null when unavailable.
 template <typename ValueOf>
 void CollectPointerWords(const std::vector<ParamSlot>& params, ValueOf&& value_of, const AddressSpan& span,
                          std::vector<MemoryAccess>* out) {
@@ -55,11 +56,13 @@ void CollectPointerWords(const std::vector<ParamSlot>& params, ValueOf&& value_o
     const char* value = value_of(i);
     if (value == nullptr) continue;
     const size_t size = params[i].size;
-    const AccessMode mode = size == sizeof(uint64_t) ? params[i].mode : AccessMode::kUnknown;
+    const bool plain = size == sizeof(uint64_t);
+    const AccessMode mode = plain ? params[i].mode : AccessMode::kUnknown;
+    const AccessCertainty certainty = plain ? AccessCertainty::kFirstByte : AccessCertainty::kNone;
     for (size_t off = 0; off + sizeof(uint64_t) <= size; off += sizeof(uint64_t)) {
       uint64_t word;
       std::memcpy(&word, value + off, sizeof word);
-      if (span.Holds(word)) out->push_back({word, 0, mode});
+      if (span.Holds(word)) out->push_back({word, 0, mode, certainty});
     }
   }
 }

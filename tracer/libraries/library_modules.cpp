@@ -19,11 +19,14 @@ bool StartsWithAny(std::string_view name, std::initializer_list<std::string_view
 }
 
 // Frames between a library's code and the call the tracer sees: CUDA's
-// runtime and driver, CUPTI, the tracer and its preloaded library, the
-// unwinder, and the C and C++ runtimes.
+// runtime and driver (with its libnvidia-* parts), the front-end's library
+// (CUPTI's, or the Compute Sanitizer API's and its injection under
+// --precise), the tracer and its preloaded library, the unwinder, and the C
+// and C++ runtimes.
 bool IsPlumbing(std::string_view name) {
-  return StartsWithAny(name, {"libcuda.", "libcudart.", "libcupti.", "libstreamcheck_", "libunwind.", "libc.so",
-                              "libc-", "ld-linux", "libstdc++.", "libgcc_s.", "libpthread."});
+  return StartsWithAny(name, {"libcuda.", "libcudart.", "libnvidia-", "libcupti.", "libsanitizer-", "libTreeLauncher",
+                              "libstreamcheck_", "libunwind.", "libc.so", "libc-", "ld-linux", "libstdc++.",
+                              "libgcc_s.", "libpthread."});
 }
 
 bool IsCRuntime(std::string_view name) {
@@ -81,13 +84,17 @@ std::string_view LibraryOfModule(std::string_view path) {
   return {};
 }
 
-std::string_view LibraryOfCaller(const uint64_t* pcs, size_t count) {
+std::string_view CallingModule(const uint64_t* pcs, size_t count) {
   for (size_t i = 0; i < count; ++i) {
     const std::string_view module = BaseName(ModuleOf(pcs[i]));
     if (module.empty() || IsPlumbing(module)) continue;
-    return LibraryOfModule(module);
+    return module;
   }
   return {};
+}
+
+std::string_view LibraryOfCaller(const uint64_t* pcs, size_t count) {
+  return LibraryOfModule(CallingModule(pcs, count));
 }
 
 std::string_view LibraryThatStartedThisThread() {

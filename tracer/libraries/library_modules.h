@@ -16,9 +16,15 @@ namespace streamcheck::tracer {
 // (a path or a file name), else "".
 std::string_view LibraryOfModule(std::string_view path);
 
-// The library whose code is the first of `pcs` (return addresses,
-// innermost first) outside CUDA's runtime and driver, the tracer and the C
-// and C++ runtimes; "" when that is the program's (or no frame is).
+// The file name of the module holding the first of `pcs` (return
+// addresses, innermost first) outside CUDA's runtime and driver, the
+// front-end's library (CUPTI, the Compute Sanitizer API), the tracer and
+// the C and C++ runtimes: the code that made the CUDA call in progress.
+// "<program>" for the main executable; "" when no frame is outside.
+std::string_view CallingModule(const uint64_t* pcs, size_t count);
+
+// The library (LibraryOfModule) of CallingModule; "" when that is the
+// program's (or no frame is).
 std::string_view LibraryOfCaller(const uint64_t* pcs, size_t count);
 
 // The library that started the calling thread: the module of the

@@ -7,7 +7,9 @@
 # Usage: run_distributed_tests.sh STREAMCHECK_BINARY OUT_DIR [NPROC]
 #   NPROC: processes (GPUs) per torchrun job, default min(2, GPUs); the
 #   scenarios that need more are skipped. JOBS runs at once (default 3);
-#   ONLY=REGEX runs the scenarios whose names match.
+#   ONLY=REGEX runs the scenarios whose names match; RUN_FLAGS adds options
+#   to every `streamcheck run` (RUN_FLAGS=--precise: NCCL's own work stays
+#   apart under the Sanitizer API's front-end too).
 #   OUT_DIR gets NAME.VARIANT.{db,log}, traces/NAME.VARIANT[.rankR].sctrace
 #   and results.txt.
 # Exit: 0 all as expected, 1 a mismatch, 77 no GPU.
@@ -23,6 +25,7 @@ if ! command -v nvidia-smi >/dev/null || ! gpus=$(nvidia-smi -L 2>/dev/null | gr
 fi
 ((gpus > 0)) || { echo "no GPU: skipping the distributed scenarios"; exit 77; }
 nproc=${3:-$((gpus < 2 ? gpus : 2))}
+run_flags=(${RUN_FLAGS:-})
 py=${PYTHON:-python3}
 torchrun=${TORCHRUN:-torchrun}
 export NCCL_NVLS_ENABLE=0  # NVLink multicast stays off on the shared machines
@@ -53,7 +56,7 @@ run_one() {
   else
     cmd=("$torchrun" --standalone --nproc_per_node="$nproc" "$here/scenarios.py" "$name" "$variant")
   fi
-  "$sc" run --db "$db" --trace "$trace" -- "${cmd[@]}" >"$log" 2>&1
+  "$sc" run --db "$db" --trace "$trace" "${run_flags[@]}" -- "${cmd[@]}" >"$log" 2>&1
   rc=$?
   for t in "$trace".*; do  # each rank's trace, named by its rank
     [[ -f "$t" ]] || continue

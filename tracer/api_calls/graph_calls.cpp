@@ -1,14 +1,14 @@
 // Stream capture and the graph API. Kernel nodes added through the API get
 // their arguments from the nested driver call (kernel_launches.cpp).
-#include <cupti_runtime_cbid.h>
 
-#include "tracer/cupti/callback_context.h"
-#include "tracer/cupti/kernel_launches.h"
+#include "tracer/api_calls/api_call.h"
+#include "tracer/api_calls/cuda_call_params.h"
+#include "tracer/api_calls/kernel_launches.h"
 
 namespace streamcheck::tracer {
 namespace {
 
-TraceRecord NodeRecord(const CallbackContext& c, OpCode node_op, cudaGraphNode_t* node, cudaGraph_t graph,
+TraceRecord NodeRecord(const ApiCall& c, OpCode node_op, cudaGraphNode_t* node, cudaGraph_t graph,
                        const cudaGraphNode_t* deps, size_t n) {
   TraceRecord r = c.Record(OpCode::kGraphAddNode);
   r.node_op = node_op;
@@ -20,7 +20,7 @@ TraceRecord NodeRecord(const CallbackContext& c, OpCode node_op, cudaGraphNode_t
 
 }  // namespace
 
-bool DecodeGraphCall(const CallbackContext& c, CUpti_CallbackId cbid) {
+bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
   Tracer& t = c.tracer;
   TraceRecord r;
   switch (cbid) {

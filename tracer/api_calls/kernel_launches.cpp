@@ -1,11 +1,9 @@
-#include "tracer/cupti/kernel_launches.h"
-
-#include <cupti_driver_cbid.h>
-#include <cupti_runtime_cbid.h>
+#include "tracer/api_calls/kernel_launches.h"
 
 #include <cstdio>
 #include <unordered_map>
 
+#include "tracer/api_calls/cuda_call_params.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/hot_path.h"
 #include "tracer/kernel_access/kernel_arguments.h"
@@ -146,7 +144,8 @@ void LeaveRuntimeCall() {
   if (depth > 0) --depth;
 }
 
-STREAMCHECK_HOT bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_CallbackId cbid) {
+STREAMCHECK_HOT bool HandleDriverLaunch(const ApiCall& c, ApiCallbackId cbid) {
+  Tracer& t = c.tracer;
   CUfunction f = nullptr;
   void** args = nullptr;
   void** extra = nullptr;
@@ -158,7 +157,7 @@ STREAMCHECK_HOT bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* dat
       per_thread = true;
       [[fallthrough]];
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel: {
-      const auto& p = *static_cast<const cuLaunchKernel_params*>(data->functionParams);
+      const auto& p = *static_cast<const cuLaunchKernel_params*>(c.function_params);
       f = p.f, args = p.kernelParams, extra = p.extra, stream = p.hStream;
       break;
     }
@@ -166,7 +165,7 @@ STREAMCHECK_HOT bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* dat
       per_thread = true;
       [[fallthrough]];
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel: {
-      const auto& p = *static_cast<const cuLaunchCooperativeKernel_params*>(data->functionParams);
+      const auto& p = *static_cast<const cuLaunchCooperativeKernel_params*>(c.function_params);
       f = p.f, args = p.kernelParams, stream = p.hStream;
       break;
     }
@@ -174,14 +173,14 @@ STREAMCHECK_HOT bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* dat
       per_thread = true;
       [[fallthrough]];
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx: {
-      const auto& p = *static_cast<const cuLaunchKernelEx_params*>(data->functionParams);
+      const auto& p = *static_cast<const cuLaunchKernelEx_params*>(c.function_params);
       f = p.f, args = p.kernelParams, extra = p.extra, stream = p.config ? p.config->hStream : nullptr;
       break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode:
     case CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2: {
       // v1 and v2 node parameters share the leading fields read here.
-      const auto& p = *static_cast<const cuGraphAddKernelNode_v2_params*>(data->functionParams);
+      const auto& p = *static_cast<const cuGraphAddKernelNode_v2_params*>(c.function_params);
       if (p.nodeParams) f = p.nodeParams->func, args = p.nodeParams->kernelParams;
       graph_node = true;
       break;
@@ -191,25 +190,27 @@ STREAMCHECK_HOT bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* dat
   }
   ThreadState& thread = ThisThread();
   if (thread.pending_kernel.active) {  // nested in cudaGraphAddKernelNode: it supplies the function
-    if (data->callbackSite == CUPTI_API_ENTER && f != nullptr) {
+    if (c.entry && f != nullptr) {
       thread.pending_kernel.function = f;
-      thread.pending_kernel.symbol = data->symbolName;
+      thread.pending_kernel.symbol = c.symbol_name;
     }
     return true;
   }
-  if (graph_node || data->callbackSite != CUPTI_API_EXIT || thread.runtime_depth > 0) return true;
-  if (*static_cast<const CUresult*>(data->functionReturnValue) != CUDA_SUCCESS || f == nullptr) return true;
-  const KernelLayout& k = LayoutOf(t, f, data->symbolName ? data->symbolName : "");
+  if (graph_node || c.entry || thread.runtime_depth > 0) return true;
+  if (c.driver_result() != CUDA_SUCCESS || f == nullptr) return true;
+  const KernelLayout& k = LayoutOf(t, f, c.symbol_name ? c.symbol_name : "");
   const ArgumentSource source = ArgumentSource::From(args, extra);
   TraceRecord& r = thread.launch;  // reused: its access list keeps its buffer
   r.Clear();
   r.op = OpCode::kKernelLaunch;
-  r.api = t.InternStatic(data->functionName);
+  r.api = t.InternStatic(c.function_name);
   r.name = k.name_id;
   // CU_STREAM_LEGACY (0x1) and CU_STREAM_PER_THREAD (0x2) match the runtime's values.
-  r.stream = CallbackContext{t, data, per_thread}.Stream(stream);
+  r.stream = StreamHandle(stream, per_thread);
+  r.device_access_ticket = thread.device_access_ticket;  // 0 but under --precise
+  thread.device_access_ticket = 0;
   CollectArguments(t, k, source, &r);
-  DebugLaunch(data->functionName, k, source, r.accesses.size());
+  DebugLaunch(c.function_name, k, source, r.accesses.size());
   t.Emit(r);
   return true;
 }
@@ -221,8 +222,8 @@ void OpenPendingKernel(void** args) {
   pending.args = args;
 }
 
-void TakePendingKernel(const CallbackContext& c, TraceRecord* node) {
-  ResolvePending(c.tracer, c.data->symbolName, node);
+void TakePendingKernel(const ApiCall& c, TraceRecord* node) {
+  ResolvePending(c.tracer, c.symbol_name, node);
   DiscardPendingKernel();
 }
 

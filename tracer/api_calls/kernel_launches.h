@@ -8,19 +8,19 @@
 // runtime's launch calls as well would double CUPTI's cost per launch.
 #pragma once
 
-#include <cupti.h>
-
-#include "tracer/cupti/callback_context.h"
+#include "tracer/api_calls/api_call.h"
 
 namespace streamcheck::tracer {
 
 // Driver launch APIs and cuGraphAddKernelNode: completes a pending graph
-// kernel node, or emits the launch. Returns false for other cbids.
-bool HandleDriverLaunch(Tracer& t, const CUpti_CallbackData* data, CUpti_CallbackId cbid);
+// kernel node, or emits the launch (with the precise front-end's ticket for
+// its device accesses, ThreadState::device_access_ticket, when it gave one).
+// Returns false for other cbids.
+bool HandleDriverLaunch(const ApiCall& c, ApiCallbackId cbid);
 // cudaGraphAddKernelNode: open a pending kernel at entry, take it at exit to
 // fill the node's name and accesses from the nested driver call.
 void OpenPendingKernel(void** args);
-void TakePendingKernel(const CallbackContext& c, TraceRecord* node);
+void TakePendingKernel(const ApiCall& c, TraceRecord* node);
 // The cudaGraphAddKernelNode call failed: no node, and the thread's next
 // launch is its own again.
 void DiscardPendingKernel();

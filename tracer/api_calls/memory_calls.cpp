@@ -1,9 +1,9 @@
 // Allocation, free, copies and memsets. What they tell of the live
 // allocations and the boundaries inside them (to bound kernel pointer
 // arguments) the analysis worker takes from these records (record_resolver.h).
-#include <cupti_runtime_cbid.h>
 
-#include "tracer/cupti/callback_context.h"
+#include "tracer/api_calls/api_call.h"
+#include "tracer/api_calls/cuda_call_params.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -12,7 +12,7 @@ CopyKind ToCopyKind(cudaMemcpyKind k) { return static_cast<CopyKind>(k); }
 
 // `stream`: where a stream-ordered allocation (kMallocAsync: cudaMallocAsync,
 // cudaMallocFromPoolAsync) becomes usable.
-void EmitMalloc(const CallbackContext& c, void* ptr, uint64_t size, MemoryKind kind, OpCode op = OpCode::kMalloc,
+void EmitMalloc(const ApiCall& c, void* ptr, uint64_t size, MemoryKind kind, OpCode op = OpCode::kMalloc,
                 Handle stream = 0) {
   TraceRecord r = c.Record(op);
   r.dst = ToHandle(ptr);
@@ -22,18 +22,18 @@ void EmitMalloc(const CallbackContext& c, void* ptr, uint64_t size, MemoryKind k
   c.tracer.Emit(r);
 }
 
-void EmitMallocAsync(const CallbackContext& c, void* ptr, uint64_t size, Handle stream) {
+void EmitMallocAsync(const ApiCall& c, void* ptr, uint64_t size, Handle stream) {
   EmitMalloc(c, ptr, size, MemoryKind::kDevice, OpCode::kMallocAsync, stream);
 }
 
-void EmitFree(const CallbackContext& c, const void* ptr, OpCode op, Handle stream) {
+void EmitFree(const ApiCall& c, const void* ptr, OpCode op, Handle stream) {
   TraceRecord r = c.Record(op);
   r.dst = ToHandle(ptr);
   r.stream = stream;
   c.tracer.Emit(r);
 }
 
-void EmitCopy(const CallbackContext& c, const void* dst, const void* src, uint64_t width, uint64_t height,
+void EmitCopy(const ApiCall& c, const void* dst, const void* src, uint64_t width, uint64_t height,
               uint64_t dpitch, uint64_t spitch, cudaMemcpyKind kind, Handle stream, bool async) {
   TraceRecord r = c.Record(OpCode::kMemcpy);
   r.dst = ToHandle(dst);
@@ -48,7 +48,7 @@ void EmitCopy(const CallbackContext& c, const void* dst, const void* src, uint64
   c.tracer.Emit(r);
 }
 
-void EmitMemset(const CallbackContext& c, const void* dst, uint64_t width, uint64_t height, uint64_t pitch,
+void EmitMemset(const ApiCall& c, const void* dst, uint64_t width, uint64_t height, uint64_t pitch,
                 Handle stream, bool async) {
   TraceRecord r = c.Record(OpCode::kMemset);
   r.dst = ToHandle(dst);
@@ -60,7 +60,7 @@ void EmitMemset(const CallbackContext& c, const void* dst, uint64_t width, uint6
   c.tracer.Emit(r);
 }
 
-void Emit3D(const CallbackContext& c, const cudaMemcpy3DParms* p, Handle stream, bool async) {
+void Emit3D(const ApiCall& c, const cudaMemcpy3DParms* p, Handle stream, bool async) {
   if (p == nullptr || p->srcArray || p->dstArray) {
     c.tracer.CountUnmodeled("cudaMemcpy3D with CUDA arrays");
     return;
@@ -79,7 +79,7 @@ cudaMemcpyKind SymbolCopyKind(cudaMemcpyKind k, cudaMemcpyKind default_kind) {
 
 }  // namespace
 
-bool DecodeMemoryCall(const CallbackContext& c, CUpti_CallbackId cbid) {
+bool DecodeMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
   switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020: {
       const auto& p = c.params<cudaMalloc_v3020_params>();

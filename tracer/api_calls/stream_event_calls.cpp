@@ -1,12 +1,11 @@
 // Streams, events, synchronization, devices and host functions.
-#include <cupti_driver_cbid.h>
-#include <cupti_runtime_cbid.h>
 
-#include "tracer/cupti/callback_context.h"
+#include "tracer/api_calls/api_call.h"
+#include "tracer/api_calls/cuda_call_params.h"
 
 namespace streamcheck::tracer {
 
-bool DecodeStreamOrEventCall(const CallbackContext& c, CUpti_CallbackId cbid) {
+bool DecodeStreamOrEventCall(const ApiCall& c, ApiCallbackId cbid) {
   Tracer& t = c.tracer;
   TraceRecord r;
   switch (cbid) {
@@ -98,7 +97,7 @@ bool DecodeStreamOrEventCall(const CallbackContext& c, CUpti_CallbackId cbid) {
 // An event needs no record of its creation: one never recorded is one the
 // engine has no state for, and the destruction of every event, through
 // either API, clears the state of its handle before a new event can take it.
-bool DecodeDriverEventCall(const CallbackContext& c, CUpti_CallbackId cbid) {
+bool DecodeDriverEventCall(const ApiCall& c, ApiCallbackId cbid) {
   TraceRecord r;
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuEventRecord:

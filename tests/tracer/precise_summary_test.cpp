@@ -1,0 +1,152 @@
+// The precise front-end's parts that need no GPU: merging a launch's logged
+// device ranges into exact accesses, choosing which launches to instrument,
+// and clipping what a kernel touched to the memory the program allocated.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "tracer/kernel_access/access_extent.h"
+#include "tracer/sanitizer/access_summary.h"
+#include "tracer/sanitizer/launch_selection.h"
+
+namespace streamcheck::tracer::precise {
+namespace {
+
+constexpr uint32_t kR = kRangeRead, kW = kRangeWrite;
+
+// The summary in address order.
+std::vector<MemoryAccess> Summary(std::vector<AccessRange> ranges, size_t limit = 1000, bool* joined = nullptr) {
+  std::vector<MemoryAccess> out;
+  bool ignored = false;
+  RangeMerger merger;
+  merger.Add(ranges);
+  merger.Take(limit, &out, joined ? joined : &ignored);
+  std::sort(out.begin(), out.end(), [](const MemoryAccess& a, const MemoryAccess& b) { return a.addr < b.addr; });
+  return out;
+}
+
+TEST(AccessSummary, WarpRangesOfOneBufferBecomeOneAccess) {
+  // Four warps' coalesced reads, logged out of order by different SMs, and a
+  // read of the same bytes again.
+  EXPECT_EQ(Summary({{0x1080, 128, kR}, {0x1000, 128, kR}, {0x1180, 128, kR}, {0x1100, 128, kR}, {0x1000, 4, kR}}),
+            (std::vector<MemoryAccess>{{0x1000, 512, AccessMode::kRead}}));
+}
+
+TEST(AccessSummary, ReadAndWrittenBytesTakeTheirModes) {
+  // Read [0, 96), written [64, 128): read only, both, written only.
+  EXPECT_EQ(Summary({{0x1000, 96, kR}, {0x1040, 64, kW}}),
+            (std::vector<MemoryAccess>{{0x1000, 64, AccessMode::kRead},
+                                       {0x1040, 32, AccessMode::kReadWrite},
+                                       {0x1060, 32, AccessMode::kWrite}}));
+  // An atomic reads and writes.
+  EXPECT_EQ(Summary({{0x2000, 4, kR | kW | kRangeAtomicSystem}}),
+            (std::vector<MemoryAccess>{{0x2000, 4, AccessMode::kReadWrite}}));
+}
+
+TEST(AccessSummary, RangesAcrossPagesAndOneMergerForManyLaunches) {
+  RangeMerger merger;
+  std::vector<MemoryAccess> out;
+  bool joined = false;
+  // 10 KiB from the middle of a page, and one byte on the next-but-one page.
+  const std::vector<AccessRange> first{{0x10800, 10240, kW}}, second{{0x13fff, 1, kW}};
+  merger.Add(first);
+  merger.Add(second);
+  merger.Take(100, &out, &joined);
+  EXPECT_EQ(out, (std::vector<MemoryAccess>{{0x10800, 10240, AccessMode::kWrite}, {0x13fff, 1, AccessMode::kWrite}}));
+  // The next launch starts from nothing.
+  const std::vector<AccessRange> next{{0x10800, 1, kR}};
+  merger.Add(next);
+  merger.Take(100, &out, &joined);
+  EXPECT_EQ(out, (std::vector<MemoryAccess>{{0x10800, 1, AccessMode::kRead}}));
+}
+
+TEST(AccessSummary, SeveralMergersOwningPagesGiveWhatOneGives) {
+  // Ranges across many pages, some across page boundaries, read and written.
+  std::vector<AccessRange> ranges;
+  for (uint64_t i = 0; i < 200; ++i) ranges.push_back({0x100000 + i * 300, 200, i % 3 == 0 ? kW : kR});
+  ranges.push_back({0x100000, 70000, kR});
+  const std::vector<MemoryAccess> one = Summary(ranges);
+  constexpr uint32_t kParts = 3;
+  std::vector<MemoryAccess> joined_parts, part;
+  bool joined = false;
+  for (uint32_t p = 0; p < kParts; ++p) {
+    RangeMerger merger;
+    merger.Add(ranges, p, kParts);
+    merger.Take(SIZE_MAX, &part, &joined);
+    joined_parts.insert(joined_parts.end(), part.begin(), part.end());
+  }
+  JoinParts(&joined_parts);
+  // Cut at the parts' pages, the pieces join again: no more accesses than
+  // one merger gives (some 140), so a limit above that joins nothing.
+  ASSERT_LT(one.size(), 150u);
+  LimitAccesses(&joined_parts, 150, &joined);
+  EXPECT_FALSE(joined);
+  std::sort(joined_parts.begin(), joined_parts.end(),
+            [](const MemoryAccess& a, const MemoryAccess& b) { return a.addr < b.addr; });
+  EXPECT_EQ(joined_parts, one);
+}
+
+TEST(AccessSummary, GapsStayGaps) {
+  // A stencil's halo read one element past its chunk, and nothing between.
+  EXPECT_EQ(Summary({{0x1000, 256, kR}, {0x1100, 4, kR}, {0x2000, 4, kW}}),
+            (std::vector<MemoryAccess>{{0x1000, 260, AccessMode::kRead}, {0x2000, 4, AccessMode::kWrite}}));
+  EXPECT_EQ(Summary({{0x1000, 4, kR}, {0x1008, 4, kR}}),
+            (std::vector<MemoryAccess>{{0x1000, 4, AccessMode::kRead}, {0x1008, 4, AccessMode::kRead}}));
+  EXPECT_TRUE(Summary({}).empty());
+}
+
+TEST(AccessSummary, PastTheLimitTheClosestNeighboursAreJoined) {
+  std::vector<AccessRange> scattered;
+  for (uint64_t i = 0; i < 10; ++i) scattered.push_back({0x1000 + i * 16 + (i == 5 ? 1000 : 0), 4, kR});
+  bool joined = false;
+  const auto out = Summary(scattered, 6, &joined);  // two accesses of each mode at most
+  EXPECT_TRUE(joined);
+  ASSERT_EQ(out.size(), 2u);
+  // The widest gap (before the read moved 1000 bytes up) stays.
+  EXPECT_EQ(out[0], (MemoryAccess{0x1000, 9 * 16 + 4, AccessMode::kRead}));
+  EXPECT_EQ(out[1].addr, 0x1000u + 5 * 16 + 1000);
+  bool not_joined = true;
+  Summary(scattered, 100, &not_joined);
+  EXPECT_FALSE(not_joined);
+}
+
+TEST(LaunchSelection, GlobMatchesTheWholeNameOrTheNameWithoutItsParameters) {
+  const KernelSelection all("*"), none(""), scale("scale"), ns("ns::*"), whole("scale(float const*, float*)");
+  EXPECT_TRUE(all.Selects("scale(float const*, float*)"));
+  EXPECT_TRUE(none.Selects("anything"));
+  EXPECT_TRUE(scale.Selects("scale(float const*, float*)"));
+  EXPECT_FALSE(scale.Selects("scale2(float*)"));
+  EXPECT_TRUE(ns.Selects("ns::fill(float*, int)"));
+  EXPECT_FALSE(ns.Selects("fill(float*, int)"));
+  EXPECT_TRUE(whole.Selects("scale(float const*, float*)"));
+}
+
+TEST(LaunchSelection, VendorLibrariesByFileName) {
+  EXPECT_EQ(VendorLibraryOf("/usr/local/cuda/lib64/libcublasLt.so.13"), "cuBLAS");
+  EXPECT_EQ(VendorLibraryOf("/opt/torch/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn_engines_precompiled.so.9"),
+            "cuDNN");
+  EXPECT_EQ(VendorLibraryOf("libnccl.so.2"), "NCCL");
+  EXPECT_EQ(VendorLibraryOf("/opt/torch/lib/libtorch_cuda.so"), "");  // PyTorch's own kernels are instrumented
+  EXPECT_EQ(VendorLibraryOf("/home/me/app"), "");
+}
+
+TEST(AllocationBounds, ClipToKnownKeepsOnlyAllocatedBytes) {
+  AllocationBounds b;
+  b.Add(0x10000, 0x1000, MemoryKind::kDevice);
+  b.Add(0x20000, 0x1000, MemoryKind::kDevice);
+  std::vector<MemoryAccess> out;
+  // From inside the first allocation across a hole into the second.
+  b.ClipToKnown({0x10f00, 0x10200, AccessMode::kRead}, &out);
+  EXPECT_EQ(out, (std::vector<MemoryAccess>{{0x10f00, 0x100, AccessMode::kRead}, {0x20000, 0x1000, AccessMode::kRead}}));
+  out.clear();
+  b.ClipToKnown({0x30000, 0x100, AccessMode::kWrite}, &out);  // the driver's own memory
+  EXPECT_TRUE(out.empty());
+  // A caching allocator's segment counts through its live blocks only.
+  b.AddPoolBlock(0x10000, 0x100);
+  b.ClipToKnown({0x10000, 0x1000, AccessMode::kWrite}, &out);
+  EXPECT_EQ(out, (std::vector<MemoryAccess>{{0x10000, 0x100, AccessMode::kWrite}}));
+}
+
+}  // namespace
+}  // namespace streamcheck::tracer::precise

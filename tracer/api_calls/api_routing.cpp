@@ -1,0 +1,213 @@
+#include "tracer/api_calls/api_routing.h"
+
+#include <array>
+#include <bitset>
+#include <cstring>
+#include <iterator>
+#include <mutex>
+
+#include "tracer/api_calls/cuda_call_params.h"
+#include "tracer/api_calls/kernel_launches.h"
+#include "tracer/hot_path.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+// Runtime API calls that can change ordering but are not modeled: counted
+// and listed in the run summary, never silently ignored.
+constexpr ApiCallbackId kUnmodeledRuntime[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_ptsz_v11030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_ptsz_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddChildGraphNode_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddEventRecordNode_v11010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddEventWaitNode_v11010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemAllocNode_v11040,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemFreeNode_v11040,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecKernelNodeSetParams_v10010,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v12080,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v12080,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_v13000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyBatchAsync_ptsz_v13000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_v4000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DPeerAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v8000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemPrefetchAsync_v12020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaStreamAttachMemAsync_v6000,
+};
+
+// Driver calls that order or touch memory when a library makes them directly
+// (not from inside a traced runtime call): counted as not modeled.
+constexpr ApiCallbackId kUnmodeledDriver[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,           CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,         CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,     CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
+    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
+};
+
+// Decoded by HandleDriverLaunch (kernel_launches.cpp).
+constexpr ApiCallbackId kDriverLaunches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,           CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+constexpr ApiCallbackId kDriverKernelNodes[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
+};
+
+// Driver calls decoded as events and waits (stream_event_calls.cpp), whether
+// the runtime or a library makes them; the _ptsz ones (per_thread) take
+// stream 0 as the per-thread default stream.
+struct DriverEventCall {
+  ApiCallbackId cbid;
+  bool per_thread;
+};
+constexpr DriverEventCall kDriverEventCallList[] = {
+    {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, false},
+};
+constexpr auto kDriverEventCalls = [] {
+  std::array<ApiCallbackId, std::size(kDriverEventCallList)> ids{};
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = kDriverEventCallList[i].cbid;
+  return ids;
+}();
+
+bool IsPerThreadDriverEventCall(ApiCallbackId cbid) {
+  for (const DriverEventCall& call : kDriverEventCallList)
+    if (call.cbid == cbid) return call.per_thread;
+  return false;
+}
+
+// Runtime calls the decoders model (kernel_launches.cpp, stream_event_calls.cpp,
+// memory_calls.cpp, graph_calls.cpp).
+constexpr ApiCallbackId kModeledRuntime[] = {
+#define X(name) CUPTI_RUNTIME_TRACE_CBID_##name,
+#include "tracer/api_calls/modeled_runtime_calls.def"
+#undef X
+};
+
+constexpr EnabledCalls kAllEnabled[] = {
+    {ApiDomain::kRuntime, kModeledRuntime},  {ApiDomain::kRuntime, kUnmodeledRuntime},
+    {ApiDomain::kDriver, kDriverLaunches},   {ApiDomain::kDriver, kDriverKernelNodes},
+    {ApiDomain::kDriver, kDriverEventCalls}, {ApiDomain::kDriver, kUnmodeledDriver},
+};
+constexpr EnabledCalls kLaunchesOnly[] = {
+    {ApiDomain::kDriver, kDriverLaunches},
+    {ApiDomain::kDriver, kDriverKernelNodes},
+};
+
+template <size_t N>
+bool Contains(const ApiCallbackId (&list)[N], ApiCallbackId cbid) {
+  for (ApiCallbackId id : list)
+    if (id == cbid) return true;
+  return false;
+}
+
+// Modeled runtime calls whose name has _ptsz/_ptds (stream 0 means the
+// per-thread default stream), by callback id: found once from the names in
+// modeled_runtime_calls.def, not by searching the name in every callback.
+std::bitset<CUPTI_RUNTIME_TRACE_CBID_SIZE> g_per_thread_runtime_calls;
+
+void FindPerThreadRuntimeCalls() {
+  struct Named {
+    ApiCallbackId cbid;
+    const char* name;
+  };
+  static constexpr Named kModeled[] = {
+#define X(name) {CUPTI_RUNTIME_TRACE_CBID_##name, #name},
+#include "tracer/api_calls/modeled_runtime_calls.def"
+#undef X
+  };
+  for (const Named& call : kModeled)
+    if (std::strstr(call.name, "_ptsz") != nullptr || std::strstr(call.name, "_ptds") != nullptr)
+      g_per_thread_runtime_calls[call.cbid] = true;
+}
+
+bool IsPerThreadVariant(ApiCallbackId cbid) {
+  return cbid < g_per_thread_runtime_calls.size() && g_per_thread_runtime_calls[cbid];
+}
+
+// Queries report "not ready" as an error code, which is still information.
+bool IsQuery(ApiCallbackId cbid) {
+  return cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020 ||
+         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000 ||
+         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020 ||
+         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v3020 ||
+         cbid == CUPTI_RUNTIME_TRACE_CBID_cudaEventElapsedTime_v12080;
+}
+
+// Entering a runtime call touches only this thread's state (the pending
+// graph kernel node), so it runs without the tracer's lock.
+void OnRuntimeEntry(ApiCallbackId cbid, const ApiCall& call) {
+  EnterRuntimeCall();
+  if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) {
+    const auto& params = call.params<cudaGraphAddKernelNode_v10000_params>();
+    OpenPendingKernel(params.pNodeParams ? params.pNodeParams->kernelParams : nullptr);
+  }
+}
+
+void OnRuntimeExit(ApiCallbackId cbid, const ApiCall& call) {
+  ApiCall c = call;
+  c.per_thread_default = IsPerThreadVariant(cbid);
+  LeaveRuntimeCall();
+  const cudaError_t rc = c.result();
+  if (rc != cudaSuccess && !(IsQuery(cbid) && rc == cudaErrorNotReady)) {  // failed calls do nothing
+    if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) DiscardPendingKernel();
+    return;
+  }
+  if (DecodeStreamOrEventCall(c, cbid) || DecodeMemoryCall(c, cbid) || DecodeGraphCall(c, cbid)) return;
+  if (Contains(kUnmodeledRuntime, cbid)) c.tracer.CountUnmodeled(c.function_name);
+}
+
+// At API exit, outside a traced runtime call.
+STREAMCHECK_HOT void OnDriverCall(ApiCallbackId cbid, const ApiCall& call) {
+  if (HandleDriverLaunch(call, cbid)) return;
+  ApiCall c = call;
+  c.per_thread_default = IsPerThreadDriverEventCall(cbid);
+  if (DecodeDriverEventCall(c, cbid)) return;
+  c.tracer.CountUnmodeled(c.function_name);
+}
+
+}  // namespace
+
+std::span<const EnabledCalls> AllEnabledCalls() { return kAllEnabled; }
+std::span<const EnabledCalls> LaunchCalls() { return kLaunchesOnly; }
+bool IsDriverLaunch(ApiCallbackId cbid) { return Contains(kDriverLaunches, cbid); }
+
+void InitApiRouting() {
+  static std::once_flag once;
+  std::call_once(once, FindPerThreadRuntimeCalls);
+}
+
+STREAMCHECK_HOT void RouteApiCall(Tracer& t, ApiDomain domain, ApiCallbackId cbid, const ApiCall& call) {
+  // Entering a call only notes it in this thread's state: no lock.
+  const uint64_t start = t.profile().Now();
+  if (domain == ApiDomain::kRuntime && call.entry) {
+    OnRuntimeEntry(cbid, call);
+    return t.profile().Add(ProfilePhase::kUnlockedCallback, start);
+  }
+  if (domain == ApiDomain::kDriver && (call.entry || InsideRuntimeCall())) {
+    HandleDriverLaunch(call, cbid);
+    return t.profile().Add(ProfilePhase::kUnlockedCallback, start);
+  }
+  {
+    std::lock_guard<TracerLock> lock(t.tracer_lock());
+    if (domain == ApiDomain::kRuntime) OnRuntimeExit(cbid, call);
+    else OnDriverCall(cbid, call);
+    t.profile().Add(ProfilePhase::kLockedCallback, start);
+  }
+  t.AwaitHostSynchronizationAnalysis();  // other threads' calls go on meanwhile
+}
+
+}  // namespace streamcheck::tracer

@@ -1,0 +1,314 @@
+#include "tracer/sanitizer/device_summaries.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <span>
+#include <thread>
+
+#include "tracer/sanitizer/access_summary.h"
+
+namespace streamcheck::tracer::precise {
+namespace {
+
+// Room per segment of the log (16 bytes a range, kSegments segments): 16 MiB
+// a slot at first, which holds a million ranges, some 64 MiB read and
+// written by coalesced warps; a kernel that needed more gets what it needed,
+// twice over, at its next launch (and this launch's lost ranges are guesses).
+constexpr uint32_t kMinSegmentCapacity = 1u << 14;
+constexpr uint32_t kMaxSegmentCapacity = 1u << 18;
+// Pinned memory all slots may take together. Past it a launch first waits
+// for the worker to give slots back, then keeps fast mode's extents.
+constexpr size_t kMaxPinnedBytes = size_t{2} << 30;
+// Accesses one launch record may carry (access_summary.h joins neighbours past it).
+constexpr size_t kMaxAccesses = 8192;
+// How long the worker waits for a launch's end: a kernel still running
+// after this keeps fast mode's extents (and its slot is never reused).
+constexpr auto kLaunchTimeout = std::chrono::seconds(60);
+// A launch that logged this many ranges is merged on several threads (at
+// some 20 ns a range, a million took the worker 20 ms), at most this many.
+constexpr size_t kParallelRanges = size_t{1} << 18;
+constexpr uint32_t kMaxMergeThreads = 8;
+// After its stream synchronized, a launch whose patches did not report its
+// end is given this long before it is taken as over without a summary.
+constexpr auto kSettledGrace = std::chrono::milliseconds(200);
+
+constexpr const char* kPinnedUsedUp = "precise: pinned memory for launch summaries used up (fast mode's extents)";
+
+uint32_t RoundUpToPowerOfTwo(uint64_t n) {  // at most 2^31
+  uint32_t p = 1;
+  while (p < n && p < (1u << 31)) p <<= 1;
+  return p;
+}
+
+size_t LogBytes(uint32_t segment_capacity) { return size_t{kSegments} * segment_capacity * sizeof(AccessRange); }
+
+uint64_t ThreadsOf(const Sanitizer_LaunchData& launch) {
+  return uint64_t{launch.gridDim_x} * launch.gridDim_y * launch.gridDim_z * launch.blockDim_x * launch.blockDim_y *
+         launch.blockDim_z;
+}
+
+}  // namespace
+
+void DeviceSummaries::Note(const std::string& what) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  ++notes_[what];
+}
+
+std::map<std::string, uint64_t> DeviceSummaries::Notes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return notes_;
+}
+
+uint32_t DeviceSummaries::CapacityFor(const Sanitizer_LaunchData& launch) {
+  const auto it = ranges_per_thread_.find(launch.function);
+  if (it == ranges_per_thread_.end()) return kMinSegmentCapacity;
+  // What the kernel needed per thread, twice over, for this launch's threads
+  // (one kernel launched over a whole buffer and then over each quarter).
+  const double wanted = it->second * static_cast<double>(ThreadsOf(launch)) * 2;
+  return std::min(kMaxSegmentCapacity, std::max(kMinSegmentCapacity, RoundUpToPowerOfTwo(static_cast<uint64_t>(wanted))));
+}
+
+DeviceSummaries::Slot* DeviceSummaries::TakeSlot(CUcontext context, Sanitizer_StreamHandle stream,
+                                                 uint32_t segment_capacity, std::string* why_not) {
+  for (auto& slot : slots_) {
+    if (slot->in_use || slot->context != context || slot->segment_capacity < segment_capacity) continue;
+    // Until a launch has used the slot to its end, its header's first copy
+    // may still be queued on the slot's first stream: a launch on another
+    // stream could overtake it.
+    if (!slot->header_ready && slot->stream != stream) continue;
+    return slot.get();
+  }
+  const size_t host_bytes = sizeof(SummaryHostSide) + sizeof(DeviceSummary) + LogBytes(segment_capacity);
+  // Idle slots too small for this launch make room for one that is not.
+  for (auto& idle : slots_) {
+    if (pinned_bytes_ + host_bytes <= kMaxPinnedBytes) break;
+    if (!idle->in_use && idle->device != nullptr && idle->context == context && idle->header_ready) FreeSlot(*idle);
+  }
+  if (pinned_bytes_ + host_bytes > kMaxPinnedBytes) {
+    *why_not = kPinnedUsedUp;
+    return nullptr;
+  }
+  auto slot = std::make_unique<Slot>();
+  void* host = nullptr;
+  void* device = nullptr;
+  void* recent = nullptr;
+  const size_t recent_bytes = size_t{kSegments} * kRecentPerSegment * sizeof(AccessRange);
+  if (SanitizerResult rc = api_.sanitizerAllocHost(context, &host, host_bytes); rc != SANITIZER_SUCCESS) {
+    *why_not = "precise: sanitizerAllocHost failed (" + api_.Describe(rc) + ")";
+    return nullptr;
+  }
+  if (api_.sanitizerAlloc(context, &device, sizeof(DeviceSummary)) != SANITIZER_SUCCESS ||
+      api_.sanitizerAlloc(context, &recent, recent_bytes) != SANITIZER_SUCCESS ||
+      api_.sanitizerMemset(recent, 0, recent_bytes, stream) != SANITIZER_SUCCESS) {
+    *why_not = "precise: device memory for a launch summary could not be had";
+    if (device != nullptr) api_.sanitizerFree(context, device);
+    if (recent != nullptr) api_.sanitizerFree(context, recent);
+    api_.sanitizerFreeHost(context, host);
+    return nullptr;
+  }
+  pinned_bytes_ += host_bytes;
+  auto* bytes = static_cast<char*>(host);
+  slot->context = context;
+  slot->stream = stream;
+  slot->host = reinterpret_cast<SummaryHostSide*>(bytes);
+  slot->staging = reinterpret_cast<DeviceSummary*>(bytes + sizeof(SummaryHostSide));
+  slot->log = reinterpret_cast<AccessRange*>(bytes + sizeof(SummaryHostSide) + sizeof(DeviceSummary));
+  slot->device = static_cast<DeviceSummary*>(device);
+  slot->recent = static_cast<AccessRange*>(recent);
+  slot->segment_capacity = segment_capacity;
+  std::memset(slot->host, 0, sizeof(SummaryHostSide));
+  std::memset(slot->staging, 0, sizeof(DeviceSummary));
+  slot->staging->log = slot->log;
+  slot->staging->host = slot->host;
+  slot->staging->recent = slot->recent;
+  slot->staging->segment_capacity = segment_capacity;
+  slot->staging->generation = 1;
+  for (auto& segment : slot->staging->lost)
+    for (Hull& hull : segment) hull = {~0ull, 0};
+  // Ahead of the launch on its own stream: the copy from pinned memory
+  // runs in stream order, before the kernel reads the header.
+  if (SanitizerResult rc = api_.sanitizerMemcpyHostToDeviceAsync(slot->device, slot->staging, sizeof(DeviceSummary),
+                                                                 stream);
+      rc != SANITIZER_SUCCESS) {
+    *why_not = "precise: the launch summary's header could not be copied (" + api_.Describe(rc) + ")";
+    return nullptr;  // the memory stays allocated (a few bytes): the copy may still run
+  }
+  slots_.push_back(std::move(slot));
+  return slots_.back().get();
+}
+
+uint32_t DeviceSummaries::Begin(const Sanitizer_LaunchData& launch, std::string* why_not) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Slot* slot = TakeSlot(launch.context, launch.hStream, CapacityFor(launch), why_not);
+  if (slot == nullptr) return 0;
+  slot->host->done = 0;
+  slot->stream = launch.hStream;
+  slot->function = launch.function;
+  slot->threads = ThreadsOf(launch);
+  slot->settled.store(false);
+  if (SanitizerResult rc = api_.sanitizerSetLaunchCallbackData(launch.hLaunch, launch.function, launch.hStream,
+                                                               slot->device);
+      rc != SANITIZER_SUCCESS) {
+    *why_not = "precise: sanitizerSetLaunchCallbackData failed (" + api_.Describe(rc) + ")";
+    return 0;
+  }
+  slot->in_use = true;
+  for (size_t i = 0; i < slots_.size(); ++i)
+    if (slots_[i].get() == slot) return static_cast<uint32_t>(i + 1);
+  return 0;
+}
+
+bool DeviceSummaries::Exhausted(const std::string& why_not) { return why_not == kPinnedUsedUp; }
+
+void DeviceSummaries::Abandon(uint32_t ticket) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (ticket == 0 || ticket > slots_.size()) return;
+  // The kernel may have been queued although the call reports an error: the
+  // slot is not trusted again.
+  slots_[ticket - 1]->context = nullptr;
+}
+
+void DeviceSummaries::Settle(CUcontext context, Sanitizer_StreamHandle stream) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& slot : slots_)
+    if (slot->in_use && slot->context == context && (stream == nullptr || slot->stream == stream))
+      slot->settled.store(true);
+}
+
+void DeviceSummaries::FreeSlot(Slot& slot) {
+  api_.sanitizerFree(slot.context, slot.device);
+  api_.sanitizerFree(slot.context, slot.recent);
+  api_.sanitizerFreeHost(slot.context, slot.host);
+  pinned_bytes_ -= sizeof(SummaryHostSide) + sizeof(DeviceSummary) + LogBytes(slot.segment_capacity);
+  slot.device = nullptr;
+  slot.context = nullptr;  // never matched again; its ticket, if one is left, finds no summary
+  slot.in_use = false;
+}
+
+void DeviceSummaries::Finishing() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& slot : slots_)
+    if (slot->in_use) slot->settled.store(true);
+}
+
+void DeviceSummaries::ForgetContext(CUcontext context) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (auto& slot : slots_)
+    if (slot->context == context && slot->device != nullptr) FreeSlot(*slot);
+}
+
+bool DeviceSummaries::AwaitEnd(const Slot& slot) const {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = Clock::now();
+  Clock::time_point settled_at{};
+  auto nap = std::chrono::microseconds(5);
+  while (slot.host->done == 0) {
+    const Clock::time_point now = Clock::now();
+    if (now - start > kLaunchTimeout) return false;
+    if (slot.settled.load()) {
+      if (settled_at == Clock::time_point{}) settled_at = now;
+      else if (now - settled_at > kSettledGrace) return false;
+    }
+    std::this_thread::sleep_for(nap);
+    nap = std::min(nap * 2, std::chrono::microseconds(1000));
+  }
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return true;
+}
+
+void DeviceSummaries::Release(Slot& slot) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  slot.in_use = false;
+}
+
+void DeviceSummaries::Merge(const Slot& slot, std::vector<MemoryAccess>* exact, bool* joined) {
+  std::vector<std::span<const AccessRange>> segments;
+  size_t ranges = 0;
+  for (uint32_t i = 0; i < kSegments; ++i) {
+    const uint32_t logged = std::min(slot.host->counts[i], slot.segment_capacity);
+    segments.push_back({slot.log + size_t{i} * slot.segment_capacity, logged});
+    ranges += logged;
+  }
+  const uint32_t parts =
+      ranges < kParallelRanges ? 1 : std::clamp(std::thread::hardware_concurrency() / 2, 1u, kMaxMergeThreads);
+  if (mergers_.size() < parts) mergers_.resize(parts);
+  auto merge_part = [&](uint32_t part) {
+    for (std::span<const AccessRange> segment : segments) mergers_[part].Add(segment, part, parts);
+  };
+  std::vector<std::thread> helpers;
+  for (uint32_t part = 1; part < parts; ++part) helpers.emplace_back(merge_part, part);
+  merge_part(0);
+  for (std::thread& helper : helpers) helper.join();
+  if (parts == 1) return mergers_[0].Take(kMaxAccesses, exact, joined);
+  // Each part cuts the runs at the pages it does not own: the limit holds
+  // for the parts joined again.
+  exact->clear();
+  std::vector<MemoryAccess> part_accesses;
+  for (uint32_t part = 0; part < parts; ++part) {
+    mergers_[part].Take(SIZE_MAX, &part_accesses, joined);
+    exact->insert(exact->end(), part_accesses.begin(), part_accesses.end());
+  }
+  JoinParts(exact);
+  LimitAccesses(exact, kMaxAccesses, joined);
+}
+
+void DeviceSummaries::Complete(TraceRecord& launch, const AllocationBounds& allocations) {
+  Slot* slot = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (launch.device_access_ticket <= slots_.size()) slot = slots_[launch.device_access_ticket - 1].get();
+    if (slot != nullptr && slot->device == nullptr) slot = nullptr;  // its context is gone
+  }
+  launch.device_access_ticket = 0;
+  if (slot == nullptr) return Note("precise: a launch's summary was lost with its context (fast mode's extents)");
+  if (!AwaitEnd(*slot)) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    slot->context = nullptr;  // the device may still write it: never reused
+    ++notes_["precise: a launch did not report its end (fast mode's extents)"];
+    return;
+  }
+  slot->header_ready = true;
+  uint64_t wanted = 0;
+  bool overflow = false;
+  std::vector<MemoryAccess> lost;  // the hulls of what overflowing segments could not log
+  for (uint32_t i = 0; i < kSegments; ++i) {
+    const uint32_t count = slot->host->counts[i];
+    wanted = std::max<uint64_t>(wanted, count);
+    if (count <= slot->segment_capacity) continue;
+    overflow = true;
+    const AccessMode modes[] = {AccessMode::kRead, AccessMode::kWrite};
+    for (uint32_t mode : {kHullRead, kHullWrite}) {
+      const Hull& hull = slot->host->lost[i][mode];
+      // Not a byte of it is known to be touched by itself.
+      if (hull.low < hull.high) lost.push_back({hull.low, hull.high - hull.low, modes[mode], AccessCertainty::kNone});
+    }
+  }
+  if (overflow) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    double& per_thread = ranges_per_thread_[slot->function];
+    per_thread = std::max(per_thread, static_cast<double>(wanted) / std::max<uint64_t>(slot->threads, 1));
+    ++notes_["precise: a launch's log overflowed: what it could not log takes a guessed extent (its kernel gets "
+             "more room next time)"];
+  }
+  std::vector<MemoryAccess> exact;
+  bool joined = false;
+  Merge(*slot, &exact, &joined);
+  Release(*slot);  // the ranges are merged
+  exact.insert(exact.end(), lost.begin(), lost.end());
+  launch.accesses.clear();
+  for (MemoryAccess& a : exact) {
+    // Joined neighbours hold bytes no one touched: past their first byte, a guess.
+    if (joined) a.certainty = std::max(a.certainty, AccessCertainty::kFirstByte);
+    const size_t before = launch.accesses.size();
+    allocations.ClipToKnown(a, &launch.accesses);
+    // Where clipping cut a guess, its first byte is no longer the one touched.
+    for (size_t k = before; k < launch.accesses.size(); ++k)
+      if (a.certainty != AccessCertainty::kExact && launch.accesses[k].addr != a.addr)
+        launch.accesses[k].certainty = AccessCertainty::kNone;
+  }
+  launch.pointer_words = false;
+  if (joined) Note("precise: a launch touched too many separate ranges; neighbours were joined (possible findings)");
+}
+
+}  // namespace streamcheck::tracer::precise

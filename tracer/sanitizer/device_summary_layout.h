@@ -1,0 +1,78 @@
+// The memory the precise front-end's device patches (patches/precise_patches.cu)
+// and its host side (device_summaries.h) share for one kernel launch. Plain
+// C layout, compiled by nvcc and by the host compiler alike.
+//
+// Per launch the patches log the global memory the kernel touches as
+// ranges: the lanes of a warp that execute one access instruction together
+// are merged into one range where their bytes are contiguous (the common,
+// coalesced case), else each lane logs its own. A range the same segment
+// logged a moment ago (a loop reading the same element again, every warp
+// reading one scalar) is dropped: each segment remembers its recent ranges
+// in a small table, tagged with the launch's generation. Every warp takes one
+// atomic per access instruction at most, on the counter of its SM's own
+// segment of the log, so a memory-bound kernel is not serialized on one
+// address. The log lives in pinned host memory, written with plain stores the
+// device posts and forgets. The last thread to exit publishes each segment's
+// count and sets `done`; the analysis worker then merges the ranges into the
+// launch's exact read and write sets (access_summary.h). A range that finds
+// its segment full widens the segment's hull of lost reads or writes
+// instead: the host takes the hull as a guess (its first byte certain), so an
+// overflowing launch loses no access, only certainty, and its kernel gets a
+// log as large as it needed at its next launch.
+#pragma once
+
+#include <stdint.h>
+
+namespace streamcheck::tracer::precise {
+
+// Bits of AccessRange::flags: the Sanitizer API's Sanitizer_DeviceMemoryFlags.
+enum : uint32_t {
+  kRangeRead = 0x1,
+  kRangeWrite = 0x2,
+  kRangeAtomicSystem = 0x4,
+  kRangePrefetch = 0x8,  // touches no byte: never logged
+};
+
+struct AccessRange {
+  uint64_t address;
+  uint32_t size;
+  uint32_t flags;
+};
+static_assert(sizeof(AccessRange) == 16, "one 16-byte store per logged range");
+
+// Segment of an SM: %smid & (kSegments - 1); a counter shared by two or
+// three SMs of today's GPUs (the H100 has 132) is no contention to speak of.
+inline constexpr uint32_t kSegments = 64;
+// Recently logged ranges remembered per segment (a power of two).
+// (The two or three SMs of a segment run up to 64 warps each, a few ranges
+// apiece in a loop: a smaller table lost them to collisions.)
+inline constexpr uint32_t kRecentPerSegment = 4096;
+
+// The bytes of the ranges a segment could not log, by mode: [low, high).
+struct Hull {
+  unsigned long long low;            // ~0 while empty
+  unsigned long long high;
+};
+enum : uint32_t { kHullRead = 0, kHullWrite = 1 };
+
+// Pinned host memory, written by the device once, when the launch is over.
+struct SummaryHostSide {
+  volatile uint32_t done;            // 1 once every thread of the launch has exited
+  uint32_t padding;
+  uint32_t counts[kSegments];        // ranges each segment took, even past its capacity
+  Hull lost[kSegments][2];           // by kHullRead / kHullWrite
+};
+
+// Device memory, one per slot (a launch at a time); userdata of the patches.
+struct DeviceSummary {
+  AccessRange* log;                  // pinned host memory: kSegments * segment_capacity ranges
+  SummaryHostSide* host;             // pinned host memory
+  AccessRange* recent;               // device memory: kSegments * kRecentPerSegment (packed, see the patches)
+  uint32_t segment_capacity;
+  uint32_t generation;               // the slot's launch count: tags `recent`, so no launch sees another's
+  unsigned long long exited;         // threads past their exit; back to 0 when published
+  uint32_t counts[kSegments];        // back to 0 when published: the slot is ready for its next launch
+  Hull lost[kSegments][2];           // back to empty when published
+};
+
+}  // namespace streamcheck::tracer::precise
