@@ -3,11 +3,13 @@
 # tracer, no lint, no tests) into ${DEVICE_BUILD_DIR:-.device-build}, with
 # debug information stripped so the folder travels small. The GPU machine has
 # no SQLite headers and no Clang, so this runs here and the folder is carried.
+# Extra arguments go to cmake (e.g. -DSTREAMCHECK_SANITIZER_INCLUDE=DIR for
+# `run --precise` where the toolkit has no compute-sanitizer/include).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DEVICE_BUILD_DIR:-$root/.device-build}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DSTREAMCHECK_BUILD_LINT=OFF -DSTREAMCHECK_BUILD_TESTS=OFF -DSTREAMCHECK_BUILD_BENCHMARKS=OFF >/dev/null
+  -DSTREAMCHECK_BUILD_LINT=OFF -DSTREAMCHECK_BUILD_TESTS=OFF -DSTREAMCHECK_BUILD_BENCHMARKS=OFF "$@" >/dev/null
 cmake --build "$build" -j "${JOBS:-$(nproc)}" --target streamcheck streamcheck_tracer streamcheck_exit_hook
 strip --strip-debug "$build/cli/streamcheck" "$build/tracer/libstreamcheck_tracer.so"
 du -sh "$build/cli/streamcheck" "$build/tracer/"*.so*
