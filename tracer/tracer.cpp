@@ -15,7 +15,6 @@
 #include "tracer/hot_path.h"
 #include "tracer/job_place.h"
 #include "tracer/libraries/library_modules.h"
-#include "tracer/stacks/native_unwinder.h"
 #include "tracer/thread_state.h"
 
 namespace streamcheck::tracer {
@@ -59,17 +58,6 @@ bool HostWaitedForDevice(const TraceRecord& r) {
 bool IsAllocation(OpCode op) {
   return op == OpCode::kMalloc || op == OpCode::kMallocAsync || op == OpCode::kHostRegister ||
          op == OpCode::kPoolBlockAllocate;
-}
-
-// The library (cuBLAS, cuDNN, ...) whose code called cudaMalloc, if any:
-// its workspace is memory the program never sees. A stack of its own,
-// apart from the one findings show (inside a framework op that is the op's
-// Python stack); allocations are rare enough to afford one.
-std::string_view AllocatingLibrary() {
-  constexpr int kFrames = 24;  // the tracer's and CUDA's frames, then the caller's
-  uint64_t pcs[kFrames];
-  const int n = NativeUnwinder::Get().Backtrace(pcs, kFrames, 0);
-  return n > 0 ? LibraryOfCaller(pcs, static_cast<size_t>(n)) : std::string_view();
 }
 
 std::atomic<ThreadId> g_next_thread{1};
@@ -270,8 +258,11 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
   if (IsAllocation(r.op)) address_span_.Widen(r.dst, r.size);
   ThreadState& thread = ThisThread();
   if (r.library == 0) r.library = thread.library_call != 0 ? thread.library_call : thread.library_thread;
+  // The library (cuBLAS, cuDNN, ...) whose code called cudaMalloc: its
+  // workspace is memory the program never sees. A stack of its own, apart
+  // from the one findings show; allocations are rare enough to afford one.
   if (r.library == 0 && (r.op == OpCode::kMalloc || r.op == OpCode::kMallocAsync))
-    r.library = Intern(AllocatingLibrary());
+    r.library = Intern(LibraryOfModule(CallingModuleOfThisThread()));
   // What the thread learnt from other threads, and the end of an epoch that
   // others may be after, reach the engine before the record they precede.
   if (thread.order == nullptr && host_order_.on()) [[unlikely]]

@@ -97,6 +97,13 @@ std::string_view LibraryOfCaller(const uint64_t* pcs, size_t count) {
   return LibraryOfModule(CallingModule(pcs, count));
 }
 
+std::string_view CallingModuleOfThisThread() {
+  constexpr int kFrames = 64;  // the tracer's, the front-end's and CUDA's frames, then the caller's
+  uint64_t pcs[kFrames];
+  const int n = NativeUnwinder::Get().Backtrace(pcs, kFrames, 0);
+  return n > 0 ? CallingModule(pcs, static_cast<size_t>(n)) : std::string_view();
+}
+
 std::string_view LibraryThatStartedThisThread() {
   constexpr int kMostFrames = 250;  // below the unwinder's capacity: a full result means a deeper stack
   uint64_t pcs[kMostFrames + 1];

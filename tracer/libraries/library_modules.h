@@ -27,6 +27,10 @@ std::string_view CallingModule(const uint64_t* pcs, size_t count);
 // program's (or no frame is).
 std::string_view LibraryOfCaller(const uint64_t* pcs, size_t count);
 
+// CallingModule of the calling thread's stack: the code that made the CUDA
+// call in progress (its first 64 frames unwound; "" past them).
+std::string_view CallingModuleOfThisThread();
+
 // The library that started the calling thread: the module of the
 // outermost frame of its stack that is not the C or C++ runtime's (nor the
 // preloaded library's thread start). "" for the program's own threads, and

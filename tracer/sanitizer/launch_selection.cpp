@@ -5,7 +5,6 @@
 #include <array>
 
 #include "tracer/libraries/library_modules.h"
-#include "tracer/stacks/native_unwinder.h"
 
 namespace streamcheck::tracer::precise {
 namespace {
@@ -53,11 +52,6 @@ std::string_view VendorLibraryOf(std::string_view object_path) {
   return {};
 }
 
-std::string_view LaunchingVendorLibrary() {
-  constexpr int kFrames = 64;  // the tracer's, the Sanitizer API's and CUDA's frames, then the caller's
-  uint64_t pcs[kFrames];
-  const int n = NativeUnwinder::Get().Backtrace(pcs, kFrames, 0);
-  return n > 0 ? VendorLibraryOf(CallingModule(pcs, static_cast<size_t>(n))) : std::string_view();
-}
+std::string_view LaunchingVendorLibrary() { return VendorLibraryOf(CallingModuleOfThisThread()); }
 
 }  // namespace streamcheck::tracer::precise
