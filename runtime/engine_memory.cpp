@@ -67,7 +67,8 @@ void Engine::Impl::StreamOperation(const TraceRecord& r, StreamState& s,
   }
   ThreadState& t = sync_.Thread(r.thread);
   sync_.PrepareStreamOperation(s, t);
-  sync_.TickStream(s);
+  const Epoch e = sync_.TickStream(s);
+  last_device_work_ = {e.lane, e.clock};
   ++stats_.stream_operations;
   ApplyAccesses(s.lane, s.clock, SiteOf(r), accesses, index_, r.timestamp_ns);
 }

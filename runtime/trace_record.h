@@ -161,6 +161,10 @@ struct TraceRecordFields {
   // framework op open, and the worker still has some open for it
   // (tracer/frameworks/framework_ops.h): it closes them.
   bool closes_framework_ops = false;
+  // The tracer's own, never in a trace: the program's side guarded host
+  // pages for this operation (tracer/host/guard_table.h); the worker tells
+  // the guards which device work it became.
+  bool guards_host_pages = false;
   MemoryKind memory_kind = MemoryKind::kDevice;
   CopyKind copy_kind = CopyKind::kDefault;
   Handle stream = 0;
