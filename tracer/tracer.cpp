@@ -13,6 +13,7 @@
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_ops.h"
 #include "tracer/frameworks/framework_plugin.h"
+#include "tracer/host/host_guards.h"
 #include "tracer/hot_path.h"
 #include "tracer/thread_state.h"
 
@@ -78,6 +79,7 @@ TracerConfig TracerConfig::FromEnvironment() {
   c.analysis_worker = !DebugFlag(DebugSwitch::kInlineAnalysis);
   c.queue_records = !DebugFlag(DebugSwitch::kDropRecords);
   c.analyse_records = !DebugFlag(DebugSwitch::kSkipAnalysis);
+  c.host_guards = Env("STREAMCHECK_HOST_GUARDS") != "0";
   return c;
 }
 
@@ -160,6 +162,7 @@ void Tracer::Analyze(TraceRecord& r) {
     const uint64_t engine_start = profile_.Now();
     engine_->Process(r);
     profile_.Add(ProfilePhase::kEngine, engine_start);
+    if (host_guards_ != nullptr) host_guards_->AfterAnalysis(r, *engine_, /*processed=*/true);
     if (!trace_) return;
     const uint64_t trace_start = profile_.Now();
     trace_->Append(r);
@@ -170,6 +173,8 @@ void Tracer::Analyze(TraceRecord& r) {
     else trace_->FlushIfOlderThan(200);
     profile_.Add(ProfilePhase::kTraceOutput, trace_start);
   });
+  // Its guarded pages wait for no device work when the engine failed on it.
+  if (r.guards_host_pages && host_guards_ != nullptr) host_guards_->AfterAnalysis(r, *engine_, /*processed=*/false);
 }
 
 STREAMCHECK_HOT void Tracer::AwaitHostSynchronizationAnalysis() {
@@ -255,6 +260,7 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
       Submit(def);
     }
   }
+  if (host_guards_ != nullptr) host_guards_->BeforeQueue(r);
   Submit(r);
 }
 
@@ -318,6 +324,12 @@ void Tracer::Finish() {
                          {"finding_occurrences", s.finding_occurrences}});
     store_->AddCounters(config_.run_id, process_id_, "unmodeled_api", s.unmodeled_apis);
     store_->AddCounters(config_.run_id, process_id_, "anomaly", s.anomalies);
+  }
+  if (host_guards_ != nullptr) {
+    // No guarding after the final summary: the program's exit handlers and
+    // destructors touch their pinned memory unobserved.
+    host_guards_->Shutdown();
+    if (store_) store_->AddCounters(config_.run_id, process_id_, "host_guards", host_guards_->Counters());
   }
   if (trace_) {
     WriteSymbolizedStacks();

@@ -41,6 +41,11 @@ Handle ToHandle(T* p) { return reinterpret_cast<Handle>(p); }
 // when they report "not ready").
 bool DecodeStreamOrEventCall(const CallbackContext& c, CUpti_CallbackId cbid);
 bool DecodeMemoryCall(const CallbackContext& c, CUpti_CallbackId cbid);
+// The driver's own pinned-memory calls, made outside a runtime call.
+bool DecodeDriverHostMemoryCall(const CallbackContext& c, CUpti_CallbackId cbid);
+// At a call's entry, no lock held: the host guards' part (memory_calls.cpp).
+void GuardHostMemoryAtEntry(Tracer& t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
+                            const CUpti_CallbackData* data);
 bool DecodeGraphCall(const CallbackContext& c, CUpti_CallbackId cbid);
 // Driver calls (CUPTI's driver domain), at API exit outside a traced runtime
 // call, for calls that succeeded.

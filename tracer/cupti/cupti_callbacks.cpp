@@ -18,6 +18,7 @@
 #include "tracer/hot_path.h"
 #include "tracer/cupti/kernel_launches.h"
 #include "tracer/debug/launch_timing.h"
+#include "tracer/host/host_guards.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -56,6 +57,15 @@ constexpr CUpti_CallbackId kUnmodeledDriver[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,         CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
     CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,     CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
+};
+
+// Pinned memory through the driver (memory_calls.cpp): libraries that call
+// the driver directly allocate and free it so (cudaHostAlloc's own nested
+// calls are the runtime call's).
+constexpr CUpti_CallbackId kDriverHostMemory[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,       CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,        CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister,
 };
 
 // Decoded by HandleDriverLaunch (kernel_launches.cpp).
@@ -141,18 +151,21 @@ bool IsQuery(CUpti_CallbackId cbid) {
 }
 
 // Entering a runtime call touches only this thread's state (the pending
-// graph kernel node), so it runs without the tracer's lock.
-void OnRuntimeEntry(CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
+// graph kernel node), so it runs without the tracer's lock; the host
+// guards' part takes what it needs itself.
+void OnRuntimeEntry(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   EnterRuntimeCall();
   if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) {
     const auto& params = *static_cast<const cudaGraphAddKernelNode_v10000_params*>(data->functionParams);
     OpenPendingKernel(params.pNodeParams ? params.pNodeParams->kernelParams : nullptr);
   }
+  GuardHostMemoryAtEntry(t, CUPTI_CB_DOMAIN_RUNTIME_API, cbid, data);
 }
 
 void OnRuntimeExit(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   const CallbackContext c{t, data, IsPerThreadVariant(cbid)};
   LeaveRuntimeCall();
+  if (host::HostGuards* guards = t.host_guards()) guards->Resume();  // what the entry opened
   const cudaError_t rc = c.result();
   if (rc != cudaSuccess && !(IsQuery(cbid) && rc == cudaErrorNotReady)) {  // failed calls do nothing
     if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) DiscardPendingKernel();
@@ -165,7 +178,8 @@ void OnRuntimeExit(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* d
 // At API exit, outside a traced runtime call.
 STREAMCHECK_HOT void OnDriverCall(Tracer& t, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   if (HandleDriverLaunch(t, data, cbid)) return;
-  if (DecodeDriverEventCall(CallbackContext{t, data, IsPerThreadDriverEventCall(cbid)}, cbid)) return;
+  const CallbackContext c{t, data, IsPerThreadDriverEventCall(cbid)};
+  if (DecodeDriverEventCall(c, cbid) || DecodeDriverHostMemoryCall(c, cbid)) return;
   t.CountUnmodeled(data->functionName);
 }
 
@@ -251,11 +265,12 @@ STREAMCHECK_HOT void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpt
   // Entering a call only notes it in this thread's state: no lock.
   const uint64_t start = t->profile().Now();
   if (domain == CUPTI_CB_DOMAIN_RUNTIME_API && entry) {
-    OnRuntimeEntry(cbid, data);
+    OnRuntimeEntry(*t, cbid, data);
     return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
   if (domain == CUPTI_CB_DOMAIN_DRIVER_API && (entry || InsideRuntimeCall())) {
-    HandleDriverLaunch(*t, data, cbid);
+    if (!HandleDriverLaunch(*t, data, cbid) && entry && !InsideRuntimeCall())
+      GuardHostMemoryAtEntry(*t, domain, cbid, data);
     return t->profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
   {
@@ -302,7 +317,8 @@ bool SubscribeCallbacks() {
                               [&](const DriverEventCall& call) {
                                 return Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, &call.cbid, 1);
                               }) &&
-                  Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kUnmodeledDriver, std::size(kUnmodeledDriver));
+                  Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kUnmodeledDriver, std::size(kUnmodeledDriver)) &&
+                  Enable(subscriber, CUPTI_CB_DOMAIN_DRIVER_API, kDriverHostMemory, std::size(kDriverHostMemory));
   if (!ok) std::fprintf(stderr, "streamcheck: CUPTI refused a callback; some calls will not be traced\n");
   return true;
 }

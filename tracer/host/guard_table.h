@@ -40,6 +40,7 @@
 
 #include "runtime/engine.h"
 #include "runtime/ids.h"
+#include "tracer/host/page_span.h"
 
 namespace streamcheck::tracer::host {
 
@@ -70,9 +71,7 @@ class GuardTable {
     bool device_may_write = true;
   };
   // Pages opened for a CUDA call that reads or writes them on the host's side.
-  struct SuspendedPages {
-    Address begin = 0, end = 0;
-  };
+  using SuspendedPages = PageSpan;
 
   GuardTable();
   ~GuardTable();

@@ -462,6 +462,16 @@ extern "C" __attribute__((visibility("default"))) void streamcheck_framework_thr
     c10::impl::tls_set_dispatch_key_included(streamcheck::pytorch::kObserverKey, true);
 }
 
+// The calling thread's Python stack, for a host access the tracer's guard
+// pages saw outside any op (reading a tensor's numpy() array, say). Called
+// from the fault handler: the GIL is not taken (the thread holds it when it
+// runs Python's code, and then the stack is walked; else only a stack seen
+// before is found, read in place).
+extern "C" __attribute__((visibility("default"))) uint32_t streamcheck_framework_current_stack(void) {
+  if (streamcheck::pytorch::g_hooks == nullptr) return 0;
+  return streamcheck::pytorch::CurrentPythonStack(*streamcheck::pytorch::g_hooks, /*take_gil=*/false);
+}
+
 extern "C" __attribute__((visibility("default"))) int streamcheck_framework_attach(
     const StreamcheckFrameworkHooks* hooks, const char** why) {
   using namespace streamcheck::pytorch;
