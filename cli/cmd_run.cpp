@@ -35,6 +35,7 @@ struct RunOptions {
   std::string suppressions;
   int error_exitcode = 0;
   bool no_stacks = false;
+  bool no_host_guards = false;
   bool quiet = false;
 };
 
@@ -82,6 +83,7 @@ void PreloadExitHook(const std::string& tracer) {
   if (!o.trace.empty()) setenv("STREAMCHECK_TRACE", Absolute(o.trace).c_str(), 1);
   if (!o.suppressions.empty()) setenv("STREAMCHECK_SUPPRESSIONS", Absolute(o.suppressions).c_str(), 1);
   if (o.no_stacks) setenv("STREAMCHECK_STACKS", "0", 1);
+  if (o.no_host_guards) setenv("STREAMCHECK_HOST_GUARDS", "0", 1);
   std::vector<char*> argv;
   for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -169,6 +171,14 @@ int Run(const RunOptions& o) {
     for (const auto& [api, n] : counters["unmodeled_api"])
       fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", api, n, n == 1 ? "" : "s");
     for (const auto& [what, n] : counters["anomaly"]) fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", what, n);
+    // The host's own accesses are seen through guard pages (docs/HOST_GUARDS.md).
+    for (const auto& [what, n] : counters["host_guards"])
+      if (what.rfind("off_", 0) == 0 && n > 0)
+        fmt::print(stderr, "streamcheck: host accesses not observed: guard pages {} ({} process{})\n",
+                   what == "off_by_request" ? "off (--no-host-guards)" : "off: " + what.substr(4), n, n == 1 ? "" : "es");
+    if (const uint64_t dropped = counters["host_guards"]["host_accesses_dropped"])
+      fmt::print(stderr, "streamcheck: {} host access{} seen but not analysed (the tracer was busy too long)\n", dropped,
+                 dropped == 1 ? "" : "es");
   }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;
@@ -197,6 +207,9 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_option("--error-exitcode", o->error_exitcode,
                   "exit with this code when there are findings (default 0: the program's own status)");
   cmd->add_flag("--no-stacks", o->no_stacks, "do not capture host stacks (faster, findings without stacks)");
+  cmd->add_flag("--no-host-guards", o->no_host_guards,
+                "do not guard host-visible memory while the device works on it: the host's own reads and "
+                "writes of it go unobserved (docs/HOST_GUARDS.md); the run records that they were off");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();
   std::string switches =

@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
 # Builds every tests/gpu/scenarios program with nvcc, runs each variant (and
 # each PyTorch scenario of tests/gpu/pytorch/) under `streamcheck run`, and
-# checks the findings against the expectations files.
+# checks the findings against the expectations files. Each variant also runs
+# without streamcheck, and its output (stdout) and exit status must be the
+# same traced and not: the tracer never changes the program (COMPARE_NATIVE=0
+# skips that). RUN_FLAGS go to every `streamcheck run` (e.g. --no-host-guards).
+# A scenario's "// nvcc-flags: ..." line adds to its nvcc command.
 # Usage: run_gpu_tests.sh STREAMCHECK_BINARY OUT_DIR [EXPECTATIONS_FILE...]
 #   (default: expectations.txt and pytorch/expectations.txt). JOBS runs at once (default 8).
 # Exit: 0 all as expected, 1 a mismatch, 77 no GPU (skipped).
@@ -60,11 +64,26 @@ run_one() {
   local db="$out/$name.$variant.db" want_rc=0 rc found
   rm -f "$db"*
   if [[ "$rest" == exit=* ]]; then read -r token rest <<<"$rest"; want_rc=${token#exit=}; fi
-  "$sc" run --db "$db" --trace "$out/$name.$variant.sctrace" -- "${exe[@]}" "$variant" >"$out/$name.$variant.log" 2>&1
+  # shellcheck disable=SC2086 # RUN_FLAGS is a list of flags
+  "$sc" run ${RUN_FLAGS:-} --db "$db" --trace "$out/$name.$variant.sctrace" -- "${exe[@]}" "$variant" \
+    >"$out/$name.$variant.out" 2>"$out/$name.$variant.log"
   rc=$?
   if [[ $rc -ne $want_rc ]]; then
     echo "FAIL $program $variant: exit $rc, expected $want_rc ($(tail -3 "$out/$name.$variant.log" | tr '\n' ' '))"
     return
+  fi
+  if [[ ${COMPARE_NATIVE:-1} == 1 ]]; then
+    "${exe[@]}" "$variant" >"$out/$name.$variant.native.out" 2>/dev/null
+    local native_rc=$?
+    if [[ $native_rc -ne $rc ]]; then
+      echo "FAIL $program $variant: exit $rc traced, $native_rc without streamcheck"
+      return
+    fi
+    if ! cmp -s "$out/$name.$variant.out" "$out/$name.$variant.native.out"; then
+      echo "FAIL $program $variant: output differs without streamcheck: $(diff "$out/$name.$variant.native.out" \
+        "$out/$name.$variant.out" | head -4 | tr '\n' ' ')"
+      return
+    fi
   fi
   if found=$("$sc" report "$db" --format json 2>&1 | check_findings "$rest" 2>&1); then
     echo "ok   $program $variant: ${found:-clean}"
@@ -82,7 +101,8 @@ for file in "${files[@]}"; do
     elif [[ ! -x "$out/$program" ]]; then
       flags=(-O2 -g -arch=sm_90 -std=c++17)
       [[ "$program" == *per_thread* ]] && flags+=(--default-stream per-thread)
-      if ! "${NVCC:-nvcc}" "${flags[@]}" -o "$out/$program" "$here/scenarios/$program.cu" >"$out/$program.build.log" 2>&1; then
+      read -ra extra <<<"$(sed -n 's|^// nvcc-flags: ||p' "$here/scenarios/$program.cu")"
+      if ! "${NVCC:-nvcc}" "${flags[@]}" -o "$out/$program" "$here/scenarios/$program.cu" "${extra[@]}" >"$out/$program.build.log" 2>&1; then
         echo "FAIL $program: build failed" >"$out/results/$program.build"; cat "$out/$program.build.log"; continue
       fi
     fi

@@ -80,7 +80,9 @@ HostGuards* HostGuards::Start(Tracer& tracer, bool wanted) {
     guards->off_ = Off::kNoPreload;
     return guards;
   }
-  guards->tracer_code_.AddObjectsNamed({"libstreamcheck_"});
+  // The tracer's own code only: a framework plugin's frames (the PyTorch
+  // dispatch-key observer) sit under every op the program runs.
+  guards->tracer_code_.AddObjectsNamed({"libstreamcheck_tracer"});
   guards->cuda_code_.AddObjectsNamed({"libcuda.so", "libcudart", "libcupti", "libnvidia-"});
   guards->on_ = true;
   return guards;
@@ -205,7 +207,7 @@ void HostGuards::AfterForkInChild() {
 std::map<std::string, uint64_t> HostGuards::Counters() const {
   const GuardCounters c = table_.counters();
   std::map<std::string, uint64_t> out{
-      {"enabled", off_ == Off::kNo ? 1 : 0},
+      {"enabled", off_ == Off::kNo || off_ == Off::kForkedChild ? 1 : 0},
       {"pages_guarded", c.pages_guarded},
       {"faults", c.faults},
       {"host_accesses", host_accesses_.load()},
@@ -220,7 +222,7 @@ std::map<std::string, uint64_t> HostGuards::Counters() const {
     case Off::kAskedTo: out["off_by_request"] = 1; break;  // streamcheck run --no-host-guards
     case Off::kNoPreload: out["off_without_preloaded_library"] = 1; break;
     case Off::kHandlerReplaced: out["off_handler_replaced"] = 1; break;
-    case Off::kForkedChild: out["off_in_forked_child"] = 1; break;
+    case Off::kForkedChild: out["forked_child_guards_nothing"] = 1; break;  // not "off": its parent guards
   }
   return out;
 }
