@@ -145,7 +145,9 @@ STREAMCHECK_HOT void Tracer::Submit(TraceRecord& r) {
   if (!config_.queue_records) return;
   if (!worker_ || !worker_->running()) return Analyze(r);
   const uint64_t queue_start = profile_.Now();
-  const bool host_sync = HostWaitedForDevice(r);
+  // A successful query may open guarded pages: the program's next access
+  // then finds them open instead of faulting (host_guards.h).
+  const bool host_sync = HostWaitedForDevice(r) || (host_guards_ != nullptr && host_guards_->OpensPagesAfter(r));
   const uint64_t sequence = worker_->Push(r);
   if (host_sync) ThisThread().unanalysed_sync = sequence;
   profile_.Add(ProfilePhase::kQueue, queue_start);

@@ -73,8 +73,8 @@ run_one() {
     return
   fi
   if [[ ${COMPARE_NATIVE:-1} == 1 ]]; then
-    "${exe[@]}" "$variant" >"$out/$name.$variant.native.out" 2>/dev/null
-    local native_rc=$?
+    local native_rc  # in a subshell whose stderr takes the shell's own "Segmentation fault" too
+    native_rc=$( { "${exe[@]}" "$variant" >"$out/$name.$variant.native.out" 2>/dev/null; echo $?; } 2>/dev/null )
     if [[ $native_rc -ne $rc ]]; then
       echo "FAIL $program $variant: exit $rc traced, $native_rc without streamcheck"
       return

@@ -94,10 +94,13 @@ void Suspend3D(host::HostGuards& g, const cudaMemcpy3DParms* p) {
 }  // namespace
 
 // The guard pages' part of a call's entry: memory it frees or unregisters
-// gets back what the guards took, before the driver unmaps it; memory it
-// reads or writes itself opens for it (the driver may touch pinned memory on
-// the calling thread: a fault there could not be placed, and must not wait
-// for the tracer's lock while the driver holds its own).
+// gets back what the guards took, before the driver unmaps it; memory a
+// synchronous copy or memset reads or writes opens for it (the driver may
+// touch pinned memory on the calling thread; a fault there is CUDA's own,
+// opened and not recorded, but the page would then stay open after the
+// call). An asynchronous one is left alone: its host side is the device's
+// to touch later, and the two system calls would cost each copy more than
+// the rare fault inside the driver (host_guards.h) costs.
 void GuardHostMemoryAtEntry(Tracer& t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                             const CUpti_CallbackData* data) {
   host::HostGuards* g = t.host_guards();
@@ -117,51 +120,37 @@ void GuardHostMemoryAtEntry(Tracer& t, CUpti_CallbackDomain domain, CUpti_Callba
     case CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000:
       return g->ForgetAtEntry(ToHandle(c.params<cudaHostUnregister_v4000_params>().ptr));
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
-      const auto& p = c.params<cudaMemcpy_v3020_params>();  // the async form begins alike
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpy_v3020_params>();
       g->Suspend(ToHandle(p.dst), p.count);
       return g->Suspend(ToHandle(p.src), p.count);
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000: {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000: {
       const auto& p = c.params<cudaMemcpy2D_v3020_params>();
       g->Suspend(ToHandle(p.dst), Span2D(p.width, p.height, p.dpitch));
       return g->Suspend(ToHandle(p.src), Span2D(p.width, p.height, p.spitch));
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000:
       return Suspend3D(*g, c.params<cudaMemcpy3D_v3020_params>().p);
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000: {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000: {
       const auto& p = c.params<cudaMemcpyToSymbol_v3020_params>();
       return g->Suspend(ToHandle(p.src), p.count);
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000: {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000: {
       const auto& p = c.params<cudaMemcpyFromSymbol_v3020_params>();
       return g->Suspend(ToHandle(p.dst), p.count);
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000: {
       const auto& p = c.params<cudaMemset_v3020_params>();
       return g->Suspend(ToHandle(p.devPtr), p.count);
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000: {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000: {
       const auto& p = c.params<cudaMemset2D_v3020_params>();
       return g->Suspend(ToHandle(p.devPtr), Span2D(p.width, p.height, p.pitch));
     }

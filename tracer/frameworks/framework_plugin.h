@@ -13,9 +13,10 @@ void LoadFrameworkPlugins();
 void NoteThreadToFrameworks();
 // The calling thread's framework-level stack (Python's), for a host access
 // seen outside any framework op; 0 when no plugin gives one. Call without
-// the tracer's lock (the plugin interns the stack under it). Safe in the
-// guard pages' fault handler: the plugin reads the frames in place, or
-// walks them through CPython only when the thread holds the GIL already.
+// the tracer's lock (the plugin interns the stack under it). Called from
+// the guard pages' fault handler: the PyTorch plugin reads known stacks in
+// place and walks a new one under the GIL (torch_plugin.cpp says why that is
+// safe there).
 uint32_t FrameworkStackOfThisThread();
 
 }  // namespace streamcheck::tracer

@@ -198,6 +198,10 @@ uint64_t GuardTable::Reprotect(Address begin, Address end, Rights&& rights) {
 }
 
 void GuardTable::Tidy(Address begin, Address end) {
+  struct CountRuns {
+    GuardTable& table;
+    ~CountRuns() { table.run_count_.store(table.runs_.size(), std::memory_order_relaxed); }
+  } count{*this};
   auto it = runs_.lower_bound(begin);
   if (it != runs_.begin()) --it;
   while (it != runs_.end() && it->first <= end) {
@@ -250,7 +254,7 @@ bool GuardTable::Guard(const Range* ranges, size_t count) {
 }
 
 void GuardTable::Suspend(Address begin, uint64_t size, std::vector<SuspendedPages>* out) {
-  if (size == 0) return;
+  if (size == 0 || !HasGuardedPages()) return;
   Locked lock(*this);
   const Address first = PageFloor(begin), end = PageCeil(begin + size);
   const size_t before = out->size();
@@ -385,6 +389,7 @@ void GuardTable::Shutdown() {
   for (const auto& [begin, run] : runs_)
     if (!run.program && run.applied != kReadWrite) Protect(begin, run.end, kReadWrite);
   runs_.clear();
+  run_count_.store(0, std::memory_order_relaxed);
   regions_.clear();
   pending_.clear();
   queued_.clear();

@@ -98,6 +98,8 @@ class GuardTable {
   // (invalid: none, e.g. it was captured into a graph: its pages open).
   void NoteDeviceWork(DeviceWork work);
   bool HasPendingWork() const { return pending_ops_.load(std::memory_order_relaxed) != 0; }
+  // Some page is guarded (or was, until the last change): no lock.
+  bool HasGuardedPages() const { return run_count_.load(std::memory_order_relaxed) != 0; }
   // Opens the pages whose every pending operation `ordered` says the host is
   // now ordered after.
   void OpenOrdered(const std::function<bool(DeviceWork)>& ordered);
@@ -179,6 +181,7 @@ class GuardTable {
   GuardCounters counters_;
   std::atomic<size_t> region_count_{0};
   std::atomic<size_t> pending_ops_{0};
+  std::atomic<size_t> run_count_{0};  // runs_.size(), for HasGuardedPages
   std::atomic<bool> lock_{false};
   std::unique_ptr<Locked> fork_lock_;  // held from LockForFork to the unlock on either side
 };

@@ -149,19 +149,26 @@ void HostGuards::BeforeQueue(TraceRecord& r) {
       // faults the engine judges.
       for (const MemoryAccess& w : r.accesses)
         if (MaybeInRegion(w.addr) && table_.InRegion(w.addr)) words.push_back({w.addr, 0, MayWrite(w.mode)});
-      if (words.empty()) return;
-      if (!SignalChain::StillFirst()) return TurnOff(Off::kHandlerReplaced);
+      if (words.empty() || !HandlerStillFirst()) return;
       r.guards_host_pages = table_.Guard(words.data(), words.size());
       return;
     }
     default:
       return;
   }
-  if (count == 0) return;
-  // Protecting a page without our handler first would hand its fault to the
-  // program's: checked each time (the mprotect costs more).
-  if (!SignalChain::StillFirst()) return TurnOff(Off::kHandlerReplaced);
+  if (count == 0 || !HandlerStillFirst()) return;
   r.guards_host_pages = table_.Guard(ranges, count);
+}
+
+// Protecting pages without our handler first would hand their faults to
+// the program's. Only a raw rt_sigaction system call can take its place
+// (the preloaded library sees every other way), so it is checked on the
+// first guard and every 16th after, not on each: a system call each time
+// cost a copy more than its mprotect.
+bool HostGuards::HandlerStillFirst() {
+  if (guards_since_check_++ % 16 != 0 || SignalChain::StillFirst()) return true;
+  TurnOff(Off::kHandlerReplaced);
+  return false;
 }
 
 void HostGuards::ForgetAtEntry(Address base) {

@@ -55,6 +55,14 @@ class HostGuards {
   // The preloaded library: the program is about to mprotect or unmap these bytes.
   void ProgramChanged(Address addr, uint64_t size);
 
+  // Whether the analysis of `r`, a successful query, may open pages the
+  // program is about to touch (the caller then waits for it, as it does
+  // after a synchronization): PyTorch's pinned caching allocator queries a
+  // block's events and writes the block at once.
+  bool OpensPagesAfter(const TraceRecord& r) const {
+    return (r.op == OpCode::kEventQuery || r.op == OpCode::kStreamQuery) && r.result == 0 && on() &&
+           table_.HasPendingWork();
+  }
   // The analysis worker: after the engine took `r` (`processed`: it did not
   // fail on it).
   void AfterAnalysis(TraceRecord& r, Engine& engine, bool processed);
@@ -73,6 +81,7 @@ class HostGuards {
   explicit HostGuards(Tracer& tracer) : tracer_(tracer) {}
   enum class Off { kNo, kAskedTo, kNoPreload, kHandlerReplaced, kForkedChild };
   void TurnOff(Off why);
+  bool HandlerStillFirst();
   static bool OnGuardFault(siginfo_t* info, ucontext_t* context);
   FaultOrigin OriginOfFault(const FaultSite& site) const;
   // A program's access: one kHostAccess record, as if the thread had called us.
@@ -91,6 +100,7 @@ class HostGuards {
   CodeRanges tracer_code_, cuda_code_;
   // Faults in guarded pages by whose access they were.
   std::atomic<uint64_t> host_accesses_{0}, tracer_faults_{0}, cuda_faults_{0}, dropped_{0};
+  uint32_t guards_since_check_ = 0;  // under the tracer's lock: StillFirstEvery
 };
 
 }  // namespace host

@@ -11,8 +11,9 @@
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);
   constexpr int kThreads = 16, kChunk = 1 << 14;  // floats: 64 KiB each
-  float *device, *pinned;
-  CHECK(cudaMalloc(&device, kThreads * kChunk * sizeof(float)));
+  float* pinned;
+  std::vector<float*> device(kThreads);  // each its own (the pinned chunks share one allocation)
+  for (float*& d : device) CHECK(cudaMalloc(&d, kChunk * sizeof(float)));
   CHECK(cudaMallocHost(&pinned, kThreads * kChunk * sizeof(float)));
   std::atomic<int> ready{0};
   std::vector<std::thread> threads;
@@ -21,8 +22,8 @@ int main(int argc, char** argv) {
       cudaStream_t s;
       CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
       float* mine = pinned + t * kChunk;
-      spin_then_fill<<<16, 256, 0, s>>>(device + t * kChunk, kBusyNs / 4, kChunk);
-      CHECK(cudaMemcpyAsync(mine, device + t * kChunk, kChunk * sizeof(float), cudaMemcpyDeviceToHost, s));
+      spin_then_fill<<<16, 256, 0, s>>>(device[t], kBusyNs / 4, kChunk);
+      CHECK(cudaMemcpyAsync(mine, device[t], kChunk * sizeof(float), cudaMemcpyDeviceToHost, s));
       if (!racy) CHECK(cudaStreamSynchronize(s));
       ready++;
       while (ready < kThreads) std::this_thread::yield();  // all read at once
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
     });
   for (auto& th : threads) th.join();
   CHECK(cudaFreeHost(pinned));
-  CHECK(cudaFree(device));
+  for (float* d : device) CHECK(cudaFree(d));
   Done("many_threads_pinned", racy);
   return 0;
 }
