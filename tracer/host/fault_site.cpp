@@ -165,15 +165,12 @@ FaultSite ReadFaultSite(const siginfo_t* info, const ucontext_t* context) {
   iovec local{code, sizeof code}, remote{reinterpret_cast<void*>(site.pc), sizeof code};
   if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) <= 0) return site;
   const MemoryOperand operand = Decode(code, context);
-  // The operand's own address when the fault lies in it (an access that
+  // The operand's own bytes when the fault lies in them (an access that
   // straddles into the guarded page starts before the faulting byte); else
-  // the faulting byte, with the width when known, one byte otherwise.
-  if (operand.width == 0) return site;
+  // the faulting byte alone: never bytes the access may not have touched.
   if (operand.has_address && site.address >= operand.address && site.address < operand.address + operand.width) {
     site.address = operand.address;
     site.size = operand.width;
-  } else if (!operand.has_address) {
-    site.size = 1;
   }
   return site;
 }
