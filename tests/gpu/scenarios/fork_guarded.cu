@@ -11,13 +11,7 @@
 
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);
-  cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  float *device, *pinned;
-  CHECK(cudaMalloc(&device, kN * sizeof(float)));
-  CHECK(cudaMallocHost(&pinned, kN * sizeof(float)));
-  spin_then_fill<<<64, 256, 0, s>>>(device, kBusyNs, kN);
-  CHECK(cudaMemcpyAsync(pinned, device, kN * sizeof(float), cudaMemcpyDeviceToHost, s));
+  PinnedCopyInFlight copy;
   std::fflush(stdout);
   const pid_t child = fork();
   if (child == 0) {
@@ -27,10 +21,9 @@ int main(int argc, char** argv) {
   }
   int status = 0;
   waitpid(child, &status, 0);
-  if (!racy) CHECK(cudaStreamSynchronize(s));
-  HostRead(pinned, kN);
-  CHECK(cudaDeviceSynchronize());
-  CHECK(cudaFreeHost(pinned));
+  if (!racy) CHECK(cudaStreamSynchronize(copy.stream));
+  HostRead(copy.pinned, kN);
+  copy.Free();
   std::printf("child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
   Done("fork_guarded", racy);
   return 0;

@@ -21,3 +21,38 @@ inline void HostRead(const float* p, int n) {
 }
 
 inline void Done(const char* name, bool racy) { std::printf("%s %s done\n", name, racy ? "racy" : "fixed"); }
+
+// A pinned buffer of kN floats that an asynchronous copy on a non-blocking
+// stream is filling, behind ~50 ms of work on that stream.
+struct PinnedCopyInFlight {
+  cudaStream_t stream;
+  float* device;
+  float* pinned;
+  PinnedCopyInFlight() {
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CHECK(cudaMalloc(&device, kN * sizeof(float)));
+    CHECK(cudaMallocHost(&pinned, kN * sizeof(float)));
+    spin_then_fill<<<64, 256, 0, stream>>>(device, kBusyNs, kN);
+    CHECK(cudaMemcpyAsync(pinned, device, kN * sizeof(float), cudaMemcpyDeviceToHost, stream));
+  }
+  void Free() {
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaFreeHost(pinned));
+    CHECK(cudaFree(device));
+  }
+};
+
+// Managed memory (kN floats) whose first 1024 a kernel on `producer` writes,
+// behind ~50 ms of work.
+inline float* ManagedWrittenOn(cudaStream_t producer) {
+  float* managed;
+  CHECK(cudaMallocManaged(&managed, kN * sizeof(float)));
+  spin_then_fill<<<64, 256, 0, producer>>>(managed, kBusyNs, 1024);
+  return managed;
+}
+
+inline cudaStream_t NonBlockingStream() {
+  cudaStream_t s;
+  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  return s;
+}

@@ -5,14 +5,11 @@
 
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);
-  cudaStream_t s;
+  cudaStream_t producer = NonBlockingStream();
   cudaEvent_t done;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   CHECK(cudaEventCreate(&done));
-  float* managed;
-  CHECK(cudaMallocManaged(&managed, kN * sizeof(float)));
-  spin_then_fill<<<64, 256, 0, s>>>(managed, kBusyNs, kN);
-  CHECK(cudaEventRecord(done, s));
+  float* managed = ManagedWrittenOn(producer);
+  CHECK(cudaEventRecord(done, producer));
   if (!racy) CHECK(cudaEventSynchronize(done));
   HostRead(managed, 1024);
   CHECK(cudaDeviceSynchronize());

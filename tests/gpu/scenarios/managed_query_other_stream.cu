@@ -7,12 +7,8 @@
 
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);
-  cudaStream_t producer, other;
-  CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
-  CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
-  float* managed;
-  CHECK(cudaMallocManaged(&managed, kN * sizeof(float)));
-  spin_then_fill<<<64, 256, 0, producer>>>(managed, kBusyNs, 1024);
+  cudaStream_t producer = NonBlockingStream(), other = NonBlockingStream();
+  float* managed = ManagedWrittenOn(producer);
   while (cudaStreamQuery(racy ? other : producer) == cudaErrorNotReady) usleep(2000);
   HostRead(managed, 1024);
   CHECK(cudaDeviceSynchronize());

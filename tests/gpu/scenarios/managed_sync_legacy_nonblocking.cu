@@ -6,11 +6,8 @@
 
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);
-  cudaStream_t producer;
-  CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
-  float* managed;
-  CHECK(cudaMallocManaged(&managed, kN * sizeof(float)));
-  spin_then_fill<<<64, 256, 0, producer>>>(managed, kBusyNs, 1024);
+  cudaStream_t producer = NonBlockingStream();
+  float* managed = ManagedWrittenOn(producer);
   CHECK(cudaStreamSynchronize(racy ? 0 : producer));
   HostRead(managed, 1024);
   CHECK(cudaDeviceSynchronize());

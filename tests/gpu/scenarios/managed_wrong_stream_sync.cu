@@ -5,13 +5,9 @@
 
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);
-  cudaStream_t producer, other;
-  CHECK(cudaStreamCreateWithFlags(&producer, cudaStreamNonBlocking));
-  CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
-  float* managed;
-  CHECK(cudaMallocManaged(&managed, kN * sizeof(float)));
+  cudaStream_t producer = NonBlockingStream(), other = NonBlockingStream();
+  float* managed = ManagedWrittenOn(producer);
   fill<<<64, 256, 0, other>>>(managed + kN / 2, 3.0f, 16);
-  spin_then_fill<<<64, 256, 0, producer>>>(managed, kBusyNs, 1024);
   CHECK(cudaStreamSynchronize(racy ? other : producer));
   HostRead(managed, 1024);
   CHECK(cudaDeviceSynchronize());

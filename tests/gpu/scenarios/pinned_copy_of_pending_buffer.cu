@@ -7,19 +7,14 @@
 
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);
-  cudaStream_t s;
-  CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-  float *device, *copy, *pinned;
-  CHECK(cudaMalloc(&device, kN * sizeof(float)));
-  CHECK(cudaMalloc(&copy, kN * sizeof(float)));
-  CHECK(cudaMallocHost(&pinned, kN * sizeof(float)));
-  spin_then_fill<<<64, 256, 0, s>>>(device, kBusyNs, kN);
-  CHECK(cudaMemcpyAsync(pinned, device, kN * sizeof(float), cudaMemcpyDeviceToHost, s));
-  if (!racy) CHECK(cudaStreamSynchronize(s));
-  CHECK(cudaMemcpy(copy, pinned, 256, cudaMemcpyHostToDevice));  // small: the driver may stage it by CPU
-  CHECK(cudaMemcpy(copy, pinned, kN * sizeof(float), cudaMemcpyHostToDevice));
-  CHECK(cudaDeviceSynchronize());
-  CHECK(cudaFreeHost(pinned));
+  float* again;
+  CHECK(cudaMalloc(&again, kN * sizeof(float)));
+  PinnedCopyInFlight copy;
+  if (!racy) CHECK(cudaStreamSynchronize(copy.stream));
+  CHECK(cudaMemcpy(again, copy.pinned, 256, cudaMemcpyHostToDevice));  // small: the driver may stage it by CPU
+  CHECK(cudaMemcpy(again, copy.pinned, kN * sizeof(float), cudaMemcpyHostToDevice));
+  copy.Free();
+  CHECK(cudaFree(again));
   Done("pinned_copy_of_pending_buffer", racy);
   return 0;
 }
