@@ -94,7 +94,10 @@ __attribute__((visibility("default"))) int __sigaction(int sig, const struct sig
   return sigaction(sig, act, old);
 }
 
-/* signal() and its kin, as glibc defines them, through sigaction above. */
+/* signal() and its kin: glibc's own, except for SIGSEGV while attached,
+ * where they are what glibc makes of them (BSD semantics for signal(), SysV
+ * for sysv_signal()) through sigaction above. */
+typedef __sighandler_t (*SignalFn)(int, __sighandler_t);
 static __sighandler_t SignalWith(int sig, __sighandler_t handler, int flags, int mask_itself) {
   struct sigaction act, old;
   memset(&act, 0, sizeof act);
@@ -105,18 +108,17 @@ static __sighandler_t SignalWith(int sig, __sighandler_t handler, int flags, int
   if (sigaction(sig, &act, &old) < 0) return SIG_ERR;
   return old.sa_handler;
 }
-__attribute__((visibility("default"))) __sighandler_t signal(int sig, __sighandler_t handler) {
-  return SignalWith(sig, handler, SA_RESTART, 1);
-}
-__attribute__((visibility("default"))) __sighandler_t bsd_signal(int sig, __sighandler_t handler) {
-  return SignalWith(sig, handler, SA_RESTART, 1);
-}
-__attribute__((visibility("default"))) __sighandler_t sysv_signal(int sig, __sighandler_t handler) {
-  return SignalWith(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
-}
-__attribute__((visibility("default"))) __sighandler_t __sysv_signal(int sig, __sighandler_t handler) {
-  return SignalWith(sig, handler, SA_RESETHAND | SA_NODEFER, 0);
-}
+#define SIGNAL_FUNCTION(name, flags, mask_itself)                                    \
+  __attribute__((visibility("default"))) __sighandler_t name(int sig, __sighandler_t handler) { \
+    if (sig == SIGSEGV && Hooks()) return SignalWith(sig, handler, flags, mask_itself);  \
+    static SignalFn real;                                                             \
+    if (!real) real = (SignalFn)dlsym(RTLD_NEXT, #name);                              \
+    return real(sig, handler);                                                        \
+  }
+SIGNAL_FUNCTION(signal, SA_RESTART, 1)
+SIGNAL_FUNCTION(bsd_signal, SA_RESTART, 1)
+SIGNAL_FUNCTION(sysv_signal, SA_RESETHAND | SA_NODEFER, 0)
+SIGNAL_FUNCTION(__sysv_signal, SA_RESETHAND | SA_NODEFER, 0)
 
 /* The program's mask, minus SIGSEGV for real while attached. */
 static int ChangeMask(SigmaskFn real, int how, const sigset_t* set, sigset_t* old) {
