@@ -6,8 +6,14 @@
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);
   cudaStream_t producer = NonBlockingStream(), other = NonBlockingStream();
-  float* managed = ManagedWrittenOn(producer);
+  float* managed;
+  CHECK(cudaMallocManaged(&managed, kN * sizeof(float)));
+  // The other stream's work, on the allocation's second half, first: launched
+  // after the producer's, its pointer would be no bound of the producer's
+  // kernel when that was launched, whose argument then counts as the whole
+  // allocation (tracer/kernel_access/access_extent.h) and meets this one.
   fill<<<64, 256, 0, other>>>(managed + kN / 2, 3.0f, 16);
+  spin_then_fill<<<64, 256, 0, producer>>>(managed, kBusyNs, 1024);
   CHECK(cudaStreamSynchronize(racy ? other : producer));
   HostRead(managed, 1024);
   CHECK(cudaDeviceSynchronize());
