@@ -12,8 +12,8 @@
 //     copies, memsets and kernel launches touching them guard their pages);
 //   * the program's threads at a CUDA call's entry, without the lock:
 //     ForgetAtEntry for a call that frees or unregisters a region, and
-//     Suspend/Resume around a call that reads or writes host memory itself
-//     (the driver may do so on the calling thread);
+//     Suspend/Resume around a synchronous copy or memset that reads or
+//     writes host memory itself (the driver may do so on the calling thread);
 //   * the analysis worker, after the engine took a record: AfterAnalysis;
 //   * the SIGSEGV handler, on whichever thread faulted.
 #pragma once
