@@ -37,6 +37,7 @@ struct RunOptions {
   int error_exitcode = 0;
   int busy_timeout_ms = 5000;
   bool no_stacks = false;
+  bool no_host_guards = false;
   bool quiet = false;
   std::string precise;  // --precise[=GLOB]: kernels to instrument ("" = fast mode)
 };
@@ -90,6 +91,7 @@ void PreloadExitHook(const std::string& tracer) {
   if (o.no_stacks) setenv("STREAMCHECK_STACKS", "0", 1);
   setenv("STREAMCHECK_BUSY_TIMEOUT_MS", std::to_string(o.busy_timeout_ms).c_str(), 1);
   if (!o.precise.empty()) setenv("STREAMCHECK_PRECISE", o.precise.c_str(), 1);
+  if (o.no_host_guards) setenv("STREAMCHECK_HOST_GUARDS", "0", 1);
   std::vector<char*> argv;
   for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -188,6 +190,16 @@ int Run(const RunOptions& o) {
                  store::EscapeControl(what), n, n == 1 ? "" : "s");
     for (const auto& [what, n] : counters[std::string(store::counters::kPrecise)])
       fmt::print(stderr, "streamcheck: {} ({}x)\n", store::EscapeControl(what), n);
+    // The host's own accesses are seen through guard pages (docs/HOST_GUARDS.md).
+    std::map<std::string, uint64_t>& guards = counters[std::string(store::counters::kHostGuards)];
+    for (const auto& [what, n] : guards)
+      if (what.rfind("off_", 0) == 0 && n > 0)
+        fmt::print(stderr, "streamcheck: host accesses not observed: guard pages {} ({} process{})\n",
+                   what == store::counters::kHostGuardsOffByRequest ? "off (--no-host-guards)" : "off: " + what.substr(4),
+                   n, n == 1 ? "" : "es");
+    if (const uint64_t dropped = guards[std::string(store::counters::kHostAccessesDropped)])
+      fmt::print(stderr, "streamcheck: {} host access{} seen but not analysed (the tracer was busy too long)\n", dropped,
+                 dropped == 1 ? "" : "es");
   }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;
@@ -231,6 +243,9 @@ void AddRunCommand(CLI::App& app) {
                 "instrument kernels on the device (Compute Sanitizer API) and check the bytes they really "
                 "touch instead of fast mode's guess; --precise=GLOB only kernels whose demangled name matches "
                 "(docs/PRECISE.md)");
+  cmd->add_flag("--no-host-guards", o->no_host_guards,
+                "do not guard host-visible memory while the device works on it: the host's own reads and "
+                "writes of it go unobserved (docs/HOST_GUARDS.md); the run records that they were off");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();
   std::string switches =

@@ -10,6 +10,7 @@ Engine::Impl::Impl(FindingSink* sink, EngineOptions options)
 void Engine::Impl::Process(const TraceRecord& r) {
   current_ = &r;
   ++stats_.records;
+  last_device_work_ = {};
   if (!pending_pageable_.empty()) SettlePageableCopies(r);
   switch (r.op) {
     case OpCode::kDefineString: symbols_.DefineString(r.id, r.text); break;
@@ -219,5 +220,9 @@ void Engine::Prefetch(const TraceRecord& record) const { impl_->Prefetch(record)
 void Engine::Finish() { impl_->Finish(); }
 void Engine::set_stack_resolver(StackResolver* resolver) { impl_->resolver_ = resolver; }
 const EngineStats& Engine::stats() const { return impl_->stats_; }
+Engine::DeviceWork Engine::LastDeviceWork() const { return impl_->last_device_work_; }
+bool Engine::HostThreadOrderedAfter(ThreadId thread, DeviceWork work) {
+  return work.valid() && impl_->HostThreadOrderedAfter(thread, work);
+}
 
 }  // namespace streamcheck

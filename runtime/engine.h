@@ -95,6 +95,20 @@ class Engine {
   void set_stack_resolver(StackResolver* resolver);
   const EngineStats& stats() const;
 
+  // For the live tracer's host guards (tracer/host/), which keep the pages
+  // of host-visible memory inaccessible while device work on them is
+  // pending. The device work the last processed record queued on a stream
+  // (not captured into a graph), if any: its lane and its clock there.
+  struct DeviceWork {
+    uint32_t lane = ~uint32_t{0};
+    uint32_t clock = 0;
+    bool valid() const { return lane != ~uint32_t{0}; }
+  };
+  DeviceWork LastDeviceWork() const;
+  // Whether host thread `thread` is now ordered after `work` (a
+  // synchronization, a successful query or a synchronous call made it so).
+  bool HostThreadOrderedAfter(ThreadId thread, DeviceWork work);
+
  private:
   class Impl;
   std::unique_ptr<Impl> impl_;

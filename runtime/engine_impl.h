@@ -49,6 +49,10 @@ class alignas(64) Engine::Impl {
   StackResolver* resolver_ = nullptr;
   EngineStats stats_;
   uint64_t index_ = 0;
+  Engine::DeviceWork last_device_work_;  // of the record being processed (Engine::LastDeviceWork)
+  bool HostThreadOrderedAfter(ThreadId thread, Engine::DeviceWork work) {
+    return sync_.Thread(thread).clock.Get(work.lane) >= work.clock;
+  }
 
  private:
   // engine.cpp

@@ -16,20 +16,13 @@ ShadowKind ShadowKindOf(AccessMode mode) {
   return index < std::size(kByMode) ? kByMode[index] : ShadowKind::kUnknown;
 }
 
-// Bytes a strided (2D) transfer spans: rows-1 full pitches plus one row. The
-// bounding range is conservative for interleaved 2D tiles (documented policy).
-uint64_t Extent(uint64_t width, uint64_t height, uint64_t pitch) {
-  if (height <= 1) return width;
-  return (height - 1) * (pitch > width ? pitch : width) + width;
-}
-
 }  // namespace
 
 std::vector<MemoryAccess> Engine::Impl::TransferAccesses(const TraceRecord& r) {
   std::vector<MemoryAccess> out;
   if (r.op == OpCode::kMemcpy || r.node_op == OpCode::kMemcpy)
-    out.push_back({r.src, Extent(r.size, r.height, r.src_pitch), AccessMode::kRead});
-  out.push_back({r.dst, Extent(r.size, r.height, r.dst_pitch), AccessMode::kWrite});
+    out.push_back({r.src, StridedExtent(r.size, r.height, r.src_pitch), AccessMode::kRead});
+  out.push_back({r.dst, StridedExtent(r.size, r.height, r.dst_pitch), AccessMode::kWrite});
   return out;
 }
 
@@ -83,7 +76,8 @@ void Engine::Impl::StreamOperation(const TraceRecord& r, StreamState& s,
   }
   ThreadState& t = sync_.Thread(r.thread);
   sync_.PrepareStreamOperation(s, t);
-  sync_.TickStream(s);
+  const Epoch e = sync_.TickStream(s);
+  last_device_work_ = {e.lane, e.clock};
   ++stats_.stream_operations;
   ApplyAccesses(s.lane, s.clock, SiteOf(r), accesses, index_, r.timestamp_ns, staged_copy);
 }

@@ -188,6 +188,10 @@ struct TraceRecordFields {
   // framework op open, and the worker still has some open for it
   // (tracer/frameworks/framework_ops.h): it closes them.
   bool closes_framework_ops = false;
+  // The tracer's own, never in a trace: the program's side guarded host
+  // pages for this operation (tracer/host/guard_table.h); the worker tells
+  // the guards which device work it became.
+  bool guards_host_pages = false;
   // The tracer's own, never in a trace: a launch whose device accesses the
   // precise front-end collects (tracer/sanitizer/); the worker waits for
   // them and puts them in `accesses` before the record is resolved.

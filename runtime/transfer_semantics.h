@@ -23,6 +23,14 @@ struct TransferPlan {
   bool staged_destination = false;
 };
 
+// Bytes a strided (2D) transfer spans from its first byte: rows-1 full
+// pitches plus one row. The bounding range is conservative for interleaved
+// 2D tiles (documented policy).
+inline uint64_t StridedExtent(uint64_t width, uint64_t height, uint64_t pitch) {
+  if (height <= 1) return width;
+  return (height - 1) * (pitch > width ? pitch : width) + width;
+}
+
 // cudaMemcpyDefault resolves from where the pointers live (unified addressing).
 CopyKind ResolveCopyKind(CopyKind declared, MemoryKind src, MemoryKind dst);
 

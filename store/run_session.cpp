@@ -19,6 +19,7 @@ const std::vector<CounterDoc>& DocumentedCounters() {
 #define STREAMCHECK_COUNTER_CATEGORY(constant, name, meaning) {"", name, meaning},
 #define STREAMCHECK_STAT(constant, name, meaning) {counters::kStats, name, meaning},
 #define STREAMCHECK_HOST_THREADS_COUNTER(constant, name, meaning) {counters::kHostThreads, name, meaning},
+#define STREAMCHECK_HOST_GUARDS_COUNTER(constant, name, meaning) {counters::kHostGuards, name, meaning},
 #include "store/counters.def"
   };
   return docs;

@@ -32,6 +32,7 @@ namespace counters {
 #define STREAMCHECK_COUNTER_CATEGORY(constant, name, meaning) inline constexpr std::string_view constant = name;
 #define STREAMCHECK_STAT(constant, name, meaning) inline constexpr std::string_view constant = name;
 #define STREAMCHECK_HOST_THREADS_COUNTER(constant, name, meaning) inline constexpr std::string_view constant = name;
+#define STREAMCHECK_HOST_GUARDS_COUNTER(constant, name, meaning) inline constexpr std::string_view constant = name;
 #include "store/counters.def"
 }  // namespace counters
 
@@ -121,7 +122,7 @@ class RunSession {
   // Once per process; later calls do nothing.
   void FinishProcess(ProcessOutput* output, const EngineStats* stats);
   // Counters of the process that only its writer knows (the tracer's
-  // "host_threads"), by a category of store/counters.def.
+  // "host_threads", "host_guards"), by a category of store/counters.def.
   void AddCounters(ProcessOutput* output, std::string_view category, const std::map<std::string, uint64_t>& counts);
   // Records the run's end (only for a run this session began).
   void End(int exit_status);

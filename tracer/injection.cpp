@@ -13,6 +13,8 @@
 #include "tracer/cupti/cupti_callbacks.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_plugin.h"
+#include "tracer/host/host_guards.h"
+#include "tracer/host/signal_chain.h"
 #include "tracer/libraries/nccl/nccl_hooks.h"
 #include "tracer/tracer.h"
 #if STREAMCHECK_HAVE_SANITIZER
@@ -23,6 +25,7 @@ namespace streamcheck::tracer {
 namespace {
 
 Tracer* g_tracer = nullptr;
+host::HostGuards* g_host_guards = nullptr;
 
 void FinishAtExit() {
   if (!g_tracer) return;
@@ -33,18 +36,23 @@ void FinishAtExit() {
 // fork(): hold the tracer's lock, and keep the analysis worker between two
 // records, across it so the child's copy is consistent; then give the child
 // its own outputs. (The worker never forks; were it to, it must not wait for itself.)
+// The guard pages' table is held too (after the tracer's lock, its order):
+// the child gives every guarded page back (host_guards.h).
 void BeforeFork() {
   if (!g_tracer || AnalysisWorker::OnWorkerThread()) return;
   g_tracer->tracer_lock().lock();
   g_tracer->PauseAnalysis();
+  if (g_host_guards) g_host_guards->BeforeFork();
 }
 void AfterForkInParent() {
   if (!g_tracer || AnalysisWorker::OnWorkerThread()) return;
+  if (g_host_guards) g_host_guards->AfterForkInParent();
   g_tracer->ResumeAnalysis();
   g_tracer->tracer_lock().unlock();
 }
 void AfterForkInChild() {
   if (!g_tracer || AnalysisWorker::OnWorkerThread()) return;
+  if (g_host_guards) g_host_guards->AfterForkInChild();
   GuardInternalErrors("the forked child's start", [] { g_tracer->RestartAfterFork(); });
   g_tracer->tracer_lock().unlock();
 }
@@ -78,6 +86,9 @@ void RegisterExitHook() {
 
 void InstallSignalHandlers() {
   for (int sig : kFatalSignals) {
+    // With the guard pages' handler first, SIGSEGV's default action saves
+    // the findings there (signal_chain.h).
+    if (sig == SIGSEGV && host::SignalChain::Installed()) continue;
     struct sigaction current {};
     sigaction(sig, nullptr, &current);
     // Never replace a handler the program installed.
@@ -128,6 +139,11 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     RegisterExitHook();
     RegisterLibraryHooks(g_tracer);
     pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
+    const TracerConfig& config = g_tracer->config();
+    g_host_guards = host::HostGuards::Start(*g_tracer, config.host_guards && config.queue_records &&
+                                                           config.analyse_records &&
+                                                           !DebugFlag(DebugSwitch::kCallbacksOnly));
+    g_tracer->set_host_guards(g_host_guards);
     InstallSignalHandlers();
   });
   return 1;

@@ -16,6 +16,7 @@
 #include "runtime/ids.h"
 #include "runtime/trace_record.h"
 #include "tracer/frameworks/framework_ops.h"
+#include "tracer/host/page_span.h"
 #include "tracer/preload/thread_order.h"
 #include "tracer/stacks/repeated_stacks.h"
 
@@ -55,6 +56,9 @@ struct ThreadState {
   TraceRecord open_ops;
   FrameworkOpStack framework_ops;
   RepeatedStacks repeated_stacks;
+  // Guard pages opened for the CUDA call in progress, which reads or writes
+  // them on the host itself (tracer/host/host_guards.h).
+  std::vector<host::PageSpan> suspended_guards;
 };
 
 namespace internal {

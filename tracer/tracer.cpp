@@ -12,6 +12,7 @@
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_ops.h"
 #include "tracer/frameworks/framework_plugin.h"
+#include "tracer/host/host_guards.h"
 #include "tracer/hot_path.h"
 #include "tracer/job_place.h"
 #include "tracer/libraries/library_modules.h"
@@ -99,6 +100,7 @@ TracerConfig TracerConfig::FromEnvironment() {
   c.analysis_worker = !DebugFlag(DebugSwitch::kInlineAnalysis);
   c.queue_records = !DebugFlag(DebugSwitch::kDropRecords);
   c.analyse_records = !DebugFlag(DebugSwitch::kSkipAnalysis);
+  c.host_guards = Env("STREAMCHECK_HOST_GUARDS") != "0";
   return c;
 }
 
@@ -164,7 +166,9 @@ STREAMCHECK_HOT void Tracer::Submit(TraceRecord& r) {
   if (!config_.queue_records) return;
   if (!worker_ || !worker_->running()) return Analyze(r);
   const uint64_t queue_start = profile_.Now();
-  const bool host_sync = HostWaitedForDevice(r);
+  // A successful query may open guarded pages: the program's next access
+  // then finds them open instead of faulting (host_guards.h).
+  const bool host_sync = HostWaitedForDevice(r) || (host_guards_ != nullptr && host_guards_->OpensPagesAfter(r));
   const uint64_t sequence = worker_->Push(r);
   if (host_sync) ThisThread().unanalysed_sync = sequence;
   profile_.Add(ProfilePhase::kQueue, queue_start);
@@ -182,6 +186,7 @@ void Tracer::Analyze(TraceRecord& r) {
     const uint64_t engine_start = profile_.Now();
     engine_->Process(r);
     profile_.Add(ProfilePhase::kEngine, engine_start);
+    if (host_guards_ != nullptr) host_guards_->AfterAnalysis(r, *engine_, /*processed=*/true);
     if (!trace_) return;
     const uint64_t trace_start = profile_.Now();
     trace_->Append(r);
@@ -192,6 +197,8 @@ void Tracer::Analyze(TraceRecord& r) {
     else trace_->FlushIfOlderThan(200);
     profile_.Add(ProfilePhase::kTraceOutput, trace_start);
   });
+  // Its guarded pages wait for no device work when the engine failed on it.
+  if (r.guards_host_pages && host_guards_ != nullptr) host_guards_->AfterAnalysis(r, *engine_, /*processed=*/false);
 }
 
 STREAMCHECK_HOT void Tracer::AwaitHostSynchronizationAnalysis() {
@@ -304,6 +311,7 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
       Submit(def);
     }
   }
+  if (host_guards_ != nullptr) host_guards_->BeforeQueue(r);
   Submit(r);
 }
 
@@ -368,6 +376,12 @@ void Tracer::Finish() {
       session_->AddCounters(output_, store::counters::kPrecise, notes);
     else
       for (const auto& [what, n] : notes) Warn(what + " (" + std::to_string(n) + "x)");
+  }
+  if (host_guards_ != nullptr) {
+    // No guarding after the final summary: the program's exit handlers and
+    // destructors touch their pinned memory unobserved.
+    host_guards_->Shutdown();
+    session_->AddCounters(output_, store::counters::kHostGuards, host_guards_->Counters());
   }
   if (trace_) {
     WriteSymbolizedStacks();

@@ -33,6 +33,10 @@
 
 namespace streamcheck::tracer {
 
+namespace host {
+class HostGuards;
+}
+
 // Where the outputs go; read from the environment `streamcheck run` sets.
 struct TracerConfig {
   std::string db_path;          // STREAMCHECK_DB
@@ -48,6 +52,9 @@ struct TracerConfig {
   // and drops it; =skip-analysis queues it and the worker only takes it off.
   bool queue_records = true;
   bool analyse_records = true;
+  // STREAMCHECK_HOST_GUARDS=0 (`streamcheck run --no-host-guards`): no guard
+  // pages, so no host accesses observed (tracer/host/host_guards.h).
+  bool host_guards = true;
   static TracerConfig FromEnvironment();
 };
 
@@ -57,6 +64,11 @@ class Tracer : public StackResolver {
   ~Tracer() override;
 
   TracerLock& tracer_lock() { return lock_; }
+  // The host accesses' guard pages, once started (injection.cpp); they see
+  // every record before it is queued and after it is analysed.
+  void set_host_guards(host::HostGuards* guards) { host_guards_ = guards; }
+  host::HostGuards* host_guards() const { return host_guards_; }
+  const TracerConfig& config() const { return config_; }
   // All below: call with tracer_lock() held.
   StringId Intern(std::string_view text);
   // For strings that live as long as the process (CUPTI's API names): cached by address.
@@ -133,6 +145,7 @@ class Tracer : public StackResolver {
   int os_pid_ = 0;  // the process the tracer's outputs belong to
   bool finished_ = false;
   std::unique_ptr<AnalysisWorker> worker_;  // null: analysed inline (configured so, or after Finish)
+  host::HostGuards* host_guards_ = nullptr;
   TracerProfile profile_;                   // its switch is read-only; its counters are on lines of their own
   DeviceAccessSource* device_accesses_ = nullptr;  // the precise front-end's, on the worker
 

@@ -22,6 +22,7 @@
 
 #include "tests/common/fake_driver.h"
 #include "tracer/cupti/cupti_callbacks.h"
+#include "tracer/host/host_guards.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::bench {
@@ -47,9 +48,20 @@ class ProgramWork {
   std::vector<uint64_t> memory_;
 };
 
+// With `host_guards`, the guard pages are on (tracer/host/host_guards.h);
+// with `pinned` too, a pinned allocation lies among the device ones, so every
+// launch's argument words are looked up among the guarded regions (and none
+// is in one).
 class LaunchRateProgram {
  public:
-  LaunchRateProgram() : tracer_(std::make_unique<tracer::Tracer>(tracer::TracerConfig{})) {
+  explicit LaunchRateProgram(bool host_guards = false, bool pinned = false)
+      : tracer_(std::make_unique<tracer::Tracer>(tracer::TracerConfig{})) {
+    if (host_guards) tracer_->set_host_guards(tracer::host::HostGuards::Start(*tracer_, true));
+    if (pinned) {
+      void* p = reinterpret_cast<void*>(next_address_ + 8 * 0x100000);
+      Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, "cudaHostAlloc",
+              cudaHostAlloc_v3020_params{&p, kBufferBytes, 0});
+    }
     x_ = Malloc();
     for (int i = 0; i < kStreams; ++i) {
       y_[i] = Malloc();
@@ -140,6 +152,23 @@ void BM_TracedLaunchWithLocks(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_TracedLaunchWithLocks)->ArgName("program_kib")->Arg(0)->Arg(64)->UseRealTime();
+
+// The same with the host guards on (the preloaded library's interposers are
+// linked in): args program_kib, pinned (0: no pinned memory, 1: a pinned
+// allocation among the device ones).
+void BM_TracedLaunchWithHostGuards(benchmark::State& state) {
+  ProgramWork program(static_cast<size_t>(state.range(0)) << 10);
+  LaunchRateProgram launches(/*host_guards=*/true, /*pinned=*/state.range(1) != 0);
+  for (auto _ : state) {
+    program.Run();
+    launches.Launch();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_TracedLaunchWithHostGuards)
+    ->ArgNames({"program_kib", "pinned"})
+    ->Args({0, 0})->Args({0, 1})->Args({64, 0})->Args({64, 1})
+    ->UseRealTime();
 
 // A caching allocator's block events as the PyTorch plugin reports them
 // (framework_hooks.h): a block handed out on a stream and given back, at one

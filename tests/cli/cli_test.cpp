@@ -263,6 +263,15 @@ TEST(Run, TheSameRaceOnTwoRanksIsOneFindingAndEveryKeptOneIsStored) {
   EXPECT_EQ(StoredFindings(db).size(), 2u);
 }
 
+// --no-host-guards reaches the tracer (tracer/host/host_guards.h) through the environment.
+TEST(Run, NoHostGuardsTellsTheTracer) {
+  const std::string db = TempPath("guards.db");
+  Result r = Streamcheck("run -q --no-host-guards --db " + db + " -- sh -c 'echo \"guards=$STREAMCHECK_HOST_GUARDS\"'");
+  EXPECT_NE(r.output.find("guards=0"), std::string::npos) << r.output;
+  r = Streamcheck("run -q --db " + db + " -- sh -c 'echo \"guards=$STREAMCHECK_HOST_GUARDS.\"'");
+  EXPECT_NE(r.output.find("guards=."), std::string::npos) << r.output;
+}
+
 // The switches come from tracer/debug/debug_switches.def; a misspelt one is
 // named, not silently ignored.
 TEST(Run, HelpListsEveryDebugSwitchAndAnUnknownOneIsNamed) {

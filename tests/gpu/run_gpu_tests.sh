@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Builds every tests/gpu/scenarios program with nvcc, runs each variant (and
 # each PyTorch scenario of tests/gpu/pytorch/) under `streamcheck run`, and
-# checks the findings against the expectations files.
+# checks the findings against the expectations files. Each variant also runs
+# without streamcheck, and its output (stdout) and exit status must be the
+# same traced and not: the tracer never changes the program (COMPARE_NATIVE=0
+# skips that).
+# A scenario's "// nvcc-flags: ..." line adds to its nvcc command.
 # Usage: run_gpu_tests.sh STREAMCHECK_BINARY OUT_DIR [EXPECTATIONS_FILE...]
 #   (default: expectations.txt and pytorch/expectations.txt). JOBS runs at once (default 8).
-#   RUN_FLAGS adds options to every `streamcheck run` (RUN_FLAGS=--precise defaults
-#   to expectations_precise.txt).
+#   RUN_FLAGS adds options to every `streamcheck run` (e.g. --no-host-guards;
+#   RUN_FLAGS=--precise defaults to expectations_precise.txt).
 # Exit: 0 all as expected, 1 a mismatch, 77 no GPU (skipped).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -71,11 +75,24 @@ run_one() {
   rm -f "$db"*
   if [[ "$rest" == exit=* ]]; then read -r token rest <<<"$rest"; want_rc=${token#exit=}; fi
   "$sc" run --db "$db" --trace "$out/$name.$variant.sctrace" "${run_flags[@]}" -- "${exe[@]}" "$variant" \
-    >"$out/$name.$variant.log" 2>&1
+    >"$out/$name.$variant.out" 2>"$out/$name.$variant.log"
   rc=$?
   if [[ $rc -ne $want_rc ]]; then
     echo "FAIL $program $variant: exit $rc, expected $want_rc ($(tail -3 "$out/$name.$variant.log" | tr '\n' ' '))"
     return
+  fi
+  if [[ ${COMPARE_NATIVE:-1} == 1 ]]; then
+    local native_rc  # in a subshell whose stderr takes the shell's own "Segmentation fault" too
+    native_rc=$( { "${exe[@]}" "$variant" >"$out/$name.$variant.native.out" 2>/dev/null; echo $?; } 2>/dev/null )
+    if [[ $native_rc -ne $rc ]]; then
+      echo "FAIL $program $variant: exit $rc traced, $native_rc without streamcheck"
+      return
+    fi
+    if ! cmp -s "$out/$name.$variant.out" "$out/$name.$variant.native.out"; then
+      echo "FAIL $program $variant: output differs without streamcheck: $(diff "$out/$name.$variant.native.out" \
+        "$out/$name.$variant.out" | head -4 | tr '\n' ' ')"
+      return
+    fi
   fi
   if found=$("$sc" report "$db" --format json 2>&1 | check_findings "$rest" 2>&1); then
     echo "ok   $program $variant: ${found:-clean}"
@@ -93,7 +110,8 @@ for file in "${files[@]}"; do
     elif [[ ! -x "$out/$program" ]]; then
       flags=(-O2 -g -arch=sm_90 -std=c++17)
       [[ "$program" == *per_thread* ]] && flags+=(--default-stream per-thread)
-      if ! "${NVCC:-nvcc}" "${flags[@]}" -o "$out/$program" "$here/scenarios/$program.cu" >"$out/$program.build.log" 2>&1; then
+      read -ra extra <<<"$(sed -n 's|^// nvcc-flags: ||p' "$here/scenarios/$program.cu")"
+      if ! "${NVCC:-nvcc}" "${flags[@]}" -o "$out/$program" "$here/scenarios/$program.cu" "${extra[@]}" >"$out/$program.build.log" 2>&1; then
         echo "FAIL $program: build failed" >"$out/results/$program.build"; cat "$out/$program.build.log"; continue
       fi
     fi

@@ -63,5 +63,11 @@ bool DecodeMemoryCall(const ApiCall& c, ApiCallbackId cbid);
 bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid);
 // Driver calls, at API exit outside a traced runtime call, for calls that succeeded.
 bool DecodeDriverEventCall(const ApiCall& c, ApiCallbackId cbid);
+// The driver's own pinned-memory calls (cuMemHostAlloc and kin), made
+// outside a runtime call, for calls that succeeded (memory_calls.cpp).
+bool DecodeDriverHostMemoryCall(const ApiCall& c, ApiCallbackId cbid);
+// At a call's entry, no lock held: the host guards' part (memory_calls.cpp):
+// memory about to be freed, and host memory a synchronous call touches itself.
+void GuardHostMemoryAtEntry(const ApiCall& c, ApiDomain domain, ApiCallbackId cbid);
 
 }  // namespace streamcheck::tracer

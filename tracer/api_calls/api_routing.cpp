@@ -8,6 +8,7 @@
 
 #include "tracer/api_calls/cuda_call_params.h"
 #include "tracer/api_calls/kernel_launches.h"
+#include "tracer/host/host_guards.h"
 #include "tracer/hot_path.h"
 
 namespace streamcheck::tracer {
@@ -47,6 +48,15 @@ constexpr ApiCallbackId kUnmodeledDriver[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,         CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
     CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,     CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
+};
+
+// Pinned memory through the driver (memory_calls.cpp): libraries that call
+// the driver directly allocate and free it so (cudaHostAlloc's own nested
+// calls are the runtime call's).
+constexpr ApiCallbackId kDriverHostMemory[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,       CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,        CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister,
 };
 
 // Decoded by HandleDriverLaunch (kernel_launches.cpp).
@@ -101,6 +111,7 @@ constexpr EnabledCalls kAllEnabled[] = {
     {ApiDomain::kRuntime, kModeledRuntime},  {ApiDomain::kRuntime, kUnmodeledRuntime},
     {ApiDomain::kDriver, kDriverLaunches},   {ApiDomain::kDriver, kDriverKernelNodes},
     {ApiDomain::kDriver, kDriverEventCalls}, {ApiDomain::kDriver, kUnmodeledDriver},
+    {ApiDomain::kDriver, kDriverHostMemory},
 };
 constexpr EnabledCalls kLaunchesOnly[] = {
     {ApiDomain::kDriver, kDriverLaunches},
@@ -148,19 +159,22 @@ bool IsQuery(ApiCallbackId cbid) {
 }
 
 // Entering a runtime call touches only this thread's state (the pending
-// graph kernel node), so it runs without the tracer's lock.
+// graph kernel node), so it runs without the tracer's lock; the host
+// guards' part takes what it needs itself.
 void OnRuntimeEntry(ApiCallbackId cbid, const ApiCall& call) {
   EnterRuntimeCall();
   if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) {
     const auto& params = call.params<cudaGraphAddKernelNode_v10000_params>();
     OpenPendingKernel(params.pNodeParams ? params.pNodeParams->kernelParams : nullptr);
   }
+  GuardHostMemoryAtEntry(call, ApiDomain::kRuntime, cbid);
 }
 
 void OnRuntimeExit(ApiCallbackId cbid, const ApiCall& call) {
   ApiCall c = call;
   c.per_thread_default = IsPerThreadVariant(cbid);
   LeaveRuntimeCall();
+  if (host::HostGuards* guards = c.tracer.host_guards()) guards->Resume();  // what the entry opened
   const cudaError_t rc = c.result();
   if (rc != cudaSuccess && !(IsQuery(cbid) && rc == cudaErrorNotReady)) {  // failed calls do nothing
     if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) DiscardPendingKernel();
@@ -176,6 +190,10 @@ STREAMCHECK_HOT void OnDriverCall(ApiCallbackId cbid, const ApiCall& call) {
   ApiCall c = call;
   c.per_thread_default = IsPerThreadDriverEventCall(cbid);
   if (DecodeDriverEventCall(c, cbid)) return;
+  if (Contains(kDriverHostMemory, cbid)) {
+    if (c.driver_result() == CUDA_SUCCESS) DecodeDriverHostMemoryCall(c, cbid);
+    return;  // a failed one did nothing
+  }
   c.tracer.CountUnmodeled(c.function_name);
 }
 
@@ -198,7 +216,8 @@ STREAMCHECK_HOT void RouteApiCall(Tracer& t, ApiDomain domain, ApiCallbackId cbi
     return t.profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
   if (domain == ApiDomain::kDriver && (call.entry || InsideRuntimeCall())) {
-    HandleDriverLaunch(call, cbid);
+    if (!HandleDriverLaunch(call, cbid) && call.entry && !InsideRuntimeCall())
+      GuardHostMemoryAtEntry(call, domain, cbid);
     return t.profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
   {

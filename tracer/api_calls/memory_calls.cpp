@@ -2,8 +2,10 @@
 // allocations and the boundaries inside them (to bound kernel pointer
 // arguments) the analysis worker takes from these records (record_resolver.h).
 
+#include "runtime/transfer_semantics.h"
 #include "tracer/api_calls/api_call.h"
 #include "tracer/api_calls/cuda_call_params.h"
+#include "tracer/host/host_guards.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -77,7 +79,113 @@ cudaMemcpyKind SymbolCopyKind(cudaMemcpyKind k, cudaMemcpyKind default_kind) {
   return k == cudaMemcpyDefault ? default_kind : k;
 }
 
+void Suspend3D(host::HostGuards& g, const cudaMemcpy3DParms* p) {
+  if (p == nullptr || p->srcArray || p->dstArray) return;
+  const uint64_t rows = uint64_t(p->extent.height) * (p->extent.depth ? p->extent.depth : 1);
+  g.Suspend(ToHandle(static_cast<char*>(p->dstPtr.ptr) + p->dstPos.x),
+            StridedExtent(p->extent.width, rows, p->dstPtr.pitch));
+  g.Suspend(ToHandle(static_cast<char*>(p->srcPtr.ptr) + p->srcPos.x),
+            StridedExtent(p->extent.width, rows, p->srcPtr.pitch));
+}
+
 }  // namespace
+
+// The guard pages' part of a call's entry: memory it frees or unregisters
+// gets back what the guards took, before the driver unmaps it; memory a
+// synchronous copy or memset reads or writes opens for it (the driver may
+// touch pinned memory on the calling thread; a fault there is CUDA's own,
+// opened and not recorded, but the page would then stay open after the
+// call). An asynchronous one is left alone: its host side is the device's
+// to touch later, and the two system calls would cost each copy more than
+// the rare fault inside the driver (host_guards.h) costs.
+void GuardHostMemoryAtEntry(const ApiCall& c, ApiDomain domain, ApiCallbackId cbid) {
+  host::HostGuards* g = c.tracer.host_guards();
+  if (g == nullptr || !g->on()) return;
+  if (domain == ApiDomain::kDriver) {
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost) g->ForgetAtEntry(ToHandle(c.params<cuMemFreeHost_params>().p));
+    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister)
+      g->ForgetAtEntry(ToHandle(c.params<cuMemHostUnregister_params>().p));
+    return;
+  }
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
+      return g->ForgetAtEntry(ToHandle(c.params<cudaFree_v3020_params>().devPtr));
+    case CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020:
+      return g->ForgetAtEntry(ToHandle(c.params<cudaFreeHost_v3020_params>().ptr));
+    case CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000:
+      return g->ForgetAtEntry(ToHandle(c.params<cudaHostUnregister_v4000_params>().ptr));
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpy_v3020_params>();
+      g->Suspend(ToHandle(p.dst), p.count);
+      return g->Suspend(ToHandle(p.src), p.count);
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpy2D_v3020_params>();
+      g->Suspend(ToHandle(p.dst), StridedExtent(p.width, p.height, p.dpitch));
+      return g->Suspend(ToHandle(p.src), StridedExtent(p.width, p.height, p.spitch));
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000:
+      return Suspend3D(*g, c.params<cudaMemcpy3D_v3020_params>().p);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpyToSymbol_v3020_params>();
+      return g->Suspend(ToHandle(p.src), p.count);
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpyFromSymbol_v3020_params>();
+      return g->Suspend(ToHandle(p.dst), p.count);
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000: {
+      const auto& p = c.params<cudaMemset_v3020_params>();
+      return g->Suspend(ToHandle(p.devPtr), p.count);
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000: {
+      const auto& p = c.params<cudaMemset2D_v3020_params>();
+      return g->Suspend(ToHandle(p.devPtr), StridedExtent(p.width, p.height, p.pitch));
+    }
+    default:
+      return;
+  }
+}
+
+// Pinned memory a library allocates or registers through the driver itself
+// (inside a runtime call the runtime's record stands for it).
+bool DecodeDriverHostMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: {
+      const auto& p = c.params<cuMemHostAlloc_params>();
+      EmitMalloc(c, *p.pp, p.bytesize, MemoryKind::kPinnedHost);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2: {
+      const auto& p = c.params<cuMemAllocHost_v2_params>();
+      EmitMalloc(c, *p.pp, p.bytesize, MemoryKind::kPinnedHost);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
+      EmitFree(c, c.params<cuMemFreeHost_params>().p, OpCode::kFree, 0);
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2: {
+      const auto& p = c.params<cuMemHostRegister_v2_params>();
+      TraceRecord r = c.Record(OpCode::kHostRegister);
+      r.dst = ToHandle(p.p);
+      r.size = p.bytesize;
+      c.tracer.Emit(r);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
+      EmitFree(c, c.params<cuMemHostUnregister_params>().p, OpCode::kHostUnregister, 0);
+      return true;
+    default:
+      return false;
+  }
+}
 
 bool DecodeMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
   switch (cbid) {

@@ -79,6 +79,9 @@ std::string OwnDirectory() {
 // A plugin's optional export, called on each thread's first recorded call.
 using ThreadStarted = void (*)();
 std::atomic<ThreadStarted> g_thread_started{nullptr};
+// A plugin's optional export: the calling thread's stack, for a host access.
+using CurrentStack = uint32_t (*)();
+std::atomic<CurrentStack> g_current_stack{nullptr};
 
 struct KnownFramework {
   const char* marker_library;  // loaded in the process when the framework is
@@ -112,11 +115,17 @@ void LoadFrameworkPlugins() {
       continue;
     }
     g_thread_started = reinterpret_cast<ThreadStarted>(dlsym(plugin, "streamcheck_framework_thread_started"));
+    g_current_stack = reinterpret_cast<CurrentStack>(dlsym(plugin, "streamcheck_framework_current_stack"));
   }
 }
 
 void NoteThreadToFrameworks() {
   if (const ThreadStarted started = g_thread_started.load(std::memory_order_relaxed)) started();
+}
+
+uint32_t FrameworkStackOfThisThread() {
+  const CurrentStack current = g_current_stack.load(std::memory_order_relaxed);
+  return current != nullptr ? current() : 0;
 }
 
 }  // namespace streamcheck::tracer

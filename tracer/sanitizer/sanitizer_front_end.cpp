@@ -41,6 +41,10 @@ static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, CUPTI_DRIVER_TRAC
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz));
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuStreamWaitEvent_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz));
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuEventDestroy_v2, CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2));
+// The host guards' calls (memory_calls.cpp): pinned memory through the driver.
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemFreeHost, CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost));
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemHostRegister_v2, CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2));
+static_assert(SameId(SANITIZER_CBID_RUNTIME_API_cudaHostUnregister, CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000));
 
 // Whether a launch of a kernel can be instrumented; decided at its first launch.
 struct KernelDecision {

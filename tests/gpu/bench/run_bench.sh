@@ -12,8 +12,11 @@
 # BENCH_FLOORS=1, CUPTI with the launch callbacks alone and with a
 # subscription alone; BENCH_INLINE=1, the engine inside each callback
 # instead of on the analysis worker; BENCH_STACK_CACHE=1, every stack
-# unwound (repeated stacks not recognized). BENCH_LAUNCH=0, BENCH_LOOP=0
-# and BENCH_TRANSFORMER=0 leave a workload out.
+# unwound (repeated stacks not recognized); BENCH_GUARDS=1, the traced run
+# with --no-host-guards too (what the guard pages cost). BENCH_LAUNCH=0,
+# BENCH_LOOP=0, BENCH_TRANSFORMER=0 and BENCH_PINNED=0 (many small
+# non_blocking copies of pinned tensors, torch_pinned_copies.py) leave a
+# workload out.
 # BENCH_TURNS=1 (the default) runs a round's variants at once, timing their
 # chunks in turns (turns.py: each chunk paired with the native chunks just
 # before and after it); every variant's timed thread runs on CPU
@@ -74,6 +77,7 @@ variants() {
   [[ ${BENCH_INLINE:-0} == 1 ]] && add_variant "inline analysis" "env STREAMCHECK_DEBUG=inline-analysis $tracer --"
   [[ ${BENCH_STACK_CACHE:-0} == 1 ]] &&
     add_variant "traced, every stack unwound" "env STREAMCHECK_STACK_CACHE=0 $tracer --"
+  [[ ${BENCH_GUARDS:-0} == 1 ]] && add_variant "traced, no host guards" "${tracer/ run / run --no-host-guards }--"
   [[ ${BENCH_CUPTI:-1} == 1 ]] && add_variant "CUPTI callbacks only" "env STREAMCHECK_DEBUG=callbacks-only $tracer --"
   if [[ ${BENCH_FLOORS:-0} == 1 ]]; then  # CUPTI's own cost with fewer callbacks enabled
     add_variant "CUPTI launch callbacks only" "env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only $tracer --"
@@ -130,6 +134,7 @@ for ((r = 0; r < rounds; r++)); do
   ((torch_ok)) || continue
   [[ ${BENCH_LOOP:-1} == 1 ]] && $round torch "$((iters / 10))" "$py" "$here/torch_loop.py" "$iters"
   [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && $round transformer "$((steps / 5))" "$py" "$here/torch_transformer.py" "$steps"
+  [[ ${BENCH_PINNED:-1} == 1 ]] && $round pinned "$((iters / 10))" "$py" "$here/torch_pinned_copies.py" "$iters"
 done
 if [[ $round == turns_round ]]; then
   echo
@@ -141,6 +146,7 @@ profiled=()
 [[ ${BENCH_LOOP:-1} == 1 ]] && profiled=("$py $here/torch_loop.py $iters")
 [[ ${BENCH_LAUNCH:-1} == 1 ]] && profiled=("$out/launch_rate $n" "${profiled[@]}")
 [[ ${BENCH_TRANSFORMER:-1} == 1 ]] && profiled+=("$py $here/torch_transformer.py $steps")
+[[ ${BENCH_PINNED:-1} == 1 ]] && profiled+=("$py $here/torch_pinned_copies.py $iters")
 for cmd in "${profiled[@]}"; do
   STREAMCHECK_DEBUG=profile "${pin[@]}" "$sc" run -q --db "$out/bench.db" -- $cmd 2>&1 | grep -E 'profile|_per_'
 done

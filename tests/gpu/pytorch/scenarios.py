@@ -478,6 +478,122 @@ def thread_synchronize(racy):
     return a, read(a, torch.cuda.current_stream())
 
 
+# Host accesses of pinned memory (tracer/host/: guard pages). Small tensors
+# (one page or so): the CPU ops touching them then run on the calling thread,
+# whose Python line the finding names. A long kernel first keeps the copy
+# pending. The racy reads print nothing they read (it depends on timing): the
+# GPU runner compares each script's output with and without the tracer.
+SMALL = 1024
+
+
+def busy_then(make):
+    """A few hundred milliseconds of matmuls on the current stream, then make()."""
+    a = torch.randn(4096, 4096, device="cuda")
+    for _ in range(8):
+        a = a @ a
+        a = a / a.norm()
+    return make(), a
+
+
+def copied_to_host():
+    """A device tensor copied to pinned host memory with non_blocking=True:
+    the copy is queued on the current stream and may not have run yet."""
+    x, _ = busy_then(lambda: torch.arange(SMALL, device="cuda", dtype=torch.float32) * 2)
+    return x.to("cpu", non_blocking=True)
+
+
+def wait_unless(racy):
+    if not racy:
+        torch.cuda.current_stream().synchronize()
+
+
+@scenario
+def d2h_print(racy):
+    # The canonical one: print(y[0]) right after y = x.to("cpu", non_blocking=True).
+    import io
+
+    y = copied_to_host()
+    wait_unless(racy)
+    print(y[0], file=io.StringIO())
+    return y
+
+
+@scenario
+def d2h_numpy(racy):
+    # The host reads the copy's destination through numpy, outside any aten
+    # op; Python's faulthandler is on (its SIGSEGV handler comes after ours).
+    import faulthandler
+
+    faulthandler.enable()
+    y = copied_to_host()
+    wait_unless(racy)
+    array = y.numpy()
+    total = float(array.sum())
+    return y, total
+
+
+@scenario
+def d2h_tolist(racy):
+    y = copied_to_host()
+    wait_unless(racy)
+    values = y.tolist()
+    return y, len(values)
+
+
+@scenario
+def h2d_overwrite_source(racy):
+    # The pinned source of a non_blocking copy to the device is overwritten
+    # before the copy ran.
+    src = torch.ones(SMALL).pin_memory()
+    dev, _ = busy_then(lambda: src.to("cuda", non_blocking=True))
+    wait_unless(racy)
+    src.fill_(0.0)
+    return dev
+
+
+@scenario
+def pinned_reuse(racy):
+    # A staging loop. Racy: one pinned buffer refilled each step while the
+    # previous step's copy from it may still be pending. Fixed: a fresh pinned
+    # tensor each step from PyTorch's pinned caching allocator, which hands a
+    # block out again only once the events recorded for its copies completed.
+    total = torch.zeros(SMALL, device="cuda")
+    staging = torch.empty(SMALL, pin_memory=True)
+    for step in range(20):
+        if not racy:
+            staging = torch.empty(SMALL, pin_memory=True)
+        staging.fill_(float(step))
+        total += staging.to("cuda", non_blocking=True)
+    return total
+
+
+@scenario
+def pinned_dataloader(racy):
+    # A training loop over DataLoader(pin_memory=True) with worker processes:
+    # batches arrive pinned (the pin thread copies them into pinned blocks),
+    # go to the device with non_blocking=True, and their blocks are reused.
+    # Clean as written; the racy variant scales each pinned batch on the host
+    # right after its copy was queued.
+    from torch.utils.data import DataLoader, TensorDataset
+
+    torch.manual_seed(0)
+    data = TensorDataset(torch.randn(2048, 64), torch.randn(2048, 1))
+    loader = DataLoader(data, batch_size=128, shuffle=True, pin_memory=True, num_workers=2)
+    model = torch.nn.Sequential(torch.nn.Linear(64, 64), torch.nn.ReLU(), torch.nn.Linear(64, 1)).cuda()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+    for _ in range(2):
+        for xb, yb in loader:
+            x = xb.to("cuda", non_blocking=True)
+            y = yb.to("cuda", non_blocking=True)
+            if racy:
+                xb.mul_(2.0)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+    return model
+
+
 if __name__ == "__main__":
     name, variant = sys.argv[1], sys.argv[2]
     keep = SCENARIOS[name](variant == "racy")

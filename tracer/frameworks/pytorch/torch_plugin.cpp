@@ -462,6 +462,19 @@ extern "C" __attribute__((visibility("default"))) void streamcheck_framework_thr
     c10::impl::tls_set_dispatch_key_included(streamcheck::pytorch::kObserverKey, true);
 }
 
+// The calling thread's Python stack, for a host access the tracer's guard
+// pages saw outside any op (numpy reading a tensor's memory, say), called
+// from the fault handler. A stack seen before is read in place; a new one
+// is walked under the GIL, taken if need be: numpy's loops release it, and
+// the faulting instruction is such a loop's access to pinned memory, never
+// CPython's own code, so the thread holds none of the interpreter's locks
+// (it waits for the GIL like any thread coming back from C code). A thread
+// Python does not know (a C++ thread pool's) has no stack.
+extern "C" __attribute__((visibility("default"))) uint32_t streamcheck_framework_current_stack(void) {
+  if (streamcheck::pytorch::g_hooks == nullptr) return 0;
+  return streamcheck::pytorch::CurrentPythonStack(*streamcheck::pytorch::g_hooks, /*take_gil=*/true);
+}
+
 extern "C" __attribute__((visibility("default"))) int streamcheck_framework_attach(
     const StreamcheckFrameworkHooks* hooks, const char** why) {
   using namespace streamcheck::pytorch;

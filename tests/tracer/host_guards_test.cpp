@@ -1,0 +1,267 @@
+// The host guards end to end without a GPU (tracer/host/host_guards.h):
+// CUPTI's payloads for allocations, copies, launches and synchronizations go
+// to the callback handler (tests/common/fake_driver.cpp answers the driver
+// calls), mmap'd memory stands in for pinned and managed memory, and the
+// test's own reads and writes of it are the program's host accesses. The
+// preloaded library's interposers are linked into this test (CMakeLists.txt),
+// so the SIGSEGV handler is installed as `streamcheck run` installs it. The
+// trace the tracer writes is replayed for the findings.
+#include "tracer/host/host_guards.h"
+
+#include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/trace/trace_io.h"
+#include "tests/common/fake_driver.h"
+#include "tests/runtime/trace_builder.h"
+#include "tracer/libraries/nccl/nccl_hooks.h"
+#include "tracer/tracer.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+using fake_cuda::Call;
+using fake_cuda::CallAround;
+const uint64_t kPage = host::GuardTable::PageSize();
+const auto kStream = reinterpret_cast<cudaStream_t>(0x5000);
+const auto kOtherStream = reinterpret_cast<cudaStream_t>(0x6000);
+
+class HostGuardsPath : public ::testing::Test {
+ protected:
+  explicit HostGuardsPath(bool wanted = true) : trace_path_(::testing::TempDir() + "host_guards." + std::to_string(getpid()) + ".trace") {
+    TracerConfig config;
+    config.trace_path = trace_path_;
+    config.capture_stacks = false;
+    tracer_ = std::make_unique<Tracer>(config);
+    guards_ = host::HostGuards::Start(*tracer_, wanted);
+    tracer_->set_host_guards(guards_);
+    pinned_ = Map(4);
+    managed_ = Map(2);
+  }
+  ~HostGuardsPath() override {
+    tracer_->Finish();  // restores every page
+    munmap(pinned_, 4 * kPage);
+    munmap(managed_, 2 * kPage);
+    std::remove(trace_path_.c_str());
+  }
+
+  static char* Map(size_t pages) {
+    auto* p = static_cast<char*>(mmap(nullptr, pages * kPage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    std::memset(p, 7, pages * kPage);
+    return p;
+  }
+  template <typename Params>
+  void Runtime(CUpti_CallbackId cbid, const char* name, const Params& params) {
+    Call(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, cbid, name, params);
+  }
+  void HostAlloc(char* p, uint64_t size) {
+    void* out = p;
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaHostAlloc_v3020, "cudaHostAlloc", cudaHostAlloc_v3020_params{&out, size, 0});
+  }
+  void MallocManaged(char* p, uint64_t size) {
+    void* out = p;
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000, "cudaMallocManaged",
+            cudaMallocManaged_v6000_params{&out, size, 1});
+  }
+  void* DeviceMalloc() {
+    void* p = reinterpret_cast<void*>(0x7e0000000000);
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, "cudaMalloc", cudaMalloc_v3020_params{&p, 1 << 20});
+    return p;
+  }
+  void CopyAsync(void* dst, const void* src, uint64_t n, cudaMemcpyKind kind, cudaStream_t s = kStream) {
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, "cudaMemcpyAsync",
+            cudaMemcpyAsync_v3020_params{dst, src, n, kind, s});
+  }
+  void StreamSync(cudaStream_t s) {
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020, "cudaStreamSynchronize",
+            cudaStreamSynchronize_v3020_params{s});
+  }
+  std::map<std::string, uint64_t> Counters() const { return guards_->Counters(); }
+
+  // The findings a replay of the trace gives, once the tracer has finished.
+  std::vector<Finding> Findings(std::vector<TraceRecord>* host_accesses = nullptr) {
+    tracer_->Finish();
+    std::string error;
+    auto source = OpenTrace(trace_path_, &error);
+    EXPECT_TRUE(source) << error;
+    testing::CollectingSink sink;
+    Engine engine(&sink);
+    TraceRecord r;
+    while (source && source->Next(&r) == TraceSource::Status::kRecord) {
+      EXPECT_FALSE(r.guards_host_pages);
+      if (host_accesses && r.op == OpCode::kHostAccess) host_accesses->push_back(r);
+      engine.Process(r);
+    }
+    engine.Finish();
+    return sink.findings;
+  }
+
+  std::string trace_path_;
+  std::unique_ptr<Tracer> tracer_;
+  host::HostGuards* guards_ = nullptr;
+  char* pinned_ = nullptr;
+  char* managed_ = nullptr;
+};
+
+int ReadInt(const char* p) { return *reinterpret_cast<const volatile int*>(p); }
+
+TEST_F(HostGuardsPath, AHostReadOfAPendingCopysDestinationIsARace) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  CopyAsync(pinned_ + kPage, device, kPage, cudaMemcpyDeviceToHost);
+  EXPECT_EQ(ReadInt(pinned_ + 8), 0x07070707);  // page 0: not the copy's, no fault
+  EXPECT_EQ(ReadInt(pinned_ + kPage + 8), 0x07070707);  // faults, is recorded, goes on
+  std::vector<TraceRecord> accesses;
+  const std::vector<Finding> findings = Findings(&accesses);
+  ASSERT_EQ(accesses.size(), 1u);
+  EXPECT_EQ(accesses[0].accesses,
+            (std::vector<MemoryAccess>{{Address(pinned_ + kPage + 8), 4, AccessMode::kRead}}));  // the mov's 4 bytes
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].rule, "host-device-race");
+  EXPECT_EQ(findings[0].kind, FindingKind::kReadAfterWrite);
+  EXPECT_EQ(findings[0].accesses[1].op, "host read");
+  EXPECT_EQ(Counters()["host_accesses"], 1u);
+}
+
+// A library's own work (here a copy NCCL makes inside one of its calls) is
+// never reported, so it guards nothing: NCCL's proxy thread reads its own
+// pinned memory all the time. The same copy made by the program is guarded.
+TEST_F(HostGuardsPath, ALibrarysOwnWorkGuardsNothing) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  const StreamcheckLibraryHooks* hooks = LibraryHooksFor(tracer_.get());
+  StreamcheckNcclCall call{};
+  call.function = STREAMCHECK_NCCL_OTHER;
+  call.name = "ncclCommInitRank";
+  hooks->nccl_enter(&call);
+  CopyAsync(pinned_ + kPage, device, kPage, cudaMemcpyDeviceToHost);
+  hooks->nccl_leave(&call);
+  EXPECT_EQ(ReadInt(pinned_ + kPage + 8), 0x07070707);
+  EXPECT_EQ(Counters()["pages_guarded"], 0u);
+  CopyAsync(pinned_ + kPage, device, kPage, cudaMemcpyDeviceToHost);
+  EXPECT_EQ(Counters()["pages_guarded"], 1u);
+  EXPECT_EQ(ReadInt(pinned_ + kPage + 8), 0x07070707);
+  EXPECT_EQ(Findings().size(), 1u);
+  EXPECT_EQ(Counters()["faults"], 1u);
+}
+
+TEST_F(HostGuardsPath, SynchronizingTheCopysStreamOpensItsPagesWithoutAFault) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  CopyAsync(pinned_, device, 2 * kPage, cudaMemcpyDeviceToHost);
+  StreamSync(kStream);
+  EXPECT_EQ(ReadInt(pinned_ + kPage), 0x07070707);
+  EXPECT_TRUE(Findings().empty());
+  EXPECT_EQ(Counters()["faults"], 0u);
+  EXPECT_EQ(Counters()["pages_opened_without_fault"], 2u);
+}
+
+// A page left guarded after a synchronization that does not order the host
+// after its work: the fault is judged, and it is a race.
+TEST_F(HostGuardsPath, SynchronizingAnotherStreamLeavesThePageGuarded) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  CopyAsync(pinned_, device, kPage, cudaMemcpyDeviceToHost);
+  StreamSync(kOtherStream);
+  pinned_[100] = 1;
+  const std::vector<Finding> findings = Findings();
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, FindingKind::kWriteAfterWrite);
+}
+
+// The host overwrites the source of a copy to the device that has not run:
+// reads of it are fine (the page is read-only), the write faults.
+TEST_F(HostGuardsPath, OverwritingThePendingSourceOfACopyToTheDeviceRaces) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  CopyAsync(device, pinned_, kPage, cudaMemcpyHostToDevice);
+  EXPECT_EQ(ReadInt(pinned_), 0x07070707);
+  EXPECT_EQ(Counters()["faults"], 0u);
+  pinned_[0] = 3;
+  const std::vector<Finding> findings = Findings();
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].kind, FindingKind::kWriteAfterRead);
+  EXPECT_EQ(pinned_[0], 3);
+}
+
+// A kernel's pointer arguments into managed memory guard the allocation: its
+// const input read-only, its output entirely.
+TEST_F(HostGuardsPath, AKernelOnManagedMemoryGuardsItsArguments) {
+  MallocManaged(managed_, kPage);
+  MallocManaged(managed_ + kPage, kPage);
+  fake_cuda::LaunchFakeKernel(tracer_.get(), managed_, managed_ + kPage, reinterpret_cast<CUstream>(kStream));
+  EXPECT_EQ(ReadInt(managed_), 0x07070707);  // the input: read-only, no fault
+  EXPECT_EQ(ReadInt(managed_ + kPage), 0x07070707);  // the output
+  std::vector<TraceRecord> accesses;
+  const std::vector<Finding> findings = Findings(&accesses);
+  ASSERT_EQ(accesses.size(), 1u);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].rule, "host-device-race");
+}
+
+// A synchronous copy reads the guarded source itself: its pages open for the
+// call (where the driver may read them on this thread) and close after.
+TEST_F(HostGuardsPath, ACudaCallsOwnHostAccessDoesNotFault) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  CopyAsync(pinned_, device, kPage, cudaMemcpyDeviceToHost);
+  CallAround(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy",
+             cudaMemcpy_v3020_params{device, pinned_, kPage, cudaMemcpyHostToDevice},
+             [&] { EXPECT_EQ(ReadInt(pinned_ + 16), 0x07070707); });
+  EXPECT_EQ(Counters()["faults"], 0u);
+  // A page the call does not name, touched inside it: CUDA's own access,
+  // opened and not recorded.
+  CopyAsync(pinned_ + 2 * kPage, device, kPage, cudaMemcpyDeviceToHost, kOtherStream);
+  CallAround(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020, "cudaMemcpy",
+             cudaMemcpy_v3020_params{device, pinned_ + kPage, 64, cudaMemcpyHostToDevice},
+             [&] { EXPECT_EQ(ReadInt(pinned_ + 2 * kPage), 0x07070707); });
+  EXPECT_EQ(Counters()["faults_inside_cuda"], 1u);
+  std::vector<TraceRecord> accesses;
+  Findings(&accesses);
+  EXPECT_TRUE(accesses.empty());
+}
+
+TEST_F(HostGuardsPath, FreeingPinnedMemoryGivesItsPagesBack) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  CopyAsync(pinned_, device, kPage, cudaMemcpyDeviceToHost);
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaFreeHost_v3020, "cudaFreeHost", cudaFreeHost_v3020_params{pinned_});
+  pinned_[0] = 1;  // the mapping is still ours in the test: no fault
+  EXPECT_EQ(Counters()["faults"], 0u);
+}
+
+TEST_F(HostGuardsPath, PinnedMemoryFromTheDriverIsGuardedToo) {
+  void* out = pinned_;
+  Call(tracer_.get(), CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc, "cuMemHostAlloc",
+       cuMemHostAlloc_params{&out, 4 * kPage, 0}, CUDA_SUCCESS);
+  void* device = DeviceMalloc();
+  CopyAsync(pinned_, device, kPage, cudaMemcpyDeviceToHost);
+  EXPECT_EQ(ReadInt(pinned_), 0x07070707);
+  EXPECT_EQ(Findings().size(), 1u);
+}
+
+class HostGuardsOff : public HostGuardsPath {
+ protected:
+  HostGuardsOff() : HostGuardsPath(/*wanted=*/false) {}
+};
+
+TEST_F(HostGuardsOff, NoHostGuardsNoFaultsAndTheRunSaysSo) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  CopyAsync(pinned_, device, kPage, cudaMemcpyDeviceToHost);
+  EXPECT_EQ(ReadInt(pinned_), 0x07070707);
+  EXPECT_TRUE(Findings().empty());
+  EXPECT_EQ(Counters()["enabled"], 0u);
+  EXPECT_EQ(Counters()["off_by_request"], 1u);
+  EXPECT_EQ(Counters()["pages_guarded"], 0u);
+}
+
+}  // namespace
+}  // namespace streamcheck::tracer

@@ -1,0 +1,108 @@
+// The host's accesses to host-visible memory, observed in unmodified
+// programs: the guard table (guard_table.h) fed from the tracer's records,
+// the SIGSEGV handler (signal_chain.h) turning a guard page's fault into a
+// host access record for the engine, and the lifecycle around them (fork,
+// exit, `streamcheck run --no-host-guards`). docs/HOST_GUARDS.md says what
+// is observed and what is not.
+//
+// The pieces, by where they run:
+//   * the program's threads, in the CUDA callbacks with the tracer's lock
+//     held: BeforeQueue takes each record before it is queued (allocations
+//     of pinned, registered and managed memory become regions; asynchronous
+//     copies, memsets and kernel launches touching them guard their pages);
+//   * the program's threads at a CUDA call's entry, without the lock:
+//     ForgetAtEntry for a call that frees or unregisters a region, and
+//     Suspend/Resume around a synchronous copy or memset that reads or
+//     writes host memory itself (the driver may do so on the calling thread);
+//   * the analysis worker, after the engine took a record: AfterAnalysis;
+//   * the SIGSEGV handler, on whichever thread faulted.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "runtime/engine.h"
+#include "runtime/trace_record.h"
+#include "tracer/host/fault_site.h"
+#include "tracer/host/guard_table.h"
+
+namespace streamcheck::tracer {
+
+class Tracer;
+
+namespace host {
+
+class HostGuards {
+ public:
+  // Installs the SIGSEGV handler and attaches to the preloaded library
+  // unless `wanted` is false; without the library (or without analysis) the
+  // guards stay off and say why in their counters. One per process.
+  static HostGuards* Start(Tracer& tracer, bool wanted);
+  bool on() const { return on_.load(std::memory_order_relaxed); }
+
+  // The program's side, tracer lock held: regions from allocations, guards
+  // for asynchronous work (the record then carries guards_host_pages); none
+  // for a library's own records.
+  void BeforeQueue(TraceRecord& r);
+  // At the entry of a call that frees or unregisters host-visible memory
+  // (takes the tracer's lock): its pages get back what the guards took.
+  void ForgetAtEntry(Address base);
+  // Around a CUDA call that reads or writes [begin, begin+size) on the host
+  // itself (pages kept in the calling thread's state).
+  void Suspend(Address begin, uint64_t size);
+  void Resume();
+  // The preloaded library: the program is about to mprotect or unmap these bytes.
+  void ProgramChanged(Address addr, uint64_t size);
+
+  // Whether the analysis of `r`, a successful query, may open pages the
+  // program is about to touch (the caller then waits for it, as it does
+  // after a synchronization): PyTorch's pinned caching allocator queries a
+  // block's events and writes the block at once.
+  bool OpensPagesAfter(const TraceRecord& r) const {
+    return (r.op == OpCode::kEventQuery || r.op == OpCode::kStreamQuery) && r.result == 0 && on() &&
+           table_.HasPendingWork();
+  }
+  // The analysis worker: after the engine took `r` (`processed`: it did not
+  // fail on it).
+  void AfterAnalysis(TraceRecord& r, Engine& engine, bool processed);
+
+  // Exit: every page restored, no more guarding; the counters for the run.
+  void Shutdown();
+  std::map<std::string, uint64_t> Counters() const;
+
+  void BeforeFork() { table_.LockForFork(); }
+  void AfterForkInParent() { table_.UnlockInParent(); }
+  // The child's pages are all restored and it guards nothing (its parent's
+  // device work is not its own; a forked child cannot use CUDA anyway).
+  void AfterForkInChild();
+
+ private:
+  explicit HostGuards(Tracer& tracer) : tracer_(tracer) {}
+  enum class Off { kNo, kAskedTo, kNoPreload, kHandlerReplaced, kForkedChild };
+  void TurnOff(Off why);
+  bool HandlerStillFirst();
+  static bool OnGuardFault(siginfo_t* info, ucontext_t* context);
+  FaultOrigin OriginOfFault(const FaultSite& site) const;
+  // A program's access: one kHostAccess record, as if the thread had called us.
+  void RecordAccess(const FaultSite& site);
+  // Outside the pages of every region there is nothing to guard (no lock).
+  bool MaybeInRegion(Address p) const {
+    return p >= low_.load(std::memory_order_relaxed) && p < high_.load(std::memory_order_relaxed);
+  }
+  void WidenSpan(Address base, uint64_t size);
+
+  Tracer& tracer_;
+  GuardTable table_;
+  std::atomic<bool> on_{false};
+  Off off_ = Off::kNo;
+  std::atomic<Address> low_{~Address{0}}, high_{0};  // every region's bytes lie inside (never shrinks)
+  CodeRanges tracer_code_, cuda_code_;
+  // Faults in guarded pages by whose access they were.
+  std::atomic<uint64_t> host_accesses_{0}, tracer_faults_{0}, cuda_faults_{0}, dropped_{0};
+  uint32_t guards_since_check_ = 0;  // under the tracer's lock: StillFirstEvery
+};
+
+}  // namespace host
+}  // namespace streamcheck::tracer
