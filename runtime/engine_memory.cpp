@@ -69,7 +69,9 @@ void Engine::Impl::StreamOperation(const TraceRecord& r, StreamState& s,
   sync_.PrepareStreamOperation(s, t);
   sync_.TickStream(s);
   ++stats_.stream_operations;
-  ApplyAccesses(s.lane, s.clock, SiteOf(r), accesses, index_, r.timestamp_ns);
+  const uint32_t site = SiteOf(r);
+  lanes_.NoteOperation(s.lane, site);
+  ApplyAccesses(s.lane, s.clock, site, accesses, index_, r.timestamp_ns);
 }
 
 // cudaLaunchKernel(Ex), <<<>>>, cudaLaunchCooperativeKernel, cuLaunchKernel(Ex).

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/ids.h"
@@ -25,6 +26,12 @@ struct LaneInfo {
   DeviceId device = 0;
   ThreadId thread = 0;  // host thread (kHostThread, kPerThreadStream)
   Handle launch_stream = 0;  // kGraphNodes: stream of the most recent launch
+  // Where the stream came from, for naming it in reports (ObjectOrigin):
+  // the site of its create call and the process's count of streams created
+  // so far (0: no create seen), and the site of its first operation.
+  uint32_t created_site = 0;
+  uint32_t ordinal = 0;
+  uint32_t first_site = 0;
   bool IsHost() const { return kind == LaneKind::kHostThread; }
   bool IsNonBlocking() const { return (flags & kStreamNonBlocking) != 0; }
 };
@@ -42,9 +49,22 @@ class LaneTable {
 
   // "stream 0x7f00 (non-blocking)", "legacy default stream of device 0", ...
   std::string Describe(Lane lane) const;
+  // "legacy", "per-thread", "created", "implicit", "graph" or "host".
+  std::string_view KindName(Lane lane) const;
+
+  // A create call made the stream on `lane`: numbers it and keeps its site.
+  void NoteCreated(Lane lane, uint32_t site) {
+    infos_[lane].created_site = site;
+    infos_[lane].ordinal = ++created_streams_;
+  }
+  // Once per stream operation: keeps the site of the lane's first.
+  void NoteOperation(Lane lane, uint32_t site) {
+    if (infos_[lane].first_site == 0) [[unlikely]] infos_[lane].first_site = site;
+  }
 
  private:
   std::vector<LaneInfo> infos_;
+  uint32_t created_streams_ = 0;
 };
 
 }  // namespace streamcheck
