@@ -36,7 +36,8 @@ constexpr size_t kMaxSyncs = 6;
 // (a query that did not return cudaSuccess, a wait on an event never
 // recorded and calls inside a stream capture order nothing now).
 void Engine::Impl::NoteSynchronization(const TraceRecord& r) {
-  SyncEntry e{r.op, kNoLane, kNoLane, r.event, 0, index_, r.timestamp_ns};
+  SyncEntry e{r.op, kNoLane, kNoLane, r.event, Site{r.api, r.name, r.framework_op, r.stack, r.thread}, index_,
+              r.timestamp_ns};
   switch (r.op) {
     case OpCode::kEventRecord:
     case OpCode::kStreamWaitEvent: {
@@ -67,7 +68,6 @@ void Engine::Impl::NoteSynchronization(const TraceRecord& r) {
       break;
     default: return;
   }
-  e.site = SiteOf(r);
   sync_history_.Add(e);
 }
 
@@ -81,10 +81,10 @@ void Engine::Impl::DescribeOrigins(Lane lane, FindingAccess* out) const {
     origin.created_by = std::string(symbols_.String(created.api));
     origin.created_at = ResolveSite(resolver_, symbols_, created.stack);
   }
-  if (info.first_site != 0) {
-    const Site& first = sites_.Get(info.first_site);
+  if (const uint32_t first_site = lanes_.FirstSite(lane); first_site != 0) {
+    const Site& first = sites_.Get(first_site);
     origin.first_op = std::string(symbols_.String(first.framework_op));
-    if (origin.first_op.empty()) origin.first_op = OpName(info.first_site);
+    if (origin.first_op.empty()) origin.first_op = OpName(first_site);
     origin.first_used_at = ResolveSite(resolver_, symbols_, first.stack);
   }
 }
@@ -128,11 +128,11 @@ std::vector<FindingAccess> Engine::Impl::SyncsBetween(const AccessDescription& e
   std::vector<FindingAccess> out;
   for (const SyncEntry& e : chosen) {
     FindingAccess a;
-    const Site& site = sites_.Get(e.site);
+    const Site& site = e.site;
     const LaneInfo& lane = lanes_.Get(e.lane);
     a.role = SyncRole(e.op);
-    a.op = OpName(e.site);
     a.api = std::string(symbols_.String(site.api));
+    a.op = site.name != 0 ? std::string(symbols_.String(site.name)) : a.api;
     a.framework_op = std::string(symbols_.String(site.framework_op));
     // A host wait happens on the host thread; the stream it waited for (if
     // one) fills the stream fields.

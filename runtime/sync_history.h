@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/ids.h"
+#include "runtime/site_table.h"
 #include "runtime/trace_record.h"
 #include "runtime/vector_clock.h"
 
@@ -20,7 +21,7 @@ struct SyncEntry {
   Lane lane = kNoLane;    // the stream that records or waits; the host thread's lane for host waits
   Lane target = kNoLane;  // a host wait for one stream (cudaStreamSynchronize): that stream's lane
   Handle event = 0;
-  uint32_t site = 0;
+  Site site;  // the call as it was made; not interned (no site table work on the sync path)
   uint64_t trace_index = 0;
   uint64_t timestamp_ns = 0;
 };
