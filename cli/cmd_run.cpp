@@ -38,6 +38,7 @@ struct RunOptions {
   int busy_timeout_ms = 5000;
   bool no_stacks = false;
   bool quiet = false;
+  std::string color = "auto";
 };
 
 // The tracer library: beside this binary (installed), in the build tree, or
@@ -160,6 +161,7 @@ int Run(const RunOptions& o) {
 
   store::ReportData report;
   report.db_path = o.db;
+  report.color = ColorWanted(o.color, STDERR_FILENO);
   if (!store::ReadFindings(*db, {run, ""}, &report.findings, &error)) {
     fmt::print(stderr, "streamcheck run: reading findings back failed: {}\n", error);
     return kExitUsage;
@@ -214,6 +216,7 @@ void AddRunCommand(CLI::App& app) {
   AddBusyTimeoutOption(cmd, &o->busy_timeout_ms);
   cmd->add_flag("--no-stacks", o->no_stacks, "do not capture host stacks (faster, findings without stacks)");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
+  AddColorOption(cmd, &o->color);
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();
   std::string switches =
       "\nSTREAMCHECK_DEBUG=SWITCH[,SWITCH...] looks inside the tracer (tracer/debug/debug_switches.def):\n";
