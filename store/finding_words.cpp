@@ -286,7 +286,9 @@ std::string ConfidenceNote(Confidence c) {
 
 FindingWords DescribeFinding(const Finding& f) {
   FindingWords words;
-  if (f.accesses.empty()) {
+  // The lint already speaks the program's words (its variables: `d_in` on
+  // stream `s1`), which a trace cannot know: its sentences stay.
+  if (f.origin == FindingOrigin::kStatic || f.accesses.empty()) {
     words.headline = f.message;
     words.why = f.reason;
     words.fix = f.fix;

@@ -129,10 +129,13 @@ std::string StreamName(const FindingAccess& a) {
                                                         : fmt::format("stream {:#x}", a.stream_handle);
     return provenance.empty() ? number + device : number + " (" + provenance + ")";
   }
-  // A store from before schema 4 names no kind: handle 0 is the legacy
-  // default stream; others keep the display text they were stored with.
-  if (a.stream_handle == 0 && !a.on_host) return "default stream" + device;
+  // No kind: a store from before schema 4, or a lint finding (whose stream
+  // text names the program's variable, "stream `s1` (non-blocking)"). The
+  // stored text, but the default streams by their short names.
+  if (Contains(a.stream, "legacy default stream")) return "default stream" + device;
+  if (Contains(a.stream, "per-thread default stream")) return "per-thread default stream" + device;
   if (!a.stream.empty()) return a.stream;
+  if (a.stream_handle == 0 && !a.on_host) return "default stream" + device;
   return fmt::format("stream {:#x}", a.stream_handle);
 }
 

@@ -207,6 +207,29 @@ TEST(FindingWords, SingleOperationFindings) {
   EXPECT_EQ(w.fix, "record the event on the producing stream before app.cu:40: `cudaEventRecord(event, stream)`");
 }
 
+// A lint finding names the program's variables, which no trace can: its own
+// sentences are kept, and its streams keep their variable names.
+TEST(FindingWords, LintFindingsKeepTheirOwnWords) {
+  Finding f = TwoStreams();
+  f.origin = FindingOrigin::kStatic;
+  f.message = "read-after-write race: scale on stream `s2` reads `d_in` while cudaMemcpyAsync on stream `s1` may "
+              "still write it";
+  f.fix = "cudaEventRecord(ev, s1) after line 25; cudaStreamWaitEvent(s2, ev) before line 26";
+  for (FindingAccess& a : f.accesses) {
+    a.stream_kind.clear();
+    a.stream_origin = {};
+    a.stream_handle = 0;
+  }
+  f.accesses[0].stream = "stream `s1` (non-blocking)";
+  f.accesses[1].stream = "the legacy default stream";
+  const FindingWords w = DescribeFinding(f);
+  EXPECT_EQ(w.headline, f.message);
+  EXPECT_EQ(w.why, f.reason);
+  EXPECT_EQ(w.fix, f.fix);
+  EXPECT_EQ(StreamName(f.accesses[0]), "stream `s1` (non-blocking)");
+  EXPECT_EQ(StreamName(f.accesses[1]), "default stream");
+}
+
 TEST(StreamNames, SayWhereAStreamCameFrom) {
   FindingAccess a = Access("later", "k", AccessMode::kRead, "legacy", 0, At("/src/a.cu", 1));
   EXPECT_EQ(StreamName(a), "default stream");
