@@ -36,25 +36,8 @@ Side MakeSide(const FindingAccess& a, const std::string& stream) {
   return s;
 }
 
-std::string Present(AccessMode m) {
-  switch (m) {
-    case AccessMode::kRead: return "reads";
-    case AccessMode::kWrite: return "writes";
-    case AccessMode::kReadWrite: return "reads and writes";
-    case AccessMode::kUnknown: return "uses";
-  }
-  return "uses";
-}
-
-std::string Infinitive(AccessMode m) {
-  switch (m) {
-    case AccessMode::kRead: return "read";
-    case AccessMode::kWrite:
-    case AccessMode::kReadWrite: return "write";
-    case AccessMode::kUnknown: return "use";
-  }
-  return "use";
-}
+std::string Present(AccessMode m) { return WordsFor(m).present; }
+std::string Infinitive(AccessMode m) { return WordsFor(m).infinitive; }
 
 std::string KindAdjective(MemoryKind k) {
   switch (k) {

@@ -66,21 +66,11 @@ struct Item {
   bool sync;
 };
 
-std::string ModeWord(AccessMode m) {
-  switch (m) {
-    case AccessMode::kRead: return "reads";
-    case AccessMode::kWrite: return "writes";
-    case AccessMode::kReadWrite: return "reads+writes";
-    case AccessMode::kUnknown: return "uses";
-  }
-  return "uses";
-}
-
 // The box's second line: what it did and where in the program.
 std::string Detail(const Item& item) {
   const FindingAccess& a = *item.access;
   const std::string at = ShortLocation(ProgramFrame(a.stack));
-  std::string what = ModeWord(a.mode);
+  std::string what = WordsFor(a.mode).present;
   if (item.sync) {
     const std::string event = a.event ? StreamWithoutOrigin(EventName(a)) : "the event";
     if (a.role == "event record") what = "records " + event;

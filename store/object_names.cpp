@@ -235,14 +235,18 @@ std::string DescribeSync(const FindingAccess& s) {
   return call;
 }
 
-std::string ModeInWords(AccessMode mode) {
+const ModeWords& WordsFor(AccessMode mode) {
+  static constexpr ModeWords kRead{"reads", "read", "read"};
+  static constexpr ModeWords kWrite{"writes", "write", "write"};
+  static constexpr ModeWords kReadWrite{"reads and writes", "write", "read and write"};
+  static constexpr ModeWords kUnknown{"uses", "use", "use (read or write not known)"};
   switch (mode) {
-    case AccessMode::kRead: return "read";
-    case AccessMode::kWrite: return "write";
-    case AccessMode::kReadWrite: return "read and write";
-    case AccessMode::kUnknown: return "use (read or write not known)";
+    case AccessMode::kRead: return kRead;
+    case AccessMode::kWrite: return kWrite;
+    case AccessMode::kReadWrite: return kReadWrite;
+    case AccessMode::kUnknown: return kUnknown;
   }
-  return "use";
+  return kUnknown;
 }
 
 std::string HumanSize(uint64_t bytes) {

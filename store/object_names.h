@@ -73,9 +73,14 @@ LaneNames NameLanes(const Finding& finding);
 // "event 2 (created at a.cu:14)", "event recorded at a.cu:30", "event 0x5f00".
 std::string EventName(const FindingAccess& sync);
 
-// What an access did, in words: "read", "write", "read and write",
-// "use (read or write not known)".
-std::string ModeInWords(AccessMode mode);
+// What an access did, in words, as each sentence needs it.
+struct ModeWords {
+  const char* present;     // "X reads …": reads, writes, reads and writes, uses
+  const char* infinitive;  // "… may still X it": read, write, write, use
+  const char* described;   // "earlier: X by …": read, write, read and write, use (read or write not known)
+};
+const ModeWords& WordsFor(AccessMode mode);
+inline std::string ModeInWords(AccessMode mode) { return WordsFor(mode).described; }
 
 // A synchronization that did happen, in a sentence: "cudaEventRecord at
 // a.cu:30 recorded event 1 (created at a.cu:14) on stream 1 (...)",
