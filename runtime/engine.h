@@ -53,10 +53,9 @@ struct EngineStats {
 inline bool FindingsCiteStackOf(OpCode op) {
   // Records whose handlers never take their site (SiteOf): their stacks
   // appear in no finding. (RecordedTraceStacks checks this on every recorded
-  // trace.)
-  // Stream and event creations and event records are cited: reports name a
-  // stream or event by the line that created it, and show the records that
-  // did happen between a race's accesses (Finding::syncs).
+  // trace.) Stream and event creations and event records are cited: reports
+  // name a stream or event by the line that created it and show the records
+  // that happened between a race's accesses (Finding::syncs).
   switch (op) {
     case OpCode::kUnmodeledApi:
     case OpCode::kSetDevice:

@@ -102,8 +102,9 @@ ObjectOrigin Engine::Impl::EventOrigin(Handle event) const {
 }
 
 // The synchronization between the two accesses that touched either side:
-// records and waits on either stream, and the host waits of the later
-// access's thread (or of any thread, for a host access).
+// event records and waits on either side's stream, the host waits of the
+// later side's thread when it is a host access, and any host wait for the
+// earlier side's stream; with the records of the events those waits name.
 std::vector<FindingAccess> Engine::Impl::SyncsBetween(const AccessDescription& earlier,
                                                       const AccessDescription& later) const {
   std::vector<SyncEntry> chosen;

@@ -53,7 +53,6 @@ struct ObjectOrigin {
   // line that used it is the line a person knows it by).
   std::string first_op;        // framework op when known, else kernel or API name
   std::vector<ResolvedFrame> first_used_at;
-  bool empty() const { return ordinal == 0 && created_by.empty() && created_at.empty() && first_op.empty(); }
 };
 
 // One side of a finding: an operation and the bytes it touched. Host/device

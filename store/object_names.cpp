@@ -31,12 +31,17 @@ bool IsSyncRole(const std::string& role) {
   return !role.empty() && role != "earlier" && role != "later" && role != "operation";
 }
 
+// The program's line that created a stream or event, or null (no stack, or a
+// create call made inside a library: PyTorch's pool).
+const ResolvedFrame* CreationLine(const ObjectOrigin& o) {
+  const ResolvedFrame* created = ProgramFrame(o.created_at);
+  return created && IsProgramFrame(*created) ? created : nullptr;
+}
+
 // The part of a stream's name that says where it came from, or "".
 std::string StreamProvenance(const FindingAccess& a) {
-  const ObjectOrigin& o = a.stream_origin;
-  const ResolvedFrame* created = ProgramFrame(o.created_at);
-  if (created && IsProgramFrame(*created)) return "created at " + ShortLocation(created);
-  const std::string first = ShortLocation(ProgramFrame(o.first_used_at));
+  if (const ResolvedFrame* created = CreationLine(a.stream_origin)) return "created at " + ShortLocation(created);
+  const std::string first = ShortLocation(ProgramFrame(a.stream_origin.first_used_at));
   return first.empty() ? "" : "first used at " + first;
 }
 
@@ -120,10 +125,8 @@ std::string StreamName(const FindingAccess& a) {
     return a.stream_handle == 0 ? "CUDA graph" : fmt::format("CUDA graph launched on stream {:#x}", a.stream_handle);
   if (kind == "created" || kind == "implicit") {
     const std::string provenance = StreamProvenance(a);
-    const ResolvedFrame* created = ProgramFrame(a.stream_origin.created_at);
-    const bool made_here = created && IsProgramFrame(*created);
     // A framework's stream, named by the line that first used it.
-    if (!made_here && !FrameworkOf(a.stream_origin.first_op).empty() && FrameworkOf(a.stream_origin.first_op) == "PyTorch")
+    if (!CreationLine(a.stream_origin) && FrameworkOf(a.stream_origin.first_op) == "PyTorch")
       return provenance.empty() ? "torch.cuda.Stream" : "torch.cuda.Stream " + provenance;
     const std::string number = a.stream_origin.ordinal ? fmt::format("stream {}", a.stream_origin.ordinal)
                                                         : fmt::format("stream {:#x}", a.stream_handle);
@@ -154,6 +157,7 @@ std::string StreamWithoutOrigin(const std::string& name) {
 
 std::string StreamDetail(const FindingAccess& a) {
   if ((a.on_host && !IsSyncRole(a.role)) || a.stream_kind == "host") return fmt::format("host thread {}", a.thread);
+  if (a.stream_kind.empty()) return a.stream;  // before schema 4, or the lint's: what was stored
   std::string out = fmt::format("handle {:#x}", a.stream_handle);
   if (a.stream_kind == "legacy") out = "the legacy default stream (handle 0)";
   else if (a.stream_kind == "per-thread") out = "cudaStreamPerThread";
@@ -172,8 +176,7 @@ std::string StreamDetail(const FindingAccess& a) {
     const ResolvedFrame* first = ProgramFrame(o.first_used_at);
     out += "; first used by " + DisplayOpName(o.first_op) + (first ? " at " + FrameWhere(*first) : "");
   }
-  if (FrameworkOf(o.first_op) == "PyTorch" && a.stream_kind == "created" &&
-      !(ProgramFrame(o.created_at) && IsProgramFrame(*ProgramFrame(o.created_at))))
+  if (FrameworkOf(o.first_op) == "PyTorch" && a.stream_kind == "created" && !CreationLine(o))
     out += "; PyTorch takes torch.cuda.Stream objects from a pool it creates all at once, so the line that made "
            "this one is not visible to CUDA: it is named by the first line that enqueued work on it";
   return out;
@@ -186,8 +189,11 @@ LaneNames NameLanes(const Finding& f) {
                                                                           : StreamName(a));
   // Two different streams with one name (per-thread default streams of two
   // threads, two pool streams first used on one line): tell them apart.
+  // What makes a stream itself: its handle and device; a per-thread default
+  // stream is also its thread's.
   auto identity = [](const FindingAccess& a) {
-    return fmt::format("{}/{:#x}/{}/{}/{}", a.stream_kind, a.stream_handle, a.thread, a.device, a.on_host);
+    return fmt::format("{}/{:#x}/{}/{}/{}", a.stream_kind, a.stream_handle, a.device, a.on_host,
+                       a.stream_kind == "per-thread" ? a.thread : 0);
   };
   std::vector<std::pair<std::string*, const FindingAccess*>> all;
   for (size_t i = 0; i < f.accesses.size(); ++i) all.push_back({&names.accesses[i], &f.accesses[i]});
@@ -208,8 +214,7 @@ LaneNames NameLanes(const Finding& f) {
 
 std::string EventName(const FindingAccess& sync) {
   const ObjectOrigin& o = sync.event_origin;
-  const ResolvedFrame* created = ProgramFrame(o.created_at);
-  if (o.ordinal && created && IsProgramFrame(*created))
+  if (const ResolvedFrame* created = CreationLine(o); o.ordinal && created)
     return fmt::format("event {} (created at {})", o.ordinal, ShortLocation(created));
   if (sync.role == "event record") {
     const std::string at = ShortLocation(ProgramFrame(sync.stack));

@@ -191,6 +191,12 @@ TEST(FindingWords, PerThreadDefaultStreamsOfTwoThreadsAreToldApart) {
   EXPECT_EQ(DescribeFinding(f).headline,
             "fill (t.cu:10) writes the 4 KiB buffer from cudaMalloc while fill (t.cu:10) on the per-thread "
             "default stream of thread 1 may still write it");
+  // One stream used from two threads is one stream: nothing to tell apart.
+  Finding same = TwoStreams();
+  same.accesses[1].stream_handle = same.accesses[0].stream_handle;
+  same.accesses[1].stream_origin = same.accesses[0].stream_origin;
+  same.accesses[1].thread = 2;
+  EXPECT_EQ(NameLanes(same).accesses[1], "stream 1 (created at app.cu:17)");
 }
 
 TEST(FindingWords, SingleOperationFindings) {
