@@ -36,7 +36,10 @@ constexpr size_t kMaxSyncs = 6;
 // (a query that did not return cudaSuccess, a wait on an event never
 // recorded and calls inside a stream capture order nothing now).
 void Engine::Impl::NoteSynchronization(const TraceRecord& r) {
-  SyncEntry e{r.op, kNoLane, kNoLane, r.event, Site{r.api, r.name, r.framework_op, r.stack, r.thread}, index_,
+  // A record whose stack the tracer does not take keeps none here either
+  // (a replayed trace may have one): findings show what a live run can.
+  const StackId stack = FindingsCiteStackOf(r.op) ? r.stack : 0;
+  SyncEntry e{r.op, kNoLane, kNoLane, r.event, Site{r.api, r.name, r.framework_op, stack, r.thread}, index_,
               r.timestamp_ns};
   switch (r.op) {
     case OpCode::kEventRecord:

@@ -216,10 +216,6 @@ std::string EventName(const FindingAccess& sync) {
   const ObjectOrigin& o = sync.event_origin;
   if (const ResolvedFrame* created = CreationLine(o); o.ordinal && created)
     return fmt::format("event {} (created at {})", o.ordinal, ShortLocation(created));
-  if (sync.role == "event record") {
-    const std::string at = ShortLocation(ProgramFrame(sync.stack));
-    if (!at.empty()) return "the event recorded at " + at;
-  }
   if (o.ordinal) return fmt::format("event {}", o.ordinal);
   return fmt::format("event {:#x}", sync.event);
 }

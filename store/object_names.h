@@ -70,7 +70,7 @@ struct LaneNames {
 };
 LaneNames NameLanes(const Finding& finding);
 
-// "event 2 (created at a.cu:14)", "event recorded at a.cu:30", "event 0x5f00".
+// "event 2 (created at a.cu:14)", "event 2", "event 0x5f00".
 std::string EventName(const FindingAccess& sync);
 
 // What an access did, in words, as each sentence needs it.

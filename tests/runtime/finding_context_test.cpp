@@ -106,7 +106,7 @@ TEST(FindingContext, TheRecordThatWasNotWaitedForIsShown) {
   EXPECT_EQ(record.event_origin.created_by, "cudaEventCreate");
   ASSERT_EQ(record.event_origin.created_at.size(), 1u);
   EXPECT_EQ(record.event_origin.created_at[0].line, 103u);
-  EXPECT_EQ(record.stack[0].line, 106u);
+  EXPECT_TRUE(record.stack.empty()) << "the tracer takes no stack for a record (FindingsCiteStackOf)";
 }
 
 // Fixed: with the wait there is no finding.
