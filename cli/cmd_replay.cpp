@@ -5,6 +5,7 @@
 #include "cli/cmd_replay.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -34,6 +35,7 @@ struct ReplayOptions {
   int error_exitcode = 0;
   int busy_timeout_ms = 5000;
   bool quiet = false;
+  std::string color = "auto";
 };
 
 // Keeps the findings that passed the suppressions, for the terminal report.
@@ -71,6 +73,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
   int exit_code = kExitOk;
   store::ReportData report;
   report.db_path = o.no_db ? "the replayed traces (no database)" : o.db;
+  report.color = ColorWanted(o.color, STDOUT_FILENO);
   for (const std::string& path : o.traces) {
     std::unique_ptr<TraceSource> source = OpenTrace(path, &error);
     if (!source) {
@@ -157,6 +160,7 @@ void AddReplayCommand(CLI::App& app) {
   AddErrorExitCodeOption(cmd, &o->error_exitcode, "findings do not fail");
   AddBusyTimeoutOption(cmd, &o->busy_timeout_ms);
   cmd->add_flag("-q,--quiet", o->quiet, "print only the one-line summary");
+  AddColorOption(cmd, &o->color);
   cmd->callback([o, &app] {
     std::string command_line = "streamcheck replay";
     for (const std::string& t : o->traces) command_line += " " + t;

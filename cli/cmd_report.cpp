@@ -1,6 +1,7 @@
 #include "cli/cmd_report.h"
 
 #include <fmt/core.h>
+#include <unistd.h>
 
 #include <iostream>
 #include <memory>
@@ -18,6 +19,7 @@ void AddReportCommand(CLI::App& app) {
   struct Options {
     store::ReportRequest request;
     std::string run;
+    std::string color = "auto";
   };
   auto options = std::make_shared<Options>();
   store::ReportRequest& r = options->request;
@@ -40,9 +42,15 @@ void AddReportCommand(CLI::App& app) {
   cmd->add_option("--source-root", r.source_roots,
                   "a folder the HTML report may quote source lines from, besides the run's working directory "
                   "and program folders recorded at run time (repeatable; docs/REPORT.md)");
+  cmd->add_flag("-v,--verbose", r.verbose,
+                "text: full kernel names, every stack frame (library frames too), stream and event details, and "
+                "the synchronization between the two accesses");
+  AddColorOption(cmd, &options->color);
   AddErrorExitCodeOption(cmd, &r.findings_exit_code, "findings do not fail");
   cmd->callback([options] {
     store::ReportRequest request = options->request;
+    // A file gets colours only when asked for (--color=always).
+    request.color = ColorWanted(options->color, request.output_path.empty() ? STDOUT_FILENO : -1);
     if (options->run == "last") {
       request.run = store::kLatestRun;
     } else if (!options->run.empty()) {

@@ -40,6 +40,7 @@ struct RunOptions {
   bool no_host_guards = false;
   bool quiet = false;
   std::string precise;  // --precise[=GLOB]: kernels to instrument ("" = fast mode)
+  std::string color = "auto";
 };
 
 // The tracer library: beside this binary (installed), in the build tree, or
@@ -166,6 +167,7 @@ int Run(const RunOptions& o) {
 
   store::ReportData report;
   report.db_path = o.db;
+  report.color = ColorWanted(o.color, STDERR_FILENO);
   if (!store::ReadFindings(*db, {run, ""}, &report.findings, &error)) {
     fmt::print(stderr, "streamcheck run: reading findings back failed: {}\n", error);
     return kExitUsage;
@@ -190,6 +192,14 @@ int Run(const RunOptions& o) {
                  store::EscapeControl(what), n, n == 1 ? "" : "s");
     for (const auto& [what, n] : counters[std::string(store::counters::kPrecise)])
       fmt::print(stderr, "streamcheck: {} ({}x)\n", store::EscapeControl(what), n);
+    // Host threads ordered by what the preloaded library saw (thread_order.h):
+    // objects past its table share a stamp, which orders more than it should.
+    if (const uint64_t shared = counters[std::string(store::counters::kHostThreads)]
+                                        [std::string(store::counters::kObjectsSharingAStamp)])
+      fmt::print(stderr,
+                 "streamcheck: {} synchronization object{} beyond the preloaded library's table shared one release "
+                 "stamp: host threads may seem ordered where they are not (races between them may be missed)\n",
+                 shared, shared == 1 ? "" : "s");
     // The host's own accesses are seen through guard pages (docs/HOST_GUARDS.md).
     std::map<std::string, uint64_t>& guards = counters[std::string(store::counters::kHostGuards)];
     for (const auto& [what, n] : guards)
@@ -247,6 +257,7 @@ void AddRunCommand(CLI::App& app) {
                 "do not guard host-visible memory while the device works on it: the host's own reads and "
                 "writes of it go unobserved (docs/HOST_GUARDS.md); the run records that they were off");
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
+  AddColorOption(cmd, &o->color);
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();
   std::string switches =
       "\nSTREAMCHECK_DEBUG=SWITCH[,SWITCH...] looks inside the tracer (tracer/debug/debug_switches.def):\n";

@@ -1,5 +1,10 @@
 #include "cli/common_options.h"
 
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string_view>
+
 #include <string>
 
 namespace streamcheck::cli {
@@ -19,6 +24,23 @@ void AddBusyTimeoutOption(CLI::App* command, int* milliseconds) {
                    "message then says it was locked)")
       ->capture_default_str()
       ->check(CLI::NonNegativeNumber);
+}
+
+void AddColorOption(CLI::App* command, std::string* mode) {
+  command->add_option("--color", *mode,
+                      "colour the text report: auto (a terminal, unless NO_COLOR is set), always or never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->capture_default_str();
+}
+
+bool ColorWanted(const std::string& mode, int fd) {
+  if (mode == "always") return true;
+  if (mode == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  if (no_color != nullptr && no_color[0] != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::string_view(term) == "dumb") return false;
+  return ::isatty(fd) == 1;
 }
 
 }  // namespace streamcheck::cli

@@ -27,8 +27,16 @@ void Engine::Impl::Process(const TraceRecord& r) {
     case OpCode::kDeviceReset: DeviceReset(r); break;
     case OpCode::kStreamCreate: StreamCreate(r); break;
     case OpCode::kStreamDestroy: EnterHostCall(r); sync_.DestroyStream(r.stream); break;
-    case OpCode::kEventCreate: EnterHostCall(r); sync_.Event(r.event) = EventState{}; break;
-    case OpCode::kEventDestroy: EnterHostCall(r); sync_.DestroyEvent(r.event); break;
+    case OpCode::kEventCreate:
+      EnterHostCall(r);
+      sync_.Event(r.event) = EventState{};
+      event_origins_.NoteCreated(r.event, SiteOf(r));
+      break;
+    case OpCode::kEventDestroy:
+      EnterHostCall(r);
+      sync_.DestroyEvent(r.event);
+      event_origins_.NoteDestroyed(r.event);
+      break;
     case OpCode::kEventRecord: EventRecord(r); break;
     case OpCode::kStreamWaitEvent: StreamWaitEvent(r); break;
     case OpCode::kEventSynchronize: HostWaitsForEvent(r, /*flag_unrecorded=*/true); break;
@@ -77,6 +85,7 @@ void Engine::Impl::Process(const TraceRecord& r) {
     case OpCode::kInvalid:
     case OpCode::kMaxOpCode: Anomaly("invalid opcode"); break;
   }
+  if (r.op >= OpCode::kEventRecord && r.op <= OpCode::kDeviceSynchronize) NoteSynchronization(r);
   ++index_;
   current_ = nullptr;
 }
@@ -107,7 +116,8 @@ DeviceId Engine::Impl::DeviceOf(const TraceRecord& r, const ThreadState& t) cons
 // cudaStreamCreate, cudaStreamCreateWithFlags, cudaStreamCreateWithPriority.
 void Engine::Impl::StreamCreate(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
-  sync_.CreateStream(r.stream, r.thread, DeviceOf(r, t), r.flags);
+  const StreamState& s = sync_.CreateStream(r.stream, r.thread, DeviceOf(r, t), r.flags);
+  lanes_.NoteCreated(s.lane, SiteOf(r));
 }
 
 // cudaEventRecord, cudaEventRecordWithFlags: the event captures the stream's

@@ -56,13 +56,14 @@ struct EngineStats {
 inline bool FindingsCiteStackOf(OpCode op) {
   // Records whose handlers never take their site (SiteOf): their stacks
   // appear in no finding. (RecordedTraceStacks checks this on every recorded
-  // trace.)
+  // trace.) Stream and event creations are cited: reports name a stream or
+  // event by the line that created it. Event records are not (PyTorch makes
+  // one per wait_stream): a finding shows the records between its accesses
+  // (Finding::syncs) without their stacks.
   switch (op) {
     case OpCode::kUnmodeledApi:
     case OpCode::kSetDevice:
-    case OpCode::kStreamCreate:
     case OpCode::kStreamDestroy:
-    case OpCode::kEventCreate:
     case OpCode::kEventDestroy:
     case OpCode::kEventRecord:
     case OpCode::kPoolBlockFree:  // a reuse is reported at the block's next allocation

@@ -11,6 +11,7 @@
 
 #include "runtime/allocation_table.h"
 #include "runtime/engine.h"
+#include "runtime/event_origins.h"
 #include "runtime/finding_collector.h"
 #include "runtime/graph_model.h"
 #include "runtime/lane_table.h"
@@ -18,6 +19,7 @@
 #include "runtime/shadow_memory.h"
 #include "runtime/site_table.h"
 #include "runtime/symbol_table.h"
+#include "runtime/sync_history.h"
 #include "runtime/sync_objects.h"
 
 namespace streamcheck {
@@ -152,11 +154,19 @@ class alignas(64) Engine::Impl {
                        const AccessDescription& earlier, const AccessDescription& later);
   std::string UnobservedHandover(ThreadId aware, ThreadId later_thread) const;
   FindingAccess Describe(const AccessDescription& a, const char* role);
-  std::string ExplainMissingOrder(const AccessDescription& earlier, const AccessDescription& later);
+  // `gap`, when given, gets the reason as a code (Finding::order_gap).
+  std::string ExplainMissingOrder(const AccessDescription& earlier, const AccessDescription& later,
+                                  std::string* gap = nullptr);
   std::string FixFor(rules::RuleId rule, const AccessDescription& earlier,
                      const AccessDescription& later);
   std::string OpName(uint32_t site) const;
   void Anomaly(const char* what) { ++stats_.anomalies[what]; }
+
+  // engine_context.cpp: what a report shows around a finding.
+  void NoteSynchronization(const TraceRecord& r);
+  void DescribeOrigins(Lane lane, FindingAccess* out) const;
+  ObjectOrigin EventOrigin(Handle event) const;
+  std::vector<FindingAccess> SyncsBetween(const AccessDescription& earlier, const AccessDescription& later) const;
 
   EngineOptions options_;
   LaneTable lanes_;
@@ -177,6 +187,8 @@ class alignas(64) Engine::Impl {
   GraphModel graphs_;
   FindingCollector findings_;
   FindingCollector library_findings_{nullptr, options_.max_distinct_findings};  // counted, not reported
+  EventOrigins event_origins_;
+  SyncHistory sync_history_;
   // Streams currently capturing, per capture id (to end them together).
   std::unordered_map<uint64_t, std::vector<StreamState*>> capturing_;
   std::vector<ShadowConflict> conflicts_;  // scratch for the access hot path

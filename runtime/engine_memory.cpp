@@ -79,7 +79,9 @@ void Engine::Impl::StreamOperation(const TraceRecord& r, StreamState& s,
   const Epoch e = sync_.TickStream(s);
   last_device_work_ = {e.lane, e.clock};
   ++stats_.stream_operations;
-  ApplyAccesses(s.lane, s.clock, SiteOf(r), accesses, index_, r.timestamp_ns, staged_copy);
+  const uint32_t site = SiteOf(r);
+  lanes_.NoteOperation(s.lane, site);
+  ApplyAccesses(s.lane, s.clock, site, accesses, index_, r.timestamp_ns, staged_copy);
 }
 
 // cudaLaunchKernel(Ex), <<<>>>, cudaLaunchCooperativeKernel, cuLaunchKernel(Ex).

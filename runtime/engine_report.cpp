@@ -70,6 +70,8 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
   out.trace_index = a.trace_index;
   out.timestamp_ns = a.timestamp_ns;
   out.stack = resolver_ ? resolver_->Resolve(site.stack) : symbols_.ResolveStack(site.stack);
+  if (!out.on_host) DescribeOrigins(a.lane, &out);
+  else out.stream_kind = "host";
   return out;
 }
 
@@ -242,6 +244,7 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, const U
     case FindingKind::kUseAfterFree:
       f.message = b.op + " on " + b.stream + " uses memory " + range + " freed by " + a.op;
       f.reason = "the memory was freed before this use and not allocated again";
+      f.order_gap = "freed";
       break;
     case FindingKind::kFreeWhileInUse:
       if (later.reuse) {
@@ -249,21 +252,22 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, const U
                     " may still be using (" + range + ")";
         f.reason = "the caching allocator freed the block on " + b.stream + " and handed it out again there; " +
                    ExplainMissingOrder(earlier, later);
+        f.order_gap = "allocator-reuse";
       } else {
         f.message = b.op + " frees memory that " + a.op + " on " + a.stream + " may still be using (" + range + ")";
-        f.reason = ExplainMissingOrder(earlier, later);
+        f.reason = ExplainMissingOrder(earlier, later, &f.order_gap);
       }
       break;
     case FindingKind::kUseBeforeAlloc:
       f.message = b.op + " on " + b.stream + " uses memory " + range + " before its stream-ordered allocation (" +
                   a.op + " on " + a.stream + ") is ordered before it";
-      f.reason = ExplainMissingOrder(earlier, later);
+      f.reason = ExplainMissingOrder(earlier, later, &f.order_gap);
       break;
     default:
       f.message = std::string(FindingKindName(kind)) + " race on " + range + ": " + b.op + " (" +
                   std::string(AccessModeName(b.mode)) + ") on " + b.stream + " vs " + a.op + " (" +
                   std::string(AccessModeName(a.mode)) + ") on " + a.stream;
-      f.reason = ExplainMissingOrder(earlier, later);
+      f.reason = ExplainMissingOrder(earlier, later, &f.order_gap);
       if (why.unknown_mode)
         f.reason += "; whether a kernel reads or writes through a non-const pointer argument is "
                     "unknown, so this race is possible rather than certain";
@@ -271,12 +275,26 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, const U
   }
   if (why.aware_thread != 0) f.reason += UnobservedHandover(why.aware_thread, b.thread);
   f.fix = FixFor(rule, earlier, later);
-  if (why.aware_thread != 0)
+  // (Where the earlier access is the host's own, the fix is that handover already.)
+  if (why.aware_thread != 0 && !a.on_host)
     f.fix += "; or, since host thread " + std::to_string(why.aware_thread) +
              " knew it was done, hand the memory over to thread " + std::to_string(b.thread) +
              " after that point through a mutex, condition variable, semaphore, queue or thread join "
              "(which streamcheck sees) rather than a lock-free flag";
   if (why.at_most_warning) ExplainDoubt(why.doubt, &f);
+  f.syncs = SyncsBetween(earlier, later);
+  // The same doubts as codes, for reports that compose their own words (store/finding_words.h).
+  if (why.unknown_mode) f.uncertainty.push_back("unknown-mode");
+  switch (why.doubt) {
+    case Doubt::kGuessedExtent: f.uncertainty.push_back("guessed-extent"); break;
+    case Doubt::kGuessedMode: f.uncertainty.push_back("guessed-mode"); break;
+    case Doubt::kStagedCopy: f.uncertainty.push_back("staged-copy"); break;
+    case Doubt::kNone: break;
+  }
+  if (why.aware_thread != 0) {
+    f.uncertainty.push_back("unobserved-handover");
+    f.aware_thread = why.aware_thread;
+  }
   uint64_t h = Fnv1a(0xcbf29ce484222325ull, f.rule);
   h = Fnv1a(h, FindingKindName(kind));
   h = FingerprintSide(FingerprintSide(h, a), b);
@@ -301,29 +319,48 @@ std::string Engine::Impl::UnobservedHandover(ThreadId aware, ThreadId later_thre
 }
 
 std::string Engine::Impl::ExplainMissingOrder(const AccessDescription& earlier,
-                                              const AccessDescription& later) {
+                                              const AccessDescription& later, std::string* gap) {
+  std::string unused;
+  if (gap == nullptr) gap = &unused;
   const LaneInfo& a = lanes_.Get(earlier.lane);
   const LaneInfo& b = lanes_.Get(later.lane);
   const std::string an = lanes_.Describe(earlier.lane), bn = lanes_.Describe(later.lane);
   const std::string aop = OpName(earlier.site);
   if (b.IsHost()) {
+    *gap = "host-not-synchronized";
     return "the host did not wait for " + an + " after " + aop +
            ": no cudaStreamSynchronize, cudaEventSynchronize on an event recorded after it, "
            "cudaDeviceSynchronize, successful query or synchronous copy came between them";
   }
-  if (a.kind == LaneKind::kGraphNodes && b.kind == LaneKind::kGraphNodes && a.handle == b.handle)
+  // The host's own access (a guard page's fault) on another host thread than
+  // the one that enqueued the later operation: only the threads' order is missing.
+  if (a.IsHost()) {
+    *gap = "host-thread-not-ordered";
+    return an + " made the earlier access (" + aop + "), and streamcheck saw nothing that orders host thread " +
+           std::to_string(sites_.Get(later.site).thread) + " after it before it enqueued " + OpName(later.site) +
+           " on " + bn;
+  }
+  if (a.kind == LaneKind::kGraphNodes && b.kind == LaneKind::kGraphNodes && a.handle == b.handle) {
+    *gap = "graph-no-dependency";
     return "both are nodes of graph exec " + Hex(a.handle) + " with no dependency path between them";
-  if (a.device != b.device)
+  }
+  if (a.device != b.device) {
+    *gap = "different-devices";
     return "the operations run on different devices (" + std::to_string(a.device) + " and " +
            std::to_string(b.device) + ") and no event orders them";
+  }
   const bool a_legacy = a.kind == LaneKind::kLegacyStream, b_legacy = b.kind == LaneKind::kLegacyStream;
   if ((a_legacy && b.IsNonBlocking()) || (b_legacy && a.IsNonBlocking())) {
     const std::string& nb = a_legacy ? bn : an;
+    *gap = "non-blocking-stream";
     return nb + " was created with cudaStreamNonBlocking, so the legacy default stream does not "
                 "wait for it and it does not wait for the legacy default stream";
   }
-  if (a.kind == LaneKind::kPerThreadStream && b.kind == LaneKind::kPerThreadStream)
+  if (a.kind == LaneKind::kPerThreadStream && b.kind == LaneKind::kPerThreadStream) {
+    *gap = "per-thread-streams";
     return "per-thread default streams of different host threads are not ordered with each other";
+  }
+  *gap = "no-event-wait";
   std::string reason = "nothing orders " + aop + " on " + an + " before " + OpName(later.site) + " on " + bn +
                        ": no event recorded after it on " + an + " was waited on by " + bn +
                        " (cudaStreamWaitEvent), and the host did not synchronize with it before "
@@ -333,6 +370,7 @@ std::string Engine::Impl::ExplainMissingOrder(const AccessDescription& earlier,
     if (event.recorded && event.clock.Covers({earlier.lane, earlier.clock})) {
       reason += "; event " + Hex(handle) + " was recorded after it on " + an + " but " + bn +
                 " did not wait on it before the later operation";
+      *gap = "event-not-waited";
       break;
     }
   }
@@ -351,6 +389,10 @@ std::string Engine::Impl::FixFor(rules::RuleId rule, const AccessDescription& ea
              " wait on it (cudaStreamWaitEvent) before " + bop +
              (pytorch ? "; in PyTorch: later_stream.wait_stream(earlier_stream) before the later op" : "");
     case rules::RuleId::kHostDeviceRace:
+      if (lanes_.IsHost(earlier.lane))
+        return "hand the memory over from " + an + " to host thread " + std::to_string(sites_.Get(later.site).thread) +
+               " after " + aop + " and before it enqueues " + bop + ", through a mutex, condition variable, "
+               "semaphore, queue or thread join (which streamcheck sees)";
       return "call cudaStreamSynchronize on " + an + " (or cudaEventSynchronize on an event recorded "
              "after " + aop + ") before the host accesses the memory";
     default:

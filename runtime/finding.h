@@ -34,6 +34,25 @@ struct ResolvedFrame {
   uint32_t line = 0;
   uint32_t column = 0;  // lint locations; 0 = unknown
   uint64_t pc = 0;
+  // The shared object or executable holding `pc` and its offset there, when
+  // the symbolizer knew them (a frame without debug information still says
+  // "libfoo.so+0x1a2b"); empty / 0 otherwise.
+  std::string module;
+  uint64_t module_offset = 0;
+};
+
+// Where a stream or event came from, so reports can name it for people
+// ("stream 2 (created at train.py:12)") instead of by handle. The engine
+// records what it saw; the report layer composes the words.
+struct ObjectOrigin {
+  uint32_t ordinal = 0;        // the process's Nth stream (or event) created, from 1; 0 = no create seen
+  std::string created_by;      // the API that created it, e.g. "cudaStreamCreateWithFlags"
+  std::vector<ResolvedFrame> created_at;  // its stack; empty when none was recorded
+  // Streams: the first operation enqueued on it (PyTorch hands out streams
+  // from a pool it creates all at once, so for a torch.cuda.Stream the first
+  // line that used it is the line a person knows it by).
+  std::string first_op;        // framework op when known, else kernel or API name
+  std::vector<ResolvedFrame> first_used_at;
 };
 
 // One side of a finding: an operation and the bytes it touched. Host/device
@@ -46,6 +65,13 @@ struct FindingAccess {
   std::string stream;        // display name, e.g. "stream 0x5555 (non-blocking)"
   Handle stream_handle = 0;
   uint32_t stream_flags = 0;
+  // "legacy", "per-thread", "created" (by a traced create call), "implicit"
+  // (a handle used without a create seen), "graph", "host"; empty when unknown.
+  std::string stream_kind;
+  ObjectOrigin stream_origin;
+  // Synchronization operations: the event recorded, waited on or synchronized.
+  Handle event = 0;
+  ObjectOrigin event_origin;
   bool on_host = false;      // a host-thread access rather than a stream operation
   DeviceId device = -1;
   ThreadId thread = 0;
@@ -84,6 +110,24 @@ struct Finding {
   std::string fix;      // how to add one
   FindingBuffer buffer;
   std::vector<FindingAccess> accesses;  // usually two: earlier, later
+  // Why no happens-before edge joins the two accesses, as a code the reports
+  // turn into words (docs/JSON_FORMAT.md lists them); empty when not known.
+  std::string order_gap;
+  // The synchronization that did happen between the two accesses on their
+  // streams and host thread (event records and waits, host syncs), oldest
+  // first: what the timeline draws beside the missing edge. Role says which
+  // call ("event record", "stream wait", "stream synchronize", ...).
+  std::vector<FindingAccess> syncs;
+  // Why the finding is possible rather than certain, as codes the reports
+  // turn into words (docs/JSON_FORMAT.md lists them), in this order:
+  // "unknown-mode" (a side's read or write is not known), one of
+  // "guessed-extent", "guessed-mode", "staged-copy" (why it is at most a
+  // warning), "unobserved-handover" (only an order of host threads that
+  // streamcheck cannot see may be missing: `aware_thread` knew the earlier
+  // access was done). Empty for a certain finding, and in rows of stores
+  // before schema 4.
+  std::vector<std::string> uncertainty;
+  ThreadId aware_thread = 0;
   uint64_t count = 1;                   // identical occurrences
   // Identifies "the same finding" across runs: rule, kind and both sides' code
   // locations (not addresses, handles or timestamps).

@@ -3,9 +3,6 @@
 #include "runtime/hex.h"
 
 namespace streamcheck {
-namespace {
-
-}  // namespace
 
 std::string LaneTable::Describe(Lane lane) const {
   const LaneInfo& info = infos_[lane];
@@ -25,6 +22,22 @@ std::string LaneTable::Describe(Lane lane) const {
       return "graph exec " + Hex(info.handle) + " launched on stream " + Hex(info.launch_stream);
   }
   return "lane " + std::to_string(lane);
+}
+
+}  // namespace streamcheck
+
+namespace streamcheck {
+
+std::string_view LaneTable::KindName(Lane lane) const {
+  const LaneInfo& info = infos_[lane];
+  switch (info.kind) {
+    case LaneKind::kHostThread: return "host";
+    case LaneKind::kLegacyStream: return "legacy";
+    case LaneKind::kPerThreadStream: return "per-thread";
+    case LaneKind::kStream: return info.ordinal != 0 ? "created" : "implicit";
+    case LaneKind::kGraphNodes: return "graph";
+  }
+  return "";
 }
 
 }  // namespace streamcheck

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "runtime/ids.h"
@@ -25,6 +26,12 @@ struct LaneInfo {
   DeviceId device = 0;
   ThreadId thread = 0;  // host thread (kHostThread, kPerThreadStream)
   Handle launch_stream = 0;  // kGraphNodes: stream of the most recent launch
+  // Where the stream came from, for naming it in reports (ObjectOrigin):
+  // the site of its create call and the process's count of streams created
+  // so far (0: no create seen). The site of its first operation is
+  // LaneTable::FirstSite.
+  uint32_t created_site = 0;
+  uint32_t ordinal = 0;
   bool IsHost() const { return kind == LaneKind::kHostThread; }
   bool IsNonBlocking() const { return (flags & kStreamNonBlocking) != 0; }
 };
@@ -33,6 +40,7 @@ class LaneTable {
  public:
   Lane Add(const LaneInfo& info) {
     infos_.push_back(info);
+    first_sites_.push_back(0);
     return static_cast<Lane>(infos_.size() - 1);
   }
   const LaneInfo& Get(Lane lane) const { return infos_[lane]; }
@@ -42,9 +50,25 @@ class LaneTable {
 
   // "stream 0x7f00 (non-blocking)", "legacy default stream of device 0", ...
   std::string Describe(Lane lane) const;
+  // "legacy", "per-thread", "created", "implicit", "graph" or "host".
+  std::string_view KindName(Lane lane) const;
+
+  // A create call made the stream on `lane`: numbers it and keeps its site.
+  void NoteCreated(Lane lane, uint32_t site) {
+    infos_[lane].created_site = site;
+    infos_[lane].ordinal = ++created_streams_;
+  }
+  // Once per stream operation (the replay's hot path: a dense array of
+  // 4 bytes a lane, one compare): keeps the site of the lane's first.
+  void NoteOperation(Lane lane, uint32_t site) {
+    if (first_sites_[lane] == 0) [[unlikely]] first_sites_[lane] = site;
+  }
+  uint32_t FirstSite(Lane lane) const { return first_sites_[lane]; }
 
  private:
   std::vector<LaneInfo> infos_;
+  std::vector<uint32_t> first_sites_;  // per lane; 0 = no operation yet
+  uint32_t created_streams_ = 0;
 };
 
 }  // namespace streamcheck

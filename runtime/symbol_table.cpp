@@ -27,7 +27,7 @@ std::vector<ResolvedFrame> SymbolTable::ResolveStack(StackId id) const {
   auto it = stacks_.find(id);
   if (it == stacks_.end()) return out;
   for (const StackFrame& f : it->second) {
-    out.push_back({std::string(String(f.function)), std::string(String(f.file)), f.line, 0, f.pc});
+    out.push_back({std::string(String(f.function)), std::string(String(f.file)), f.line, 0, f.pc, {}, 0});
   }
   return out;
 }

@@ -3,96 +3,256 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <map>
+#include <set>
+#include <sstream>
 
+#include "store/finding_words.h"
+#include "store/html_style.h"
 #include "store/html_timeline.h"
+#include "store/object_names.h"
 #include "store/source_snippets.h"
+#include "store/stack_folding.h"
 #include "store/text_escape.h"
 
 namespace streamcheck::store {
 namespace {
 
-constexpr std::string_view kStyle = R"css(
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 2em; }
-.finding { border: 1px solid #ccc; border-radius: 6px; padding: 1em; margin-bottom: 2em; }
-.error { border-left: 6px solid #c62828; } .warning, .note { border-left: 6px solid #f9a825; }
-.meta { color: #555; } .why, .fix { margin: .4em 0; } .fix { color: #1b5e20; }
-.timeline { display: block; margin: 1em 0; overflow: visible; font-size: 12px; }
-.lane-bg { fill: #f5f5f5; } .lane-label { fill: #333; font-weight: 600; }
-.op rect { fill: #e3f2fd; stroke: #1565c0; } .op.sync rect { fill: #e8f5e9; stroke: #2e7d32; }
-.op.racing rect { fill: #ffebee; stroke: #c62828; stroke-width: 2.5; }
-.op text { fill: #111; } .op .mode { fill: #555; font-size: 10px; }
-.sync-edge { stroke: #2e7d32; stroke-width: 2; }
-.missing-edge { stroke: #c62828; stroke-width: 2; stroke-dasharray: 6 4; }
-.missing-label { fill: #c62828; font-size: 11px; } .axis { fill: #777; }
-table.stack { border-collapse: collapse; font: 12px/1.3 ui-monospace, monospace; }
-table.stack td { padding: 1px 8px; vertical-align: top; }
-.source { color: #6a1b9a; white-space: pre; }
-)css";
+constexpr uint32_t kContextLines = 2;  // source lines shown above and below a finding's line
+constexpr size_t kSidesFrames = 8;     // program frames a side shows before "more"
 
-void WriteStack(const std::vector<ResolvedFrame>& stack, SourceSnippets& sources, std::ostream& out) {
+std::string Plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+
+// Escaped text with `backticked` parts set as code.
+std::string WithCode(const std::string& text) {
+  std::string out;
+  bool in_code = false;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != '`') continue;
+    const std::string part = HtmlEscape(text.substr(start, i - start));
+    out += in_code ? "<code>" + part + "</code>" : part;
+    if (i < text.size()) in_code = !in_code;
+    start = i + 1;
+  }
+  return out;
+}
+
+// Where a finding points, for the overview: the later access's program line.
+std::string FindingLocation(const Finding& f) {
+  if (f.accesses.empty()) return "";
+  return ShortLocation(ProgramFrame(f.accesses.back().stack));
+}
+
+struct Overview {
+  size_t findings = 0;
+  uint64_t occurrences = 0;
+  std::map<std::string, size_t> by_severity;
+  std::map<std::string, size_t> by_rule;
+  std::map<std::string, std::pair<size_t, int64_t>> by_location;  // -> count, first finding's id
+  void Add(const StoredFinding& s) {
+    const Finding f = EscapedFinding(s.finding);
+    ++findings;
+    occurrences += f.count;
+    ++by_severity[s.severity];
+    ++by_rule[f.rule];
+    const std::string where = FindingLocation(f);
+    auto& entry = by_location[where.empty() ? "(no source line)" : where];
+    if (entry.first++ == 0) entry.second = s.id;
+  }
+};
+
+void WriteCountsTable(const std::map<std::string, size_t>& counts, std::ostream& out) {
+  out << "<table class=\"counts\">";
+  for (const auto& [name, n] : counts)
+    fmt::print(out, "<tr><td>{}</td><td class=\"n\">{}</td></tr>", HtmlEscape(EscapeControl(name)), n);
+  out << "</table>\n";
+}
+
+void WriteOverview(const ReportData& data, const Overview& o, std::ostream& out) {
+  out << "<section class=\"overview\" aria-label=\"overview\">\n";
+  // Findings and how bad.
+  out << "<div class=\"panel\" id=\"totals\"><h2>Findings</h2>";
+  fmt::print(out, "<div class=\"big\">{}</div><p class=\"subtitle\">", o.findings);
+  std::string severities;
+  for (const auto& [severity, n] : o.by_severity)
+    severities += (severities.empty() ? "" : ", ") + HtmlEscape(Plural(n, EscapeControl(severity).c_str()));
+  fmt::print(out, "{}{}{}</p>", severities, severities.empty() ? "" : "; ", Plural(o.occurrences, "occurrence"));
+  out << "<h2>By rule</h2>";
+  WriteCountsTable(o.by_rule, out);
+  out << "</div>\n";
+  // Where.
+  out << "<div class=\"panel\" id=\"locations\"><h2>By source location</h2><table class=\"counts\">";
+  for (const auto& [where, entry] : o.by_location)
+    fmt::print(out, "<tr><td><a href=\"#finding-{}\">{}</a></td><td class=\"n\">{}</td></tr>", entry.second,
+               HtmlEscape(where), entry.first);
+  out << "</table></div>\n";
+  // Runs, processes, ranks.
+  out << "<div class=\"panel\" id=\"runs\"><h2>Runs</h2>";
+  fmt::print(out, "<div class=\"big\">{}</div><ul class=\"runs\">", data.runs.size());
+  for (const StoredRun& r : data.runs) {
+    std::string processes;
+    if (auto it = data.processes.find(r.id); it != data.processes.end()) {
+      std::set<int32_t> ranks;
+      for (const StoredProcess& p : it->second)
+        if (p.info.rank >= 0) ranks.insert(p.info.rank);
+      processes = ", " + Plural(it->second.size(), "process");
+      if (!ranks.empty())
+        processes += fmt::format(" ({} {}–{})", ranks.size() == 1 ? "rank" : "ranks", *ranks.begin(), *ranks.rbegin());
+    }
+    fmt::print(out, "<li>run {} ({}{}): <code>{}</code>{}</li>", r.id, HtmlEscape(EscapeControl(r.info.mode)),
+               processes, HtmlEscape(EscapeControl(r.info.command)),
+               r.info.gpu.empty() ? "" : " on " + HtmlEscape(EscapeControl(r.info.gpu)));
+  }
+  out << "</ul></div>\n</section>\n";
+}
+
+// The program line of one side with a few lines around it, when it may be quoted.
+void WriteSource(const FindingAccess& a, SourceSnippets& sources, std::ostream& out) {
+  const ResolvedFrame* frame = ProgramFrame(a.stack);
+  if (frame == nullptr) return;
+  const auto lines = sources.Context(frame->file, frame->line, kContextLines);
+  if (lines.empty()) return;
+  fmt::print(out, "<figure class=\"source\"><figcaption><b>{}</b> · {} · <span title=\"{}\">{}</span></figcaption>"
+                  "<pre class=\"code\">",
+             HtmlEscape(a.role), HtmlEscape(OperationName(a)), HtmlEscape(frame->file),
+             HtmlEscape(ShortLocation(frame)));
+  for (const auto& [number, text] : lines)
+    fmt::print(out, "<span class=\"line{}\"><span class=\"ln\">{}</span>{}</span>", number == frame->line ? " hit" : "",
+               number, HtmlEscape(EscapeControl(text)));
+  out << "</pre></figure>\n";
+}
+
+void WriteSources(const Finding& f, SourceSnippets& sources, std::ostream& out) {
+  std::string figures;
+  std::set<std::string> shown;
+  for (const FindingAccess& a : f.accesses) {
+    const ResolvedFrame* frame = ProgramFrame(a.stack);
+    if (frame == nullptr || !shown.insert(FrameWhere(*frame)).second) continue;
+    std::ostringstream one;
+    WriteSource(a, sources, one);
+    if (one.str().empty()) continue;
+    figures += one.str();
+  }
+  if (figures.empty()) return;
+  out << "<div class=\"sources\">\n" << figures << "</div>\n";
+}
+
+void WriteStack(const std::vector<ResolvedFrame>& stack, std::ostream& out) {
   if (stack.empty()) {
     out << "<p class=\"meta\">no stack recorded</p>\n";
     return;
   }
-  out << "<table class=\"stack\">\n";
-  for (size_t i = 0; i < stack.size(); ++i) {
-    const ResolvedFrame& f = stack[i];
-    std::string source = sources.Line(f.file, f.line);
-    fmt::print(out, "<tr><td>#{}</td><td>{}</td><td>{}</td></tr>\n", i,
-               HtmlEscape(f.function.empty() ? Hex(f.pc) : f.function), HtmlEscape(FrameLocation(f)));
-    if (!source.empty())
-      fmt::print(out, "<tr><td></td><td colspan=\"2\" class=\"source\">{}</td></tr>\n",
-                 HtmlEscape(EscapeControl(source)));
+  const FoldedStack folded = FoldStack(stack, kSidesFrames);
+  auto folded_item = [&](size_t n) {
+    if (n) fmt::print(out, "<li class=\"folded\">… {} folded</li>", Plural(n, "library frame"));
+  };
+  out << "<ol class=\"stack\">";
+  for (const ShownFrame& shown : folded.shown) {
+    folded_item(shown.folded_before);
+    const ResolvedFrame& f = stack[shown.index];
+    fmt::print(out, "<li title=\"{}\">#{} {} <b>{}</b></li>", HtmlEscape(f.function), shown.index,
+               HtmlEscape(f.function.empty() ? "" : DisplayOpName(f.function)), HtmlEscape(FrameWhere(f)));
   }
-  out << "</table>\n";
+  folded_item(folded.folded_after);
+  out << "</ol>\n";
+  if (folded.folded() == 0) return;
+  // Every frame, one more click away.
+  out << "<details><summary class=\"meta\">all " << stack.size() << " frames</summary><ol class=\"stack\">";
+  for (size_t i = 0; i < stack.size(); ++i)
+    fmt::print(out, "<li>#{} {} <b>{}</b></li>", i, HtmlEscape(stack[i].function), HtmlEscape(FrameWhere(stack[i])));
+  out << "</ol></details>\n";
+}
+
+void WriteSide(const FindingAccess& a, const std::string& lane, std::ostream& out) {
+  const std::string kernel = DisplayOpName(a.op.empty() ? a.api : a.op);
+  std::string what = HtmlEscape(OperationName(a));
+  if (const std::string under = KernelUnder(a); !under.empty()) what += " → " + HtmlEscape(under);
+  const std::string at = ShortLocation(ProgramFrame(a.stack));
+  fmt::print(out,
+             "<details class=\"side\"><summary><span class=\"role\">{}</span>: {} by {}{}, on {}</summary>"
+             "<div class=\"side-body\">",
+             HtmlEscape(a.role), HtmlEscape(ModeInWords(a.mode)), what, at.empty() ? "" : " at " + HtmlEscape(at),
+             HtmlEscape(StreamInSentence(lane)));
+  if (!a.op.empty() && a.op != kernel)
+    fmt::print(out, "<div>full name: <code class=\"fullname\">{}</code></div>", HtmlEscape(a.op));
+  if (!a.api.empty()) fmt::print(out, "<div>API: <code>{}</code></div>", HtmlEscape(a.api));
+  fmt::print(out, "<div>stream: {}</div>", HtmlEscape(StreamDetail(a)));
+  fmt::print(out, "<div>bytes: {} at <code>{}</code>, device {}, host thread {}, trace record {}</div>", a.size,
+             Hex(a.address), a.device, a.thread, a.trace_index);
+  WriteStack(a.stack, out);
+  out << "</div></details>\n";
 }
 
 void WriteFinding(const StoredFinding& s, SourceSnippets& sources, std::ostream& out) {
   const Finding f = EscapedFinding(s.finding);
-  fmt::print(out, "<section class=\"finding {}\" id=\"finding-{}\">\n", HtmlEscape(s.severity), s.id);
-  fmt::print(out, "<h2>{}: {} <code>[{}]</code></h2>\n", HtmlEscape(s.severity),
-             HtmlEscape(f.message), HtmlEscape(f.rule));
-  fmt::print(out, "<p class=\"meta\">{}, confidence {}, seen {} time(s), run {}, fingerprint <code>{}</code></p>\n",
-             FindingKindName(f.kind), ConfidenceName(f.confidence), f.count, s.run_id,
-             HtmlEscape(f.fingerprint));
-  if (f.buffer.size != 0 || f.buffer.address != 0)
-    fmt::print(out, "<p class=\"meta\">buffer: {}</p>\n", HtmlEscape(DescribeBuffer(f.buffer)));
+  const FindingWords words = DescribeFinding(f);
+  const LaneNames lanes = NameLanes(f);
+  fmt::print(out, "<article class=\"card {}\" id=\"finding-{}\">\n", HtmlEscape(s.severity), s.id);
+  fmt::print(out,
+             "<div class=\"tags\"><span class=\"badge\">{}</span><code>{}</code>{}"
+             "<span>confidence {}</span><span>seen {}</span><span>run {}</span>{}</div>\n",
+             HtmlEscape(s.severity), HtmlEscape(f.rule),
+             FindingKindName(f.kind) == f.rule ? "" : fmt::format("<span>{}</span>", FindingKindName(f.kind)),
+             ConfidenceName(f.confidence),
+             f.count == 1 ? "once" : fmt::format("{} times", f.count), s.run_id,
+             // The same race on several ranks of a distributed job is one finding (report_model.h RankFolder).
+             s.ranks.empty() ? ""
+                             : fmt::format("<span>on {}{}</span>", DescribeRanks(s),
+                                           s.host.empty() ? "" : " (host " + HtmlEscape(EscapeControl(s.host)) + ")"));
+  // A heading starts with a capital; "the host" may, an identifier may not.
+  std::string headline = words.headline;
+  if (headline.rfind("the ", 0) == 0) headline[0] = 'T';
+  fmt::print(out, "<h2 class=\"headline\">{}</h2>\n", HtmlEscape(headline));
+  if (!words.why.empty()) fmt::print(out, "<p class=\"why\"><span class=\"label\">Why</span>{}</p>\n", WithCode(words.why));
+  if (!words.fix.empty()) fmt::print(out, "<p class=\"fix\"><span class=\"label\">Fix</span>{}</p>\n", WithCode(words.fix));
+  WriteSources(f, sources, out);
   out << TimelineSvg(f);
-  if (!f.reason.empty()) fmt::print(out, "<p class=\"why\"><b>Why:</b> {}</p>\n", HtmlEscape(f.reason));
-  if (!f.fix.empty()) fmt::print(out, "<p class=\"fix\"><b>Fix:</b> {}</p>\n", HtmlEscape(f.fix));
-  for (const FindingAccess& a : f.accesses) {
-    fmt::print(out, "<h3>{} access: {}</h3>\n", HtmlEscape(a.role.empty() ? "an" : a.role),
-               HtmlEscape(DescribeAccess(a)));
-    WriteStack(a.stack, sources, out);
+  if (f.accesses.size() >= 2)
+    out << "<p class=\"legend\">Each lane is a stream or host thread, in trace order left to right; red boxes are the "
+           "two accesses, the dashed red arrow the ordering that is missing, green boxes and arrows the "
+           "synchronization that did happen. Hover for details.</p>\n";
+  for (size_t i = 0; i < f.accesses.size(); ++i) WriteSide(f.accesses[i], lanes.accesses[i], out);
+  if (f.buffer.size != 0 || f.buffer.address != 0) {
+    fmt::print(out, "<details class=\"side\"><summary><span class=\"role\">memory</span>: {}</summary>"
+                    "<div class=\"side-body\">",
+               HtmlEscape(DescribeBuffer(f.buffer)));
+    WriteStack(f.buffer.allocation_stack, out);
+    out << "</div></details>\n";
   }
-  if (!f.buffer.allocation_stack.empty()) {
-    out << "<h3>allocation</h3>\n";
-    WriteStack(f.buffer.allocation_stack, sources, out);
+  for (const FindingAccess& sync : f.syncs) {
+    fmt::print(out, "<details class=\"side\"><summary><span class=\"role\">sync</span>: {}</summary>"
+                    "<div class=\"side-body\">",
+               HtmlEscape(DescribeSync(sync)));
+    if (!sync.stream_kind.empty()) fmt::print(out, "<div>stream: {}</div>", HtmlEscape(StreamDetail(sync)));
+    WriteStack(sync.stack, out);
+    out << "</div></details>\n";
   }
-  out << "</section>\n";
+  fmt::print(out,
+             "<details class=\"meta\"><summary>fingerprint <code>{}</code> · the engine's own words</summary>"
+             "<p>{}</p><p>{}</p><p>{}</p></details>\n",
+             HtmlEscape(f.fingerprint), HtmlEscape(f.message), HtmlEscape(f.reason), HtmlEscape(f.fix));
+  out << "</article>\n";
 }
 
 }  // namespace
 
 bool WriteHtmlReport(const ReportData& data, std::ostream& out) {
-  // The heading counts the findings: a first pass counts them (reading them
+  // The overview comes first: a first pass gathers it (reading the findings
   // twice keeps memory bounded, where holding them would not).
-  size_t count = 0;
-  if (!data.ForEach([&](const StoredFinding&) { ++count; })) return false;
+  Overview overview;
+  if (!data.ForEach([&](const StoredFinding& f) { overview.Add(f); })) return false;
   const std::string db = HtmlEscape(EscapeControl(data.db_path));
   fmt::print(out,
              "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-             "<title>streamcheck report: {}</title>\n<style>{}</style></head><body>\n"
-             "<h1>streamcheck: {} finding(s) in {}</h1>\n",
-             db, kStyle, count, db);
-  for (const StoredRun& r : data.runs)
-    fmt::print(out, "<p class=\"meta\">run {} ({}): <code>{}</code> on {} {}</p>\n", r.id,
-               HtmlEscape(EscapeControl(r.info.mode)), HtmlEscape(EscapeControl(r.info.command)),
-               HtmlEscape(EscapeControl(r.info.host)), HtmlEscape(EscapeControl(r.info.gpu)));
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+             "<title>streamcheck report: {}</title>\n<style>{}</style></head><body><main>\n"
+             "<h1>streamcheck: {}</h1><p class=\"subtitle\">in <code>{}</code></p>\n",
+             db, kHtmlStyle, Plural(overview.findings, "finding"), db);
+  WriteOverview(data, overview, out);
   SourceSnippets sources(data.source_roots);
   const bool ok = data.ForEach([&](const StoredFinding& f) { WriteFinding(f, sources, out); });
-  out << "</body></html>\n";
+  out << "</main></body></html>\n";
   return ok;
 }
 

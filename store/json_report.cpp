@@ -2,7 +2,9 @@
 
 #include <sstream>
 
+#include "store/finding_words.h"
 #include "store/json_stream.h"
+#include "store/object_names.h"
 
 namespace streamcheck::store {
 namespace {
@@ -11,8 +13,20 @@ using nlohmann::json;
 
 json OrNull(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
-json JsonAccess(const FindingAccess& a) {
-  return json{
+json JsonOrigin(const ObjectOrigin& o, bool stream) {
+  json out = {{"ordinal", o.ordinal == 0 ? json(nullptr) : json(o.ordinal)},
+              {"created_by", OrNull(o.created_by)},
+              {"created_at", JsonStack(o.created_at)}};
+  if (stream) {
+    out["first_op"] = OrNull(o.first_op);
+    out["first_used_at"] = JsonStack(o.first_used_at);
+  }
+  return out;
+}
+
+// `lane`: the stream's name for people (object_names.h NameLanes).
+json JsonAccess(const FindingAccess& a, const std::string& lane) {
+  json access{
       {"role", a.role},
       {"op", a.op},
       {"api", a.api},
@@ -30,7 +44,18 @@ json JsonAccess(const FindingAccess& a) {
       {"trace_index", a.trace_index},
       {"timestamp_ns", a.timestamp_ns},
       {"stack", JsonStack(a.stack)},
+      {"op_short", DisplayOpName(a.op.empty() ? a.api : a.op)},
+      {"stream_name", lane},
+      {"stream_detail", StreamDetail(a)},
+      {"stream_kind", OrNull(a.stream_kind)},
+      {"stream_origin", JsonOrigin(a.stream_origin, true)},
   };
+  if (a.event != 0) {
+    access["event"] = Hex(a.event);
+    access["event_name"] = EventName(a);
+    access["event_origin"] = JsonOrigin(a.event_origin, false);
+  }
+  return access;
 }
 
 json JsonRun(const StoredRun& r) {
@@ -56,14 +81,19 @@ json JsonStack(const std::vector<ResolvedFrame>& stack) {
                       {"file", f.file},
                       {"line", f.line},
                       {"column", f.column},
-                      {"pc", Hex(f.pc)}});
+                      {"pc", Hex(f.pc)},
+                      {"module", OrNull(f.module)},
+                      {"module_offset", f.module.empty() ? json(nullptr) : json(Hex(f.module_offset))}});
   return frames;
 }
 
 json JsonFinding(const StoredFinding& s) {
   const Finding& f = s.finding;
-  json accesses = json::array();
-  for (const FindingAccess& a : f.accesses) accesses.push_back(JsonAccess(a));
+  const LaneNames lanes = NameLanes(f);
+  json accesses = json::array(), syncs = json::array();
+  for (size_t i = 0; i < f.accesses.size(); ++i) accesses.push_back(JsonAccess(f.accesses[i], lanes.accesses[i]));
+  for (size_t i = 0; i < f.syncs.size(); ++i) syncs.push_back(JsonAccess(f.syncs[i], lanes.syncs[i]));
+  const FindingWords words = DescribeFinding(f);
   const FindingBuffer& b = f.buffer;
   return json{
       {"id", s.id},
@@ -87,6 +117,13 @@ json JsonFinding(const StoredFinding& s) {
         {"allocated_by", b.known_allocation ? json(b.allocated_by) : json(nullptr)},
         {"allocation_stack", JsonStack(b.allocation_stack)}}},
       {"accesses", accesses},
+      {"headline", words.headline},
+      {"why", words.why},
+      {"how_to_fix", words.fix},
+      {"order_gap", OrNull(f.order_gap)},
+      {"uncertainty", f.uncertainty},
+      {"aware_thread", f.aware_thread == 0 ? json(nullptr) : json(f.aware_thread)},
+      {"syncs", syncs},
   };
 }
 

@@ -113,6 +113,60 @@ CREATE TABLE source_roots(
   path TEXT NOT NULL,
   PRIMARY KEY(run_id, path));
 )sql",
+    // 3 -> 4: what reports name streams, events and frames by (issue 26): where
+    // each stream and event came from, why no edge orders a race and why it
+    // may be only possible, the synchronization that did happen, and a
+    // frame's module and offset.
+    R"sql(
+ALTER TABLE frames ADD COLUMN module TEXT NOT NULL DEFAULT '';
+ALTER TABLE frames ADD COLUMN module_offset INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE findings ADD COLUMN order_gap TEXT NOT NULL DEFAULT '';
+ALTER TABLE findings ADD COLUMN uncertainty TEXT NOT NULL DEFAULT '';
+ALTER TABLE findings ADD COLUMN aware_thread INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE accesses ADD COLUMN stream_kind TEXT NOT NULL DEFAULT '';
+ALTER TABLE accesses ADD COLUMN stream_ordinal INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE accesses ADD COLUMN stream_created_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE accesses ADD COLUMN stream_created_stack_id INTEGER REFERENCES stacks(id);
+ALTER TABLE accesses ADD COLUMN stream_first_op TEXT NOT NULL DEFAULT '';
+ALTER TABLE accesses ADD COLUMN stream_first_stack_id INTEGER REFERENCES stacks(id);
+ALTER TABLE accesses ADD COLUMN event INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE accesses ADD COLUMN event_ordinal INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE accesses ADD COLUMN event_created_by TEXT NOT NULL DEFAULT '';
+ALTER TABLE accesses ADD COLUMN event_created_stack_id INTEGER REFERENCES stacks(id);
+-- The synchronization between a race's two accesses (Finding::syncs): the
+-- columns of accesses, kept apart so queries over accesses see only the
+-- accesses themselves.
+CREATE TABLE syncs(
+  finding_id INTEGER NOT NULL REFERENCES findings(id),
+  ordinal INTEGER NOT NULL,
+  role TEXT NOT NULL,
+  op TEXT NOT NULL,
+  api TEXT NOT NULL,
+  framework_op TEXT NOT NULL,
+  stream TEXT NOT NULL,
+  stream_handle INTEGER NOT NULL,
+  stream_flags INTEGER NOT NULL,
+  on_host INTEGER NOT NULL,
+  device INTEGER NOT NULL,
+  thread INTEGER NOT NULL,
+  mode TEXT NOT NULL,
+  address INTEGER NOT NULL,
+  size INTEGER NOT NULL,
+  trace_index INTEGER NOT NULL,
+  timestamp_ns INTEGER NOT NULL,
+  stack_id INTEGER REFERENCES stacks(id),
+  stream_kind TEXT NOT NULL DEFAULT '',
+  stream_ordinal INTEGER NOT NULL DEFAULT 0,
+  stream_created_by TEXT NOT NULL DEFAULT '',
+  stream_created_stack_id INTEGER REFERENCES stacks(id),
+  stream_first_op TEXT NOT NULL DEFAULT '',
+  stream_first_stack_id INTEGER REFERENCES stacks(id),
+  event INTEGER NOT NULL DEFAULT 0,
+  event_ordinal INTEGER NOT NULL DEFAULT 0,
+  event_created_by TEXT NOT NULL DEFAULT '',
+  event_created_stack_id INTEGER REFERENCES stacks(id),
+  PRIMARY KEY(finding_id, ordinal));
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -122,9 +176,9 @@ std::string MissingTable(Database& db, int version) {
   // The tables each version adds, in migration order.
   static constexpr std::pair<int, std::string_view> kTables[] = {
       {1, "runs"},     {1, "processes"}, {1, "findings"}, {1, "accesses"},     {1, "allocations"},
-      {1, "stacks"},   {1, "frames"},    {2, "counters"}, {3, "source_roots"},
+      {1, "stacks"},   {1, "frames"},    {2, "counters"}, {3, "source_roots"}, {4, "syncs"},
   };
-  static_assert(kSchemaVersion == 3, "list the new version's tables above");
+  static_assert(kSchemaVersion == 4, "list the new version's tables above");
   for (const auto& [since, table] : kTables) {
     if (since > version) continue;
     Statement q = db.Prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?");

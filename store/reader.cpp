@@ -1,5 +1,8 @@
 #include "store/reader.h"
 
+#include <algorithm>
+
+#include "rules/catalogue.h"
 #include "store/database.h"
 #include "store/enum_names.h"
 
@@ -23,9 +26,71 @@ std::vector<ResolvedFrame> ReadStack(Statement& frames, int64_t stack) {
     f.line = static_cast<uint32_t>(frames.Int(2));
     f.column = static_cast<uint32_t>(frames.Int(3));
     f.pc = static_cast<uint64_t>(frames.Int(4));
+    f.module = frames.Text(5);
+    f.module_offset = static_cast<uint64_t>(frames.Int(6));
     out.push_back(std::move(f));
   }
   return out;
+}
+
+// Schema 4 added the columns that name streams and events, the syncs
+// table and frames' modules; older files are read without them.
+constexpr int kNamesSchema = 4;
+
+std::string AccessQuery(const char* table, int version) {
+  std::string columns =
+      "role, op, api, framework_op, stream, stream_handle, stream_flags, on_host, device, thread, mode, "
+      "address, size, trace_index, timestamp_ns, stack_id";
+  if (version >= kNamesSchema)
+    columns += ", stream_kind, stream_ordinal, stream_created_by, stream_created_stack_id, stream_first_op, "
+               "stream_first_stack_id, event, event_ordinal, event_created_by, event_created_stack_id";
+  return std::string("SELECT ") + columns + " FROM " + table + " WHERE finding_id = ? ORDER BY ordinal";
+}
+
+// The rows of one finding from an AccessQuery statement.
+bool ReadAccesses(Statement& rows, Statement& frames, int64_t finding, int version, std::vector<FindingAccess>* out) {
+  rows.Reset();
+  rows.Bind(1, finding);
+  while (rows.Step()) {
+    FindingAccess a;
+    a.role = rows.Text(0);
+    a.op = rows.Text(1);
+    a.api = rows.Text(2);
+    a.framework_op = rows.Text(3);
+    a.stream = rows.Text(4);
+    a.stream_handle = static_cast<Handle>(rows.Int(5));
+    a.stream_flags = static_cast<uint32_t>(rows.Int(6));
+    a.on_host = rows.Int(7) != 0;
+    a.device = static_cast<DeviceId>(rows.Int(8));
+    a.thread = static_cast<ThreadId>(rows.Int(9));
+    AccessModeFromName(rows.Text(10), &a.mode);
+    a.address = static_cast<Address>(rows.Int(11));
+    a.size = static_cast<uint64_t>(rows.Int(12));
+    a.trace_index = static_cast<uint64_t>(rows.Int(13));
+    a.timestamp_ns = static_cast<uint64_t>(rows.Int(14));
+    const int64_t stack = rows.Int(15);
+    int64_t created = 0, first = 0, event_created = 0;
+    if (version >= kNamesSchema) {
+      a.stream_kind = rows.Text(16);
+      a.stream_origin.ordinal = static_cast<uint32_t>(rows.Int(17));
+      a.stream_origin.created_by = rows.Text(18);
+      created = rows.Int(19);
+      a.stream_origin.first_op = rows.Text(20);
+      first = rows.Int(21);
+      a.event = static_cast<Handle>(rows.Int(22));
+      a.event_origin.ordinal = static_cast<uint32_t>(rows.Int(23));
+      a.event_origin.created_by = rows.Text(24);
+      event_created = rows.Int(25);
+    }
+    out->push_back(std::move(a));
+    // Reading a stack resets the frames statement only: the rows stay where they are.
+    FindingAccess& back = out->back();
+    back.stack = ReadStack(frames, stack);
+    back.stream_origin.created_at = ReadStack(frames, created);
+    back.stream_origin.first_used_at = ReadStack(frames, first);
+    back.event_origin.created_at = ReadStack(frames, event_created);
+  }
+  return rows.error().empty();
 }
 
 }  // namespace
@@ -87,6 +152,8 @@ bool ReadFindings(Store& store, const FindingQuery& query, std::vector<StoredFin
 bool ForEachFinding(Store& store, const FindingQuery& query,
                     const std::function<bool(StoredFinding&)>& visit, std::string* error) {
   Database& db = store.database();
+  const int version = static_cast<int>(db.QueryInt("PRAGMA user_version").value_or(0));
+  const bool names = version >= kNamesSchema;
   // A rank's finding sorts at its group's first member: the same (run,
   // fingerprint) from processes with a rank. Only where the selected runs
   // have ranks: otherwise the primary key's order, with no sort.
@@ -101,23 +168,23 @@ bool ForEachFinding(Store& store, const FindingQuery& query,
   Statement q = db.Prepare(std::string(
       "SELECT f.id, f.run_id, f.process_id, f.local_id, f.origin, f.rule, f.kind, f.severity, "
       "f.confidence, f.message, f.reason, f.fix, f.count, f.fingerprint, "
-      "a.address, a.size, a.memory_kind, a.known, a.allocated_by, a.stack_id, p.rank, p.host "
+      "a.address, a.size, a.memory_kind, a.known, a.allocated_by, a.stack_id, p.rank, p.host, ") +
+      (names ? "f.order_gap, f.uncertainty, f.aware_thread " : "'', '', 0 ") +
       "FROM findings f LEFT JOIN allocations a ON a.id = f.allocation_id "
       "LEFT JOIN processes p ON p.id = f.process_id "
-      "WHERE (?1 IS NULL OR f.run_id = ?1) AND (?2 = '' OR f.rule = ?2) ") +
+      "WHERE (?1 IS NULL OR f.run_id = ?1) AND (?2 = '' OR f.rule = ?2) " +
       (group_ranks ? "ORDER BY CASE WHEN p.rank >= 0 THEN (SELECT min(g.id) FROM findings g "
                      "JOIN processes gp ON gp.id = g.process_id WHERE g.run_id = f.run_id AND "
                      "g.fingerprint = f.fingerprint AND gp.rank >= 0) ELSE f.id END, f.id"
                    : "ORDER BY f.id"));
   if (query.run) q.Bind(1, *query.run); else q.BindNull(1);
   q.Bind(2, query.rule);
-  Statement accesses = db.Prepare(
-      "SELECT role, op, api, framework_op, stream, stream_handle, stream_flags, on_host, device, "
-      "thread, mode, address, size, trace_index, timestamp_ns, stack_id FROM accesses "
-      "WHERE finding_id = ? ORDER BY ordinal");
-  Statement frames = db.Prepare(
-      "SELECT function, file, line, \"column\", pc FROM frames WHERE stack_id = ? ORDER BY depth");
-  if (!accesses.ok() || !frames.ok()) return Failed(db, q, error);
+  Statement accesses = db.Prepare(AccessQuery("accesses", version));
+  Statement syncs = names ? db.Prepare(AccessQuery("syncs", version)) : Statement();
+  Statement frames = db.Prepare(std::string("SELECT function, file, line, \"column\", pc, ") +
+                                (names ? "module, module_offset" : "'', 0") +
+                                " FROM frames WHERE stack_id = ? ORDER BY depth");
+  if (!accesses.ok() || !frames.ok() || (names && !syncs.ok())) return Failed(db, q, error);
   while (q.Step()) {
     StoredFinding s;
     s.id = q.Int(0);
@@ -143,30 +210,20 @@ bool ForEachFinding(Store& store, const FindingQuery& query,
     f.buffer.allocation_stack = ReadStack(frames, q.Int(19));
     if (!q.IsNull(20) && q.Int(20) >= 0) s.ranks.push_back(static_cast<int32_t>(q.Int(20)));
     if (!q.IsNull(21)) s.host = q.Text(21);
-
-    accesses.Reset();
-    accesses.Bind(1, s.id);
-    while (accesses.Step()) {
-      FindingAccess a;
-      a.role = accesses.Text(0);
-      a.op = accesses.Text(1);
-      a.api = accesses.Text(2);
-      a.framework_op = accesses.Text(3);
-      a.stream = accesses.Text(4);
-      a.stream_handle = static_cast<Handle>(accesses.Int(5));
-      a.stream_flags = static_cast<uint32_t>(accesses.Int(6));
-      a.on_host = accesses.Int(7) != 0;
-      a.device = static_cast<DeviceId>(accesses.Int(8));
-      a.thread = static_cast<ThreadId>(accesses.Int(9));
-      AccessModeFromName(accesses.Text(10), &a.mode);
-      a.address = static_cast<Address>(accesses.Int(11));
-      a.size = static_cast<uint64_t>(accesses.Int(12));
-      a.trace_index = static_cast<uint64_t>(accesses.Int(13));
-      a.timestamp_ns = static_cast<uint64_t>(accesses.Int(14));
-      f.accesses.push_back(std::move(a));
-      f.accesses.back().stack = ReadStack(frames, accesses.Int(15));
+    f.order_gap = q.Text(22);
+    const std::string codes = q.Text(23);
+    for (size_t begin = 0, end; begin < codes.size(); begin = end + 1) {
+      end = std::min(codes.find(',', begin), codes.size());
+      if (end > begin) f.uncertainty.push_back(codes.substr(begin, end - begin));
     }
-    if (!accesses.error().empty()) return Failed(db, accesses, error);
+    f.aware_thread = static_cast<ThreadId>(q.Int(24));
+    // A warning of a rule whose severity is error was held to it
+    // (Finding::at_most_warning): merging the finding must keep it so.
+    if (const rules::Rule* rule = rules::Find(f.rule))
+      f.at_most_warning = rule->severity == rules::Severity::kError && s.severity == "warning";
+
+    if (!ReadAccesses(accesses, frames, s.id, version, &f.accesses)) return Failed(db, accesses, error);
+    if (names && !ReadAccesses(syncs, frames, s.id, version, &f.syncs)) return Failed(db, syncs, error);
     if (!visit(s)) return true;
   }
   return q.ok() && q.error().empty() ? true : Failed(db, q, error);

@@ -123,11 +123,15 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
 
   ReportData data;
   data.db_path = request.db_path;
+  data.color = request.color;
+  data.verbose = request.verbose;
   FindingQuery query;
   query.rule = request.rule;
   if (!SelectRuns(*store, request.run, &data.runs, &query.run, &error)) return Fail(err, command, error);
   std::vector<int64_t> run_ids;
   if (query.run) run_ids.push_back(*query.run);
+  for (const StoredRun& r : data.runs)
+    if (!ReadProcesses(*store, r.id, &data.processes[r.id], &error)) return Fail(err, command, error);
   std::set<std::string> roots;
   if (!ReadSourceRoots(*store, run_ids, &roots, &error)) return Fail(err, command, error);
   data.source_roots.assign(roots.begin(), roots.end());

@@ -27,6 +27,10 @@ struct ReportRequest {
   // Folders the HTML report may quote files from, beside those the runs
   // recorded (source_snippets.h).
   std::vector<std::string> source_roots;
+  // text and summary: ANSI colours (the CLI decides: --color, NO_COLOR, a
+  // terminal), and --verbose (full names, every frame, stream details, syncs).
+  bool color = false;
+  bool verbose = false;
   // --error-exitcode[=N]: the exit code when findings remain after the
   // filters; 0 means findings do not fail the command.
   int findings_exit_code = 0;

@@ -7,6 +7,10 @@
 #include <map>
 #include <utility>
 
+#include <algorithm>
+
+#include "store/object_names.h"
+
 namespace streamcheck::store {
 
 bool ReportData::ForEach(const FindingVisitor& visit) const {
@@ -82,17 +86,11 @@ std::string DescribeRanks(const StoredFinding& finding) {
 }
 
 const ResolvedFrame* PrimaryFrame(const FindingAccess& access) {
-  for (const ResolvedFrame& frame : access.stack)
-    if (!frame.file.empty()) return &frame;
+  if (const ResolvedFrame* frame = ProgramFrame(access.stack)) return frame;
   return access.stack.empty() ? nullptr : &access.stack.front();
 }
 
-std::string FrameLocation(const ResolvedFrame& frame) {
-  if (frame.file.empty()) return "<unknown>";
-  if (frame.line == 0) return frame.file;
-  if (frame.column == 0) return fmt::format("{}:{}", frame.file, frame.line);
-  return fmt::format("{}:{}:{}", frame.file, frame.line, frame.column);
-}
+std::string FrameLocation(const ResolvedFrame& frame) { return FrameWhere(frame); }
 
 std::string Hex(uint64_t value) { return fmt::format("{:#x}", value); }
 
@@ -103,16 +101,21 @@ std::string LaneName(const FindingAccess& access) {
 }
 
 std::string DescribeAccess(const FindingAccess& a) {
-  std::string what = fmt::format("{} by {}", AccessModeName(a.mode), a.op.empty() ? a.api : a.op);
-  if (!a.framework_op.empty()) what += fmt::format(" ({})", a.framework_op);
+  const std::string op = DisplayOpName(a.op.empty() ? a.api : a.op);
+  std::string what = a.framework_op.empty() ? fmt::format("{} by {}", AccessModeName(a.mode), op)
+                                            : fmt::format("{} by {} ({})", AccessModeName(a.mode), a.framework_op, op);
   if (a.on_host) return what + fmt::format(" on host thread {}", a.thread);
-  return what + fmt::format(" on {}, device {}, thread {}", LaneName(a), a.device, a.thread);
+  return what + fmt::format(" on {}, device {}, thread {}", StreamName(a), a.device, a.thread);
 }
 
 std::string DescribeBuffer(const FindingBuffer& b) {
-  std::string text = fmt::format("{} bytes at {} ({})", b.size, Hex(b.address),
-                                 MemoryKindName(b.memory_kind));
-  if (b.known_allocation && !b.allocated_by.empty()) text += ", allocated by " + b.allocated_by;
+  std::string kind(MemoryKindName(b.memory_kind));
+  std::replace(kind.begin(), kind.end(), '_', ' ');
+  std::string text = fmt::format("{} of {} memory at {}", HumanSize(b.size), kind, Hex(b.address));
+  if (b.known_allocation && !b.allocated_by.empty()) {
+    text += ", allocated by " + DisplayOpName(b.allocated_by);
+    if (const ResolvedFrame* at = ProgramFrame(b.allocation_stack)) text += " at " + FrameWhere(*at);
+  }
   return text;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,13 @@ struct ReportData {
   std::function<std::string()> source_error;
   // Folders whose files the HTML report may quote (html_report.h).
   std::vector<std::string> source_roots;
+  // The text report: ANSI colours (report --color, NO_COLOR), and everything
+  // (full kernel names, all frames, stream handles, the syncs) with verbose.
+  bool color = false;
+  bool verbose = false;
+  // Processes per run (the HTML overview counts processes and ranks); empty
+  // where the caller has none to give.
+  std::map<int64_t, std::vector<StoredProcess>> processes;
 
   // Visits every finding; false when the source failed partway.
   bool ForEach(const FindingVisitor& visit) const;
@@ -59,16 +67,21 @@ void FoldAcrossRanks(std::vector<StoredFinding>* findings);
 // "rank 0" / "ranks 0, 1, 3" / "" (no rank known).
 std::string DescribeRanks(const StoredFinding& finding);
 
-// The frame a diagnostic points at: the first one with a source file (the
-// innermost frames are often libcudart or PyTorch internals without one).
+// The frame a diagnostic points at: the program's innermost frame, else the
+// first with a source file (the innermost frames are often libcudart or
+// PyTorch internals), else the innermost.
 const ResolvedFrame* PrimaryFrame(const FindingAccess& access);
-// "file:line:column", "file:line" or "file"; "<unknown>" when there is no file.
+// "file:line:column", "file:line" or "file"; without a file "module+0xoff",
+// the function or the pc (object_names.h FrameWhere).
 std::string FrameLocation(const ResolvedFrame& frame);
-// "write by kernel `fill` on stream 0x55 (non-blocking), device 0, thread 1"
+// "write by aten::normal_ (distribution_elementwise_grid_stride_kernel) on
+// the default stream, device 0, thread 1": short names, the stream as
+// object_names.h names it.
 std::string DescribeAccess(const FindingAccess& access);
 // "0x7f00..+4096" style buffer description with its allocation API.
 std::string DescribeBuffer(const FindingBuffer& buffer);
-// Lane name for the timeline: the stream's display name, or "host thread N".
+// The engine's display name of the access's stream ("stream 0x5555
+// (non-blocking) on device 0"), or "host thread N": JSON's `stream`.
 std::string LaneName(const FindingAccess& access);
 std::string Hex(uint64_t value);
 

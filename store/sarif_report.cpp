@@ -3,6 +3,7 @@
 #include <map>
 #include <sstream>
 
+#include "store/finding_words.h"
 #include "store/json_stream.h"
 
 #include "rules/catalogue.h"
@@ -66,9 +67,11 @@ json RuleDescriptor(const rules::Rule& r) {
 // One result per finding.
 json SarifResult(const StoredFinding& s, const std::map<std::string, size_t>& rule_index) {
   const Finding& f = s.finding;
-  std::string text = f.message;
-  if (!f.reason.empty()) text += " " + f.reason;
-  if (!f.fix.empty()) text += " Fix: " + f.fix;
+  // The order every report uses: what happened, why, what to do.
+  const FindingWords words = DescribeFinding(f);
+  std::string text = words.headline + ".";
+  if (!words.why.empty()) text += " Why: " + words.why + ".";
+  if (!words.fix.empty()) text += " Fix: " + words.fix + ".";
   json result = {{"ruleId", f.rule},
                  {"level", Level(s.severity)},
                  {"message", {{"text", text}}},

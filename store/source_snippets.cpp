@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 
@@ -70,6 +71,9 @@ std::string SourceSnippets::AllowedPath(const std::string& file) const {
   std::vector<std::string> candidates;
   if (file.front() == '/') {
     candidates.push_back(file);
+    // Trailing components, longest first: "a/b/c.py", "b/c.py", "c.py".
+    for (size_t slash = file.find('/', 1); slash != std::string::npos; slash = file.find('/', slash + 1))
+      for (const std::string& root : roots_) candidates.push_back(root + file.substr(slash + 1));
   } else {
     for (const std::string& root : roots_) candidates.push_back(root + file);
   }
@@ -82,8 +86,7 @@ std::string SourceSnippets::AllowedPath(const std::string& file) const {
   return {};
 }
 
-std::string SourceSnippets::Line(const std::string& file, uint32_t line) {
-  if (file.empty() || line == 0) return {};
+const std::vector<std::string>& SourceSnippets::Lines(const std::string& file) {
   auto it = files_.find(file);
   if (it == files_.end()) {
     if (cached_bytes_ > kMaxCachedBytes) {
@@ -95,7 +98,25 @@ std::string SourceSnippets::Line(const std::string& file, uint32_t line) {
     for (const std::string& l : lines) cached_bytes_ += l.size() + 32;
     it = files_.emplace(file, std::move(lines)).first;
   }
-  return line <= it->second.size() ? it->second[line - 1] : std::string();
+  return it->second;
+}
+
+std::string SourceSnippets::Line(const std::string& file, uint32_t line) {
+  if (file.empty() || line == 0) return {};
+  const std::vector<std::string>& lines = Lines(file);
+  return line <= lines.size() ? lines[line - 1] : std::string();
+}
+
+std::vector<std::pair<uint32_t, std::string>> SourceSnippets::Context(const std::string& file, uint32_t line,
+                                                                      uint32_t radius) {
+  std::vector<std::pair<uint32_t, std::string>> out;
+  if (file.empty() || line == 0) return out;
+  const std::vector<std::string>& lines = Lines(file);
+  if (line > lines.size()) return out;
+  const uint32_t first = line > radius ? line - radius : 1;
+  const uint32_t last = std::min<uint64_t>(lines.size(), uint64_t{line} + radius);
+  for (uint32_t n = first; n <= last; ++n) out.emplace_back(n, lines[n - 1]);
+  return out;
 }
 
 }  // namespace streamcheck::store

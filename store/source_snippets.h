@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace streamcheck::store {
@@ -23,10 +24,18 @@ class SourceSnippets {
   explicit SourceSnippets(const std::vector<std::string>& roots);
   // The line's text, or "" when the file is not allowed or has no such line.
   std::string Line(const std::string& file, uint32_t line);
-  // The real path of `file` when a line of it may be quoted, else "".
+  // Lines line-radius .. line+radius (those that exist), numbered; empty when
+  // the file may not be quoted or has no such line.
+  std::vector<std::pair<uint32_t, std::string>> Context(const std::string& file, uint32_t line, uint32_t radius);
+  // The real path of `file` when a line of it may be quoted, else "". An
+  // absolute path that is not under a root (a run recorded on another
+  // machine) is also looked for under each root by its trailing components:
+  // /ci/work/app/train.py is found as train.py or app/train.py under a root.
   std::string AllowedPath(const std::string& file) const;
 
  private:
+  const std::vector<std::string>& Lines(const std::string& file);
+
   std::vector<std::string> roots_;  // real paths, each ending in '/'
   std::map<std::string, std::vector<std::string>> files_;
   uint64_t cached_bytes_ = 0;

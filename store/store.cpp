@@ -1,6 +1,7 @@
 #include "store/store.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <sqlite3.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -95,17 +96,50 @@ int64_t InsertStack(Database& db, const std::vector<ResolvedFrame>& frames, bool
   if (!db.Exec("INSERT INTO stacks DEFAULT VALUES")) return *ok = false, 0;
   int64_t stack = db.LastInsertId();
   Statement insert = db.Prepare(
-      "INSERT INTO frames(stack_id, depth, function, file, line, \"column\", pc) "
-      "VALUES(?,?,?,?,?,?,?)");
+      "INSERT INTO frames(stack_id, depth, function, file, line, \"column\", pc, module, module_offset) "
+      "VALUES(?,?,?,?,?,?,?,?,?)");
   for (size_t depth = 0; depth < frames.size(); ++depth) {
     const ResolvedFrame& f = frames[depth];
     insert.Reset();
     insert.Bind(1, stack).Bind(2, static_cast<int64_t>(depth)).Bind(3, f.function).Bind(4, f.file);
     insert.Bind(5, static_cast<int64_t>(f.line)).Bind(6, static_cast<int64_t>(f.column));
-    insert.Bind(7, AsSql(f.pc));
+    insert.Bind(7, AsSql(f.pc)).Bind(8, f.module).Bind(9, AsSql(f.module_offset));
     if (!insert.Run()) return *ok = false, 0;
   }
   return stack;
+}
+
+// The rows of `table` (accesses or syncs, which have the same columns) for
+// one finding; `insert` keeps the statement, and its error.
+void InsertAccesses(Database& db, const char* table, int64_t finding_id,
+                                const std::vector<FindingAccess>& list, Statement* insert, bool* ok) {
+  *insert = db.Prepare(fmt::format(
+      "INSERT INTO {}(finding_id, ordinal, role, op, api, framework_op, stream, stream_handle, stream_flags, "
+      "on_host, device, thread, mode, address, size, trace_index, timestamp_ns, stack_id, stream_kind, "
+      "stream_ordinal, stream_created_by, stream_created_stack_id, stream_first_op, stream_first_stack_id, event, "
+      "event_ordinal, event_created_by, event_created_stack_id) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      table));
+  Statement& access = *insert;
+  for (size_t i = 0; *ok && i < list.size(); ++i) {
+    const FindingAccess& a = list[i];
+    const int64_t stack = InsertStack(db, a.stack, ok);
+    const int64_t created = InsertStack(db, a.stream_origin.created_at, ok);
+    const int64_t first = InsertStack(db, a.stream_origin.first_used_at, ok);
+    const int64_t event_created = InsertStack(db, a.event_origin.created_at, ok);
+    access.Reset();
+    access.Bind(1, finding_id).Bind(2, static_cast<int64_t>(i)).Bind(3, a.role).Bind(4, a.op);
+    access.Bind(5, a.api).Bind(6, a.framework_op).Bind(7, a.stream);
+    access.Bind(8, AsSql(a.stream_handle)).Bind(9, int64_t{a.stream_flags});
+    access.Bind(10, int64_t{a.on_host}).Bind(11, int64_t{a.device}).Bind(12, int64_t{a.thread});
+    access.Bind(13, AccessModeName(a.mode)).Bind(14, AsSql(a.address)).Bind(15, AsSql(a.size));
+    access.Bind(16, AsSql(a.trace_index)).Bind(17, AsSql(a.timestamp_ns));
+    access.BindIdOrNull(18, stack).Bind(19, a.stream_kind).Bind(20, int64_t{a.stream_origin.ordinal});
+    access.Bind(21, a.stream_origin.created_by).BindIdOrNull(22, created).Bind(23, a.stream_origin.first_op);
+    access.BindIdOrNull(24, first).Bind(25, AsSql(a.event)).Bind(26, int64_t{a.event_origin.ordinal});
+    access.Bind(27, a.event_origin.created_by).BindIdOrNull(28, event_created);
+    *ok = *ok && access.Run();
+  }
 }
 
 }  // namespace
@@ -274,36 +308,23 @@ int64_t Store::AddFinding(int64_t run, int64_t process, uint64_t local_id, const
   const std::string_view severity = SeverityOf(f);
   Statement finding = db_->Prepare(
       "INSERT INTO findings(run_id, process_id, local_id, origin, rule, kind, severity, "
-      "confidence, message, reason, fix, allocation_id, count, fingerprint) "
-      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+      "confidence, message, reason, fix, allocation_id, count, fingerprint, order_gap, uncertainty, aware_thread) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   finding.Bind(1, run).BindIdOrNull(2, process).Bind(3, AsSql(local_id));
   finding.Bind(4, OriginName(f.origin)).Bind(5, f.rule).Bind(6, FindingKindName(f.kind));
   finding.Bind(7, severity).Bind(8, ConfidenceName(f.confidence)).Bind(9, f.message);
   finding.Bind(10, f.reason).Bind(11, f.fix).Bind(12, allocation).Bind(13, AsSql(f.count));
-  finding.Bind(14, f.fingerprint);
+  finding.Bind(14, f.fingerprint).Bind(15, f.order_gap).Bind(16, fmt::format("{}", fmt::join(f.uncertainty, ",")));
+  finding.Bind(17, int64_t{f.aware_thread});
   ok = ok && finding.Run();
   int64_t finding_id = db_->LastInsertId();
 
-  Statement access = db_->Prepare(
-      "INSERT INTO accesses(finding_id, ordinal, role, op, api, framework_op, stream, "
-      "stream_handle, stream_flags, on_host, device, thread, mode, address, size, trace_index, "
-      "timestamp_ns, stack_id) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  for (size_t i = 0; ok && i < f.accesses.size(); ++i) {
-    const FindingAccess& a = f.accesses[i];
-    int64_t stack = InsertStack(*db_, a.stack, &ok);
-    access.Reset();
-    access.Bind(1, finding_id).Bind(2, static_cast<int64_t>(i)).Bind(3, a.role).Bind(4, a.op);
-    access.Bind(5, a.api).Bind(6, a.framework_op).Bind(7, a.stream);
-    access.Bind(8, AsSql(a.stream_handle)).Bind(9, int64_t{a.stream_flags});
-    access.Bind(10, int64_t{a.on_host}).Bind(11, int64_t{a.device}).Bind(12, int64_t{a.thread});
-    access.Bind(13, AccessModeName(a.mode)).Bind(14, AsSql(a.address)).Bind(15, AsSql(a.size));
-    access.Bind(16, AsSql(a.trace_index)).Bind(17, AsSql(a.timestamp_ns));
-    access.BindIdOrNull(18, stack);
-    ok = ok && access.Run();
-  }
+  Statement accesses, syncs;
+  if (ok) InsertAccesses(*db_, "accesses", finding_id, f.accesses, &accesses, &ok);
+  if (ok) InsertAccesses(*db_, "syncs", finding_id, f.syncs, &syncs, &ok);
   if (!ok) {
     // The first statement that failed says why (the others did not run).
-    for (const Statement* failed : {&alloc, &finding, &access})
+    for (const Statement* failed : {&alloc, &finding, &accesses, &syncs})
       if (!failed->error().empty()) return Fail(failed->error()), -1;
     return Fail(db_->error()), -1;
   }

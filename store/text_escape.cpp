@@ -41,6 +41,7 @@ void EscapeStack(std::vector<ResolvedFrame>* stack) {
   for (ResolvedFrame& f : *stack) {
     EscapeInPlace(&f.function);
     EscapeInPlace(&f.file);
+    EscapeInPlace(&f.module);
   }
 }
 
@@ -79,12 +80,19 @@ std::string EscapeControl(std::string_view text) {
 
 Finding EscapedFinding(const Finding& finding) {
   Finding f = finding;
-  for (std::string* s : {&f.rule, &f.message, &f.reason, &f.fix, &f.fingerprint, &f.buffer.allocated_by})
+  for (std::string* s :
+       {&f.rule, &f.message, &f.reason, &f.fix, &f.fingerprint, &f.buffer.allocated_by, &f.order_gap})
     EscapeInPlace(s);
   EscapeStack(&f.buffer.allocation_stack);
-  for (FindingAccess& a : f.accesses) {
-    for (std::string* s : {&a.role, &a.op, &a.api, &a.framework_op, &a.stream}) EscapeInPlace(s);
-    EscapeStack(&a.stack);
+  for (std::vector<FindingAccess>* list : {&f.accesses, &f.syncs}) {
+    for (FindingAccess& a : *list) {
+      for (std::string* s : {&a.role, &a.op, &a.api, &a.framework_op, &a.stream, &a.stream_kind,
+                             &a.stream_origin.created_by, &a.stream_origin.first_op, &a.event_origin.created_by})
+        EscapeInPlace(s);
+      for (std::vector<ResolvedFrame>* stack : {&a.stack, &a.stream_origin.created_at,
+                                                &a.stream_origin.first_used_at, &a.event_origin.created_at})
+        EscapeStack(stack);
+    }
   }
   return f;
 }

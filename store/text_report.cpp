@@ -6,54 +6,118 @@
 #include <map>
 #include <string>
 
+#include "store/finding_words.h"
+#include "store/html_timeline.h"
+#include "store/kernel_names.h"
+#include "store/object_names.h"
+#include "store/stack_folding.h"
 #include "store/text_escape.h"
 
 namespace streamcheck::store {
 namespace {
 
-void WriteStack(const std::vector<ResolvedFrame>& stack, std::ostream& out) {
-  for (size_t i = 0; i < stack.size(); ++i) {
-    const ResolvedFrame& f = stack[i];
-    fmt::print(out, "      #{} {} {}\n", i, f.function.empty() ? Hex(f.pc) : f.function,
-               FrameLocation(f));
+// Program frames a side shows by default; --verbose shows every frame.
+constexpr size_t kFramesShown = 4;
+
+// ANSI colours when asked for (report --color, never under NO_COLOR unless
+// --color=always). Applied after escaping, so a name can never bring its own.
+class Paint {
+ public:
+  explicit Paint(bool on) : on_(on) {}
+  std::string operator()(const char* code, const std::string& text) const {
+    return on_ && !text.empty() ? fmt::format("\033[{}m{}\033[0m", code, text) : text;
   }
+
+ private:
+  bool on_;
+};
+constexpr const char* kBold = "1";
+constexpr const char* kDim = "2";
+constexpr const char* kGreen = "32";
+constexpr const char* kCyan = "36";
+
+const char* SeverityColour(const std::string& severity) {
+  return severity == "error" ? "1;31" : severity == "warning" ? "1;33" : "1;36";
 }
 
 // Where the diagnostic points: the later access, the one that races.
 std::string Location(const Finding& f) {
   const ResolvedFrame* where = f.accesses.empty() ? nullptr : PrimaryFrame(f.accesses.back());
+  if (where == nullptr && !f.buffer.allocation_stack.empty()) where = &f.buffer.allocation_stack.front();
   return where ? FrameLocation(*where) : "<unknown>";
 }
 
-void WriteFinding(const StoredFinding& stored, std::ostream& out) {
+void WriteStack(const std::vector<ResolvedFrame>& stack, bool verbose, const Paint& paint, std::ostream& out) {
+  if (verbose) {
+    // Every frame in order; the libraries' dimmed.
+    for (size_t i = 0; i < stack.size(); ++i) {
+      const ResolvedFrame& f = stack[i];
+      const std::string line = fmt::format("#{} {}{}", i, f.function.empty() ? "" : f.function + " ", FrameLocation(f));
+      fmt::print(out, "      {}\n", IsProgramFrame(f) ? line : paint(kDim, line + " (library)"));
+    }
+    return;
+  }
+  const FoldedStack folded = FoldStack(stack, kFramesShown);
+  auto folded_line = [&](size_t n) {
+    if (n) fmt::print(out, "      {}\n", paint(kDim, fmt::format("... {} library frame{}", n, n == 1 ? "" : "s")));
+  };
+  for (const ShownFrame& shown : folded.shown) {
+    folded_line(shown.folded_before);
+    const ResolvedFrame& f = stack[shown.index];
+    const std::string function = f.function.empty() ? "" : ShortFunctionName(f.function) + " ";
+    fmt::print(out, "      #{} {}{}\n", shown.index, function, FrameLocation(f));
+  }
+  folded_line(folded.folded_after);
+}
+
+void WriteSide(const FindingAccess& a, const std::string& lane, bool verbose, const Paint& paint,
+               std::ostream& out) {
+  const std::string kernel = DisplayOpName(a.op.empty() ? a.api : a.op);
+  std::string what = OperationName(a);
+  if (const std::string under = KernelUnder(a); !under.empty()) what += " -> " + under;
+  const std::string mode = ModeInWords(a.mode);
+  fmt::print(out, "  {} {} by {} on {}\n", paint(kBold, (a.role.empty() ? "access" : a.role) + ":"), mode, what,
+             StreamInSentence(lane));
+  if (verbose) {
+    if (!a.op.empty() && a.op != kernel) fmt::print(out, "      full name: {}\n", a.op);
+    if (!a.api.empty()) fmt::print(out, "      api: {}\n", a.api);
+    fmt::print(out, "      stream: {}\n", StreamDetail(a));
+    fmt::print(out, "      bytes: {} at {}, device {}, host thread {}, trace record {}\n", a.size, Hex(a.address),
+               a.device, a.thread, a.trace_index);
+  }
+  WriteStack(a.stack, verbose, paint, out);
+}
+
+void WriteFinding(const StoredFinding& stored, const ReportData& data, std::ostream& out) {
+  const Paint paint(data.color);
   const Finding f = EscapedFinding(stored.finding);
-  fmt::print(out, "{}: {}: {} [{}]\n", Location(f), EscapeControl(stored.severity), f.message, f.rule);
-  fmt::print(out, "  {}, confidence {}, seen {} time{}\n", FindingKindName(f.kind),
-             ConfidenceName(f.confidence), f.count, f.count == 1 ? "" : "s");
+  const FindingWords words = DescribeFinding(f);
+  const std::string severity = EscapeControl(stored.severity);
+  fmt::print(out, "{}: {}: {} [{}]\n", paint(kBold, Location(f)), paint(SeverityColour(severity), severity),
+             paint(kBold, words.headline), f.rule);
+  if (!words.why.empty()) fmt::print(out, "  {} {}\n", paint(kBold, "why:"), words.why);
+  if (!words.fix.empty()) fmt::print(out, "  {} {}\n", paint(kBold, "fix:"), paint(kGreen, words.fix));
+  // The same race on several ranks of a distributed job is one finding (report_model.h RankFolder).
   if (!stored.ranks.empty())
     fmt::print(out, "  on {}{}\n", DescribeRanks(stored),
                stored.host.empty() ? "" : " (host " + EscapeControl(stored.host) + ")");
-  if (f.buffer.size != 0 || f.buffer.address != 0)
-    fmt::print(out, "  buffer: {}\n", DescribeBuffer(f.buffer));
-  if (!f.buffer.allocation_stack.empty()) WriteStack(f.buffer.allocation_stack, out);
-  for (const FindingAccess& a : f.accesses) {
-    const ResolvedFrame* frame = PrimaryFrame(a);
-    fmt::print(out, "{}: note: {} access: {}\n", frame ? FrameLocation(*frame) : "<unknown>",
-               a.role.empty() ? "an" : a.role, DescribeAccess(a));
-    WriteStack(a.stack, out);
+  const LaneNames lanes = NameLanes(f);
+  for (size_t i = 0; i < f.accesses.size(); ++i) WriteSide(f.accesses[i], lanes.accesses[i], data.verbose, paint, out);
+  if (f.buffer.size != 0 || f.buffer.address != 0) {
+    fmt::print(out, "  {} {}\n", paint(kBold, "memory:"), DescribeBuffer(f.buffer));
+    if (data.verbose) WriteStack(f.buffer.allocation_stack, true, paint, out);
   }
-  if (!f.reason.empty()) fmt::print(out, "  why: {}\n", f.reason);
-  if (!f.fix.empty()) fmt::print(out, "  fix: {}\n", f.fix);
-  fmt::print(out, "  fingerprint: {}\n\n", f.fingerprint);
-}
-
-// What an access did, short: the framework op when there is one (aten::sum
-// says more than a 300-character kernel name), else the kernel or API.
-std::string OperationLabel(const FindingAccess& a) {
-  constexpr size_t kMaxLength = 60;
-  std::string label = !a.framework_op.empty() ? a.framework_op : !a.op.empty() ? a.op : a.api;
-  if (label.size() > kMaxLength) label = label.substr(0, kMaxLength - 3) + "...";
-  return label;
+  if (data.verbose) {
+    for (const FindingAccess& s : f.syncs) {
+      fmt::print(out, "  {} {}\n", paint(kBold, "sync:"), DescribeSync(s));
+      WriteStack(s.stack, false, paint, out);
+    }
+    fmt::print(out, "  engine: {}\n", f.message);
+  }
+  fmt::print(out, "  {}\n\n",
+             paint(kDim, fmt::format("{}, confidence {}, seen {} time{}, fingerprint {}", FindingKindName(f.kind),
+                                     ConfidenceName(f.confidence), f.count, f.count == 1 ? "" : "s",
+                                     f.fingerprint)));
 }
 
 void WriteTotals(const ReportData& data, size_t total, size_t errors, std::ostream& out) {
@@ -70,7 +134,7 @@ void WriteTotals(const ReportData& data, size_t total, size_t errors, std::ostre
 bool WriteTextReport(const ReportData& data, std::ostream& out) {
   size_t total = 0, errors = 0;
   const bool ok = data.ForEach([&](const StoredFinding& f) {
-    WriteFinding(f, out);
+    WriteFinding(f, data, out);
     ++total;
     errors += f.severity == "error";
   });
@@ -79,17 +143,14 @@ bool WriteTextReport(const ReportData& data, std::ostream& out) {
 }
 
 bool WriteSummaryReport(const ReportData& data, std::ostream& out) {
+  const Paint paint(data.color);
   std::map<std::string, size_t> by_rule;
   size_t total = 0, errors = 0;
   const bool ok = data.ForEach([&](const StoredFinding& stored) {
     const Finding f = EscapedFinding(stored.finding);
-    std::string operations;
-    for (const FindingAccess& a : f.accesses) operations += (operations.empty() ? "" : " vs ") + OperationLabel(a);
-    // The kind only where it says more than the rule (read-after-write, ...).
-    const std::string_view kind = FindingKindName(f.kind);
-    const std::string rule = kind == f.rule ? f.rule : fmt::format("{} ({})", f.rule, kind);
-    fmt::print(out, "{}: {}: {}: {}{}{}\n", Location(f), EscapeControl(stored.severity), rule, operations,
-               f.count > 1 ? fmt::format(" (seen {} times)", f.count) : "",
+    const std::string severity = EscapeControl(stored.severity);
+    fmt::print(out, "{}: {}: {} [{}]{}{}\n", paint(kBold, Location(f)), paint(SeverityColour(severity), severity),
+               DescribeFinding(f).headline, f.rule, f.count > 1 ? fmt::format(" (seen {} times)", f.count) : "",
                stored.ranks.empty() ? "" : " [" + DescribeRanks(stored) + "]");
     ++by_rule[f.rule];
     ++total;
@@ -98,7 +159,7 @@ bool WriteSummaryReport(const ReportData& data, std::ostream& out) {
   if (!by_rule.empty()) {
     std::string counts;
     for (const auto& [rule, n] : by_rule) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, rule);
-    fmt::print(out, "by rule: {}\n", counts);
+    fmt::print(out, "{} {}\n", paint(kCyan, "by rule:"), counts);
   }
   WriteTotals(data, total, errors, out);
   return ok;

@@ -21,7 +21,7 @@ std::vector<ResolvedFrame> TraceSymbols::Resolve(StackId stack) {
     auto s = strings_.find(id);
     return s == strings_.end() ? std::string() : s->second;
   };
-  for (const StackFrame& f : it->second) out.push_back({text(f.function), text(f.file), f.line, 0, f.pc});
+  for (const StackFrame& f : it->second) out.push_back({text(f.function), text(f.file), f.line, 0, f.pc, {}, 0});
   return out;
 }
 

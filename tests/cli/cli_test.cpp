@@ -263,6 +263,27 @@ TEST(Run, TheSameRaceOnTwoRanksIsOneFindingAndEveryKeptOneIsStored) {
   EXPECT_EQ(StoredFindings(db).size(), 2u);
 }
 
+// What only the tracers know, in run's summary: their host guards were off,
+// and synchronization objects shared a release stamp (tests/cli/fake_ranks.cpp
+// writes the counters as the tracer does).
+TEST(Run, TheSummarySaysWhatTheTracersCouldNotObserve) {
+  const std::string db = TempPath("observed.db");
+  fs::remove(db);
+  Result r = Streamcheck("run --no-host-guards --db " + db + " -- env FAKE_SHARED_STAMPS=3 " FAKE_RANKS " 0 1");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("streamcheck: host accesses not observed: guard pages off (--no-host-guards) (2 processes)"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("streamcheck: 6 synchronization objects beyond the preloaded library's table shared one "
+                          "release stamp"),
+            std::string::npos)
+      << r.output;
+  fs::remove(db);
+  r = Streamcheck("run --db " + db + " -- " FAKE_RANKS " 0");
+  EXPECT_EQ(r.output.find("not observed"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("release stamp"), std::string::npos) << r.output;
+}
+
 // --no-host-guards reaches the tracer (tracer/host/host_guards.h) through the environment.
 TEST(Run, NoHostGuardsTellsTheTracer) {
   const std::string db = TempPath("guards.db");

@@ -2,7 +2,10 @@
 // no GPU is: it joins run's run through the run session as each traced
 // process does (tracer/tracer.cpp), and for each rank named on its command
 // line adds a process that found the same race once and counted one finding
-// of NCCL's own work.
+// of NCCL's own work, and writes the counters only a tracer knows: its host
+// guards (off under `run --no-host-guards`, STREAMCHECK_HOST_GUARDS=0) and
+// how its host threads were ordered (FAKE_SHARED_STAMPS objects past the
+// preloaded library's table).
 #include <cstdlib>
 #include <cstdio>
 #include <string>
@@ -45,6 +48,16 @@ int main(int argc, char** argv) {
     EngineStats stats;
     stats.library_internal["nccl: wait-on-unrecorded-event"] = 1;
     session->FinishProcess(output, &stats);
+    const char* guards = std::getenv("STREAMCHECK_HOST_GUARDS");
+    if (guards != nullptr && std::string(guards) == "0")
+      session->AddCounters(output, store::counters::kHostGuards,
+                           {{std::string(store::counters::kHostGuardsEnabled), 0},
+                            {std::string(store::counters::kHostGuardsOffByRequest), 1}});
+    const char* shared = std::getenv("FAKE_SHARED_STAMPS");
+    session->AddCounters(output, store::counters::kHostThreads,
+                         {{std::string(store::counters::kOrderedByObservedSynchronization), 1},
+                          {std::string(store::counters::kObjectsSharingAStamp),
+                           shared != nullptr ? std::strtoull(shared, nullptr, 10) : 0}});
   }
   return session->failed_writes() == 0 ? 0 : 3;
 }

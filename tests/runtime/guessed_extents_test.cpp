@@ -37,6 +37,7 @@ TEST(GuessedExtents, KernelsOnDisjointSlicesWhoseGuessesOverlapAreAWarning) {
   EXPECT_EQ(fs[0].confidence, Confidence::kPossible);
   EXPECT_NE(fs[0].message.find("possible"), std::string::npos) << fs[0].message;
   EXPECT_NE(fs[0].reason.find("--precise"), std::string::npos) << fs[0].reason;
+  EXPECT_EQ(fs[0].uncertainty, std::vector<std::string>{"guessed-extent"});  // for the reports' words
 
   auto fixed = Given();
   fixed.Kernel(kS1, "chunk0", {Guessed(W(kBuf, 4096))});
@@ -53,6 +54,7 @@ TEST(GuessedExtents, TheSamePointerHandedToBothKernelsIsAnError) {
   EXPECT_FALSE(fs[0].at_most_warning);
   EXPECT_EQ(SeverityOf(fs[0]), "error");
   EXPECT_EQ(fs[0].confidence, Confidence::kCertain);
+  EXPECT_TRUE(fs[0].uncertainty.empty());
   // The rest of the two guessed ranges counts towards the same error.
   EXPECT_EQ(fs[0].count, 1u);
 
@@ -90,6 +92,7 @@ TEST(GuessedExtents, KernelsThatBothTakeTheBufferNonConstAreAWarning) {
   ASSERT_EQ(fs.size(), 1u) << Summary(fs);
   EXPECT_EQ(SeverityOf(fs[0]), "warning");
   EXPECT_NE(fs[0].reason.find("neither is known to write"), std::string::npos) << fs[0].reason;
+  EXPECT_EQ(fs[0].uncertainty, (std::vector<std::string>{"unknown-mode", "guessed-mode"}));
   // Against a pointer to const, the non-const one is the producer: an error.
   auto producer = Given();
   producer.Kernel(kS1, "fill", {Guessed(U(kBuf, 4))}).Kernel(kS2, "sum", {Guessed(R(kBuf, 4))});

@@ -197,6 +197,31 @@ TEST(HostAccess, AnotherThreadsSynchronizeLeavesAPossibleRace) {
   EXPECT_TRUE(run(true).empty());
 }
 
+// The host's own write (a guard page's fault) on thread 1, then thread 2
+// enqueues a kernel that reads the bytes: only the threads' order is missing,
+// and the finding says so (not that the host failed to wait for a stream).
+TEST(HostAccess, AnotherThreadsKernelAfterTheHostsWriteNeedsAHandover) {
+  auto run = [](bool handover) {
+    TraceBuilder t;
+    t.PerThreadClocks();
+    t.OnThread(1).Malloc(kPinned, kBytes, MemoryKind::kPinnedHost).HostWrite(kPinned, 4);
+    if (handover) t.ThreadRelease(1);
+    t.OnThread(2).StreamCreate(kS1, kStreamNonBlocking);
+    if (handover) t.ThreadAcquire(1, 1);
+    t.Kernel(kS1, "consume", {R(kPinned, 4)});
+    return t.Run();
+  };
+  auto fs = run(false);
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].rule, "host-device-race");
+  EXPECT_EQ(fs[0].order_gap, "host-thread-not-ordered");
+  EXPECT_EQ(fs[0].confidence, Confidence::kPossible);
+  EXPECT_NE(fs[0].reason.find("host thread 1 made the earlier access"), std::string::npos) << fs[0].reason;
+  EXPECT_EQ(fs[0].fix.rfind("hand the memory over from host thread 1 to host thread 2", 0), 0u) << fs[0].fix;
+  EXPECT_EQ(fs[0].fix.find("cudaStreamSynchronize"), std::string::npos) << fs[0].fix;
+  EXPECT_TRUE(run(true).empty());
+}
+
 TEST(HostAccess, CapturedWorkIsNoDeviceWork) {
   TraceBuilder t;
   t.StreamCreate(kS1, kStreamNonBlocking).Malloc(kDev, kBytes).Malloc(kPinned, kBytes, MemoryKind::kPinnedHost);

@@ -35,6 +35,8 @@ TEST(HostThreads, ASynchronizeOrdersOnlyTheThreadThatMadeIt) {
   EXPECT_NE(fs[0].reason.find("host thread 1 knew"), std::string::npos) << fs[0].reason;
   EXPECT_NE(fs[0].reason.find("atomics"), std::string::npos) << fs[0].reason;
   EXPECT_NE(fs[0].fix.find("condition variable"), std::string::npos) << fs[0].fix;
+  EXPECT_EQ(fs[0].uncertainty, std::vector<std::string>{"unobserved-handover"});  // for the reports' words
+  EXPECT_EQ(fs[0].aware_thread, 1u);
 }
 
 TEST(HostThreads, AHandoverAfterTheSynchronizeOrdersTheOtherThread) {
@@ -59,6 +61,8 @@ TEST(HostThreads, WhenNoThreadKnewTheFindingIsCertain) {
   ASSERT_EQ(fs.size(), 1u) << Summary(fs);
   EXPECT_EQ(fs[0].confidence, Confidence::kCertain);
   EXPECT_EQ(fs[0].reason.find("host thread"), std::string::npos) << fs[0].reason;
+  EXPECT_TRUE(fs[0].uncertainty.empty());
+  EXPECT_EQ(fs[0].aware_thread, 0u);
 }
 
 // Thread 1 synchronizes s1, releases, ends that epoch, then synchronizes s2;

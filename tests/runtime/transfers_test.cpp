@@ -39,6 +39,7 @@ TEST(Transfers, SyncPageableHostToDeviceReleasesTheSourceButNotTheDestination) {
   EXPECT_EQ(SeverityOf(fs[0]), "warning");
   EXPECT_EQ(fs[0].confidence, Confidence::kPossible);
   EXPECT_NE(fs[0].reason.find("the DMA to final destination may not have completed"), std::string::npos) << fs[0].reason;
+  EXPECT_EQ(fs[0].uncertainty, std::vector<std::string>{"staged-copy"});  // for the reports' words
   // Ordered after the copy, the stream reads the data: no finding.
   auto fixed = Given();
   fixed.Copy(kLegacy, kDev, kPageable, 256, CopyKind::kHostToDevice, false).DeviceSync();

@@ -12,7 +12,6 @@
 namespace streamcheck::store {
 namespace {
 
-using testing::RaceFinding;
 using testing::ScratchDir;
 
 std::string FindChromium() {
@@ -41,19 +40,17 @@ TEST(HtmlInChromium, DomContainsTheTimeline) {
   s.id = 1;
   s.run_id = 1;
   s.severity = "error";
-  s.finding = RaceFinding();
-  // A record/wait pair on other lanes: drawn as an edge that exists.
-  FindingAccess record = s.finding.accesses[0];
-  record.role = "record";
-  record.op = "cudaEventRecord";
-  record.trace_index = 11;
-  FindingAccess wait = s.finding.accesses[1];
-  wait.role = "wait";
-  wait.op = "cudaStreamWaitEvent";
-  wait.stream = "stream 0x6666";
+  s.finding = testing::NamedRaceFinding();
+  // The record the fixture has, and a wait on its event on a third stream:
+  // drawn as an edge that exists.
+  FindingAccess wait = s.finding.syncs[0];
+  wait.role = "stream wait";
+  wait.op = wait.api = "cudaStreamWaitEvent";
+  wait.stream_kind = "created";
+  wait.stream_handle = 0x6666;
+  wait.stream_origin.ordinal = 2;
   wait.trace_index = 11;
-  s.finding.accesses.push_back(record);
-  s.finding.accesses.push_back(wait);
+  s.finding.syncs.push_back(wait);
   data.findings.push_back(s);
 
   std::string html_path = dir.File("report.html");
@@ -62,15 +59,17 @@ TEST(HtmlInChromium, DomContainsTheTimeline) {
     WriteHtmlReport(data, out);
   }
   // The profile directory keeps Chromium from touching $HOME; stderr carries its noise.
-  std::string dom = RunCommand(chromium + " --headless --no-sandbox --disable-gpu "
+  std::string dom = RunCommand(chromium + " --headless --no-sandbox --disable-gpu --no-first-run "
+                               "--disable-background-networking --disable-component-update --disable-sync "
                                "--user-data-dir=" + dir.File("profile") +
                                " --dump-dom file://" + html_path + " 2>/dev/null");
   ASSERT_FALSE(dom.empty()) << "chromium printed no DOM";
   EXPECT_NE(dom.find("<svg class=\"timeline\""), std::string::npos) << dom.substr(0, 2000);
-  EXPECT_NE(dom.find("data-lane=\"legacy default stream\""), std::string::npos);
-  EXPECT_NE(dom.find("data-lane=\"stream 0x5555 (non-blocking)\""), std::string::npos);
-  EXPECT_NE(dom.find("data-lane=\"stream 0x6666\""), std::string::npos);
+  EXPECT_NE(dom.find("data-lane=\"default stream\""), std::string::npos);
+  EXPECT_NE(dom.find("data-lane=\"torch.cuda.Stream first used at model.py:11\""), std::string::npos);
+  EXPECT_NE(dom.find("data-lane=\"stream 2\""), std::string::npos);
   EXPECT_NE(dom.find("class=\"op racing\""), std::string::npos);
+  EXPECT_NE(dom.find("class=\"op sync\""), std::string::npos);
   EXPECT_NE(dom.find("class=\"sync-edge\""), std::string::npos);
   EXPECT_NE(dom.find("class=\"missing-edge\""), std::string::npos);
   EXPECT_NE(dom.find("make_input"), std::string::npos);

@@ -88,4 +88,34 @@ inline Finding RaceFinding(const std::string& fingerprint = "fp-normal-sum") {
   return f;
 }
 
+// The same race as the engine reports it since schema 4: stream kinds and
+// origins (a PyTorch pool stream, first used at model.py:11), why no edge
+// exists as a code, and the synchronization that did happen.
+inline Finding NamedRaceFinding(const std::string& fingerprint = "fp-normal-sum") {
+  Finding f = RaceFinding(fingerprint);
+  f.order_gap = "non-blocking-stream";
+  FindingAccess& earlier = f.accesses[0];
+  earlier.stream_kind = "legacy";
+  FindingAccess& later = f.accesses[1];
+  later.stream_kind = "created";
+  later.stream_origin.ordinal = 1;
+  later.stream_origin.created_by = "cudaStreamCreateWithPriority";
+  later.stream_origin.first_op = "aten::sum";
+  later.stream_origin.first_used_at = {{"reduce", "model.py", 11, 5, 0x30, "", 0}};
+  FindingAccess record = earlier;
+  record.role = "event record";
+  record.op = "cudaEventRecord";
+  record.api = "cudaEventRecord";
+  record.framework_op.clear();
+  record.mode = AccessMode::kUnknown;
+  record.trace_index = 11;
+  record.event = 0xe1;
+  record.event_origin.ordinal = 1;
+  record.event_origin.created_by = "cudaEventCreate";
+  record.event_origin.created_at = {{"make_input", "model.py", 5, 0, 0x18, "", 0}};
+  record.stack = {{"cudaEventRecord", "", 0, 0, 0x99, "libcudart.so.13", 0x4242}, {"make_input", "model.py", 8, 0, 0x24, "", 0}};
+  f.syncs = {record};
+  return f;
+}
+
 }  // namespace streamcheck::store::testing

@@ -203,3 +203,74 @@ TEST(StoreSafety, StoresOpenedTogetherOnANewFileAllSucceed) {
 
 }  // namespace
 }  // namespace streamcheck::store
+
+namespace streamcheck::store {
+namespace {
+
+// A schema-3 file with a finding, as an older streamcheck wrote it.
+void MakeSchemaThreeStore(const std::string& path) {
+  std::string error;
+  Database db(path, false, true, &error);
+  ASSERT_TRUE(db.ok()) << error;
+  ASSERT_TRUE(Migrate(db, &error, 3)) << error;
+  ASSERT_TRUE(db.Exec(
+      "INSERT INTO runs(id, mode, command, host, gpu, tool_version, start_time_ns) VALUES(1, 'run', './app', 'h', "
+      "'g', '0.1.0', 5);"
+      "INSERT INTO stacks(id) VALUES(1);"
+      "INSERT INTO frames(stack_id, depth, function, file, line, \"column\", pc) VALUES(1, 0, 'main', 'a.cu', 31, 0, 16);"
+      "INSERT INTO allocations(id, address, size, memory_kind, known, allocated_by, stack_id) "
+      "VALUES(1, 4096, 4096, 'device', 1, 'cudaMalloc', NULL);"
+      "INSERT INTO findings(id, run_id, process_id, local_id, origin, rule, kind, severity, confidence, message, "
+      "reason, fix, allocation_id, count, fingerprint) VALUES(1, 1, NULL, 1, 'dynamic', 'cross-stream-race', "
+      "'read-after-write', 'error', 'certain', 'old message', 'old reason', 'old fix', 1, 1, 'fp');"
+      "INSERT INTO accesses VALUES(1, 0, 'earlier', 'fill', 'cudaLaunchKernel', '', 'legacy default stream of device "
+      "0', 0, 0, 0, 0, 1, 'write', 4096, 4096, 1, 1, NULL);"
+      "INSERT INTO accesses VALUES(1, 1, 'later', 'scale', 'cudaLaunchKernel', '', 'stream 0x55 (non-blocking) on "
+      "device 0', 85, 1, 0, 0, 1, 'read', 4096, 4096, 2, 2, 1);"))
+      << db.error();
+}
+
+TEST(StoreSafety, SchemaThreeFindingsReadWithoutTheNewColumns) {
+  ScratchDir dir;
+  const std::string path = dir.File("v3.db");
+  MakeSchemaThreeStore(path);
+  const std::string before = ReadAll(path);
+  std::string error;
+  {
+    auto store = Store::Open(path, &error, {.read_only = true});
+    ASSERT_TRUE(store) << error;
+    std::vector<StoredFinding> findings;
+    ASSERT_TRUE(ReadFindings(*store, {}, &findings, &error)) << error;
+    ASSERT_EQ(findings.size(), 1u);
+    const Finding& f = findings[0].finding;
+    EXPECT_EQ(f.message, "old message");
+    EXPECT_TRUE(f.order_gap.empty());
+    EXPECT_TRUE(f.syncs.empty());
+    ASSERT_EQ(f.accesses.size(), 2u);
+    EXPECT_EQ(f.accesses[1].stream, "stream 0x55 (non-blocking) on device 0");
+    EXPECT_TRUE(f.accesses[1].stream_kind.empty());
+    EXPECT_EQ(f.accesses[1].stack[0].line, 31u);
+  }
+  EXPECT_EQ(ReadAll(path), before) << "a read-only open changes nothing";
+}
+
+TEST(StoreSafety, SchemaThreeMigratesToFourKeepingItsFindings) {
+  ScratchDir dir;
+  const std::string path = dir.File("v3.db");
+  MakeSchemaThreeStore(path);
+  std::string error;
+  auto store = Store::Open(path, &error);
+  ASSERT_TRUE(store) << error;
+  EXPECT_EQ(SchemaVersionOf(store->database(), &error), 4);
+  ASSERT_GT(store->AddFinding(1, 0, 2, testing::NamedRaceFinding()), 0) << store->last_error();
+  std::vector<StoredFinding> findings;
+  ASSERT_TRUE(ReadFindings(*store, {}, &findings, &error)) << error;
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].finding.message, "old message");
+  EXPECT_EQ(findings[0].finding.accesses[1].stack[0].module, "");
+  EXPECT_EQ(findings[1].finding.order_gap, "non-blocking-stream");
+  EXPECT_EQ(findings[1].finding.syncs.size(), 1u);
+}
+
+}  // namespace
+}  // namespace streamcheck::store

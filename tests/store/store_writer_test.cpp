@@ -1,7 +1,10 @@
 // The writer: runs, processes, counters and the finding sink, read back.
 #include <gtest/gtest.h>
 
+#include <iostream>
+
 #include "store/database.h"
+#include "store/report_command.h"
 #include "store/reader.h"
 #include "store/store.h"
 #include "tests/store/store_fixtures.h"
@@ -153,6 +156,99 @@ TEST(StoreWriter, FiltersByRunAndRule) {
   EXPECT_EQ(findings[0].severity, "warning");
   ASSERT_TRUE(ReadFindings(*store, {}, &findings, &error));
   EXPECT_EQ(findings.size(), 3u);
+}
+
+}  // namespace
+}  // namespace streamcheck::store
+
+namespace streamcheck::store {
+namespace {
+
+// Schema 4: what names streams and events, why no edge exists, the syncs and
+// frames' modules come back as they went in (and merge carries them).
+void ExpectNamedFieldsKept(const Finding& f) {
+  EXPECT_EQ(f.order_gap, "non-blocking-stream");
+  ASSERT_EQ(f.accesses.size(), 2u);
+  EXPECT_EQ(f.accesses[0].stream_kind, "legacy");
+  const ObjectOrigin& origin = f.accesses[1].stream_origin;
+  EXPECT_EQ(f.accesses[1].stream_kind, "created");
+  EXPECT_EQ(origin.ordinal, 1u);
+  EXPECT_EQ(origin.created_by, "cudaStreamCreateWithPriority");
+  EXPECT_TRUE(origin.created_at.empty());
+  EXPECT_EQ(origin.first_op, "aten::sum");
+  ASSERT_EQ(origin.first_used_at.size(), 1u);
+  EXPECT_EQ(origin.first_used_at[0].line, 11u);
+  ASSERT_EQ(f.syncs.size(), 1u);
+  const FindingAccess& record = f.syncs[0];
+  EXPECT_EQ(record.role, "event record");
+  EXPECT_EQ(record.event, 0xe1u);
+  EXPECT_EQ(record.event_origin.ordinal, 1u);
+  EXPECT_EQ(record.event_origin.created_by, "cudaEventCreate");
+  ASSERT_EQ(record.event_origin.created_at.size(), 1u);
+  EXPECT_EQ(record.event_origin.created_at[0].line, 5u);
+  ASSERT_EQ(record.stack.size(), 2u);
+  EXPECT_EQ(record.stack[0].module, "libcudart.so.13");
+  EXPECT_EQ(record.stack[0].module_offset, 0x4242u);
+  EXPECT_EQ(record.stack[1].module, "");
+}
+
+TEST(StoreWriter, NamesOfStreamsEventsAndSyncsRoundTrip) {
+  ScratchDir dir;
+  std::string error;
+  {
+    auto store = Store::Open(dir.File("a.db"), &error);
+    ASSERT_TRUE(store) << error;
+    const int64_t run = store->BeginRun({.mode = "run", .command = "./app"});
+    ASSERT_GT(store->AddFinding(run, 0, 1, testing::NamedRaceFinding()), 0) << store->last_error();
+  }
+  auto store = Store::Open(dir.File("a.db"), &error, {.read_only = true});
+  ASSERT_TRUE(store) << error;
+  std::vector<StoredFinding> findings;
+  ASSERT_TRUE(ReadFindings(*store, {}, &findings, &error)) << error;
+  ASSERT_EQ(findings.size(), 1u);
+  ExpectNamedFieldsKept(findings[0].finding);
+  // The syncs are not accesses: queries over accesses see the two sides only.
+  EXPECT_EQ(store->database().QueryInt("SELECT count(*) FROM accesses"), 2);
+  EXPECT_EQ(store->database().QueryInt("SELECT count(*) FROM syncs"), 1);
+
+  store.reset();
+  ASSERT_EQ(RunMerge(dir.File("merged.db"), {dir.File("a.db")}, std::cerr), 0);
+  auto merged = Store::Open(dir.File("merged.db"), &error, {.read_only = true});
+  ASSERT_TRUE(merged) << error;
+  ASSERT_TRUE(ReadFindings(*merged, {}, &findings, &error)) << error;
+  ASSERT_EQ(findings.size(), 1u);
+  ExpectNamedFieldsKept(findings[0].finding);
+}
+
+// A possible finding's doubts come back as they went in, and a warning the
+// engine held to one (Finding::at_most_warning: guessed bytes) stays a
+// warning when merged into another database, which writes its severity anew.
+TEST(StoreWriter, DoubtsAndAHeldWarningSurviveAMerge) {
+  ScratchDir dir;
+  std::string error;
+  Finding f = testing::NamedRaceFinding();
+  f.confidence = Confidence::kPossible;
+  f.at_most_warning = true;
+  f.uncertainty = {"guessed-extent", "unobserved-handover"};
+  f.aware_thread = 2;
+  {
+    auto store = Store::Open(dir.File("a.db"), &error);
+    ASSERT_TRUE(store) << error;
+    const int64_t run = store->BeginRun({.mode = "run", .command = "./app"});
+    ASSERT_GT(store->AddFinding(run, 0, 1, f), 0) << store->last_error();
+  }
+  ASSERT_EQ(RunMerge(dir.File("merged.db"), {dir.File("a.db")}, std::cerr), 0);
+  for (const char* db : {"a.db", "merged.db"}) {
+    auto store = Store::Open(dir.File(db), &error, {.read_only = true});
+    ASSERT_TRUE(store) << error;
+    std::vector<StoredFinding> findings;
+    ASSERT_TRUE(ReadFindings(*store, {}, &findings, &error)) << error;
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].severity, "warning") << db;
+    EXPECT_TRUE(findings[0].finding.at_most_warning) << db;
+    EXPECT_EQ(findings[0].finding.uncertainty, f.uncertainty) << db;
+    EXPECT_EQ(findings[0].finding.aware_thread, 2u) << db;
+  }
 }
 
 }  // namespace

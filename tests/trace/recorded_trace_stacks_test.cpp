@@ -27,8 +27,12 @@ class Collector : public FindingSink {
   void OnFinding(uint64_t id, const Finding& f) override {
     std::string line = std::to_string(id) + " " + f.rule + " " + f.message + " | " + f.reason + " | " + f.fix +
                        " | " + f.fingerprint + " | alloc " + Frames(f.buffer.allocation_stack);
-    for (const FindingAccess& a : f.accesses)
-      line += " | " + a.role + " " + a.op + " " + a.framework_op + " " + a.stream + " " + Frames(a.stack);
+    // The accesses, the syncs between them, and where their streams and events came from.
+    for (const std::vector<FindingAccess>* list : {&f.accesses, &f.syncs})
+      for (const FindingAccess& a : *list)
+        line += " | " + a.role + " " + a.op + " " + a.framework_op + " " + a.stream + " " + Frames(a.stack) +
+                " created " + Frames(a.stream_origin.created_at) + " first " + Frames(a.stream_origin.first_used_at) +
+                " event " + Frames(a.event_origin.created_at);
     findings.push_back(line);
   }
   void OnFindingCount(uint64_t id, uint64_t count) override {

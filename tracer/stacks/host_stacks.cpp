@@ -190,6 +190,8 @@ void HostStacks::ResolvePcs(const std::vector<uint64_t>& pcs) {
     ResolvedFrame f;
     f.pc = pc;
     f.function = info.dli_sname ? Demangle(info.dli_sname) : std::string();
+    f.module = info.dli_fname;  // where a frame without debug information still points
+    f.module_offset = pc - reinterpret_cast<uint64_t>(info.dli_fbase);
     frames_by_pc_[pc] = std::vector<ResolvedFrame>{f};  // file and line from addr2line; empty when it has none
     // Return addresses point after the call; step back into it for the line.
     by_module[info.dli_fname].push_back({pc, pc - 1 - reinterpret_cast<uint64_t>(info.dli_fbase)});
@@ -204,7 +206,8 @@ void HostStacks::ResolvePcs(const std::vector<uint64_t>& pcs) {
       if (chains[k].empty()) continue;
       frames.clear();
       for (const SourceLine& s : chains[k])
-        frames.push_back({s.function.empty() ? exported.function : s.function, s.file, s.line, 0, exported.pc});
+        frames.push_back({s.function.empty() ? exported.function : s.function, s.file, s.line, 0, exported.pc,
+                          exported.module, exported.module_offset});
     }
   }
 }
