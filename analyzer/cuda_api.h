@@ -1,6 +1,6 @@
 // The CUDA runtime (and host libc) calls the analysis models, one table row
 // per API: which argument is the stream, the event, the buffers. Grep an API
-// name here to find its row; function_analyzer.cpp gives each ApiKind its
+// name here to find its row; cuda_api_semantics.cpp gives each ApiKind its
 // ordering semantics.
 #pragma once
 

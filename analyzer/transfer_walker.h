@@ -1,0 +1,92 @@
+// The transfer function of one CFG element, written as a top-down walk over
+// the statement that carries how each lvalue is used (read, written, address
+// taken). The walk itself (declarations, assignments, host accesses, calls
+// into helpers) lives in transfer_walker.cpp; what each CUDA API call does to
+// the stream state lives beside the API table, in cuda_api_semantics.cpp.
+// Internal to the analyzer: included by function_analyzer.cpp and those two.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
+
+#include "analyzer/cuda_api.h"
+#include "analyzer/function_analyzer.h"
+
+namespace streamcheck::lint {
+
+struct FunctionAnalyzer::Frame {
+  Bindings bindings;
+  clang::SourceLocation anchor;  // the call site in the analysed function; invalid at the top
+  std::string helper;            // innermost inlined helper's name
+  std::string context;           // call-site chain, keeps op ids distinct per call site
+  std::vector<const clang::FunctionDecl*> stack;
+};
+
+// How the value of an lvalue expression is used where it appears.
+enum class Use { kValue, kRead, kWrite, kReadWrite, kAddress };
+
+// `&s` names the object s; a pointer parameter `s` names `*s`.
+std::string PointeeKey(const Symbol& s);
+std::string PointeeText(const Symbol& s);
+bool IsStreamType(clang::QualType t);
+// Opaque CUDA handles: copied by value, never buffers.
+bool IsHandleType(clang::QualType t);
+bool IsStdVector(clang::QualType t);
+
+class TransferWalker {
+ public:
+  TransferWalker(FunctionAnalyzer& fa, FlowState& state, const FunctionAnalyzer::Frame& frame, bool report,
+                 std::set<const clang::Stmt*>& done)
+      : fa_(fa), ast_(fa.ast_), s_(state), frame_(frame), report_(report), done_(done) {}
+
+  void Visit(const clang::Stmt* st, Use use);
+
+ private:
+  // transfer_walker.cpp: names, host accesses, declarations, helpers.
+  clang::SourceLocation Loc(clang::SourceLocation inner) const;
+  BufferRef Buf(const clang::Expr* e) const;
+  Symbol Sym(const clang::Expr* e) const;
+  Symbol DefaultStream() const;
+  Symbol StreamSym(const clang::Expr* e) const;
+  const clang::Expr* Arg(const clang::CallExpr* call, int i) const;
+  void Host(const clang::Expr* base, const clang::Expr* index, Use use, clang::SourceLocation loc);
+  void NoteAllocation(const std::string& key, MemoryKind kind, const std::string& api, clang::SourceLocation loc);
+  void Bind(const std::string& key, clang::QualType type, const clang::Expr* init, clang::SourceLocation loc);
+  void Declare(const clang::VarDecl* v);
+  void Assign(const clang::BinaryOperator* b);
+  void Inline(const clang::CallExpr* call, const clang::FunctionDecl* fd);
+  void Call(const clang::CallExpr* call);
+
+  // cuda_api_semantics.cpp: what each modeled CUDA call does.
+  DeviceOp& NewOp(const clang::Stmt* st, const std::string& api, const std::string& what, const Symbol& stream);
+  void AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode mode, const clang::Expr* count);
+  void Issue(DeviceOp& op);
+  void KernelArgs(DeviceOp& op, const clang::FunctionDecl* kernel, const std::vector<const clang::Expr*>& args);
+  void KernelLaunch(const clang::CUDAKernelCallExpr* k);
+  void LaunchKernelApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  void Free(const BufferRef& ref, const Symbol& stream, const std::string& api, clang::SourceLocation loc);
+  void EventWaitHook(const Symbol& event, const Symbol& stream, const std::string& api, clang::SourceLocation loc);
+  void Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync);
+  void Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+
+  FunctionAnalyzer& fa_;
+  clang::ASTContext& ast_;
+  FlowState& s_;
+  const FunctionAnalyzer::Frame& frame_;
+  bool report_;
+  std::set<const clang::Stmt*>& done_;
+};
+
+// For a branch on cudaStreamQuery/cudaEventQuery: the query and which
+// successor (0 = true branch) is taken when it returned cudaSuccess.
+const clang::CallExpr* QueryBranch(const clang::Expr* cond, const clang::ASTContext& ast, int* success_succ);
+// On the successor where `query` returned cudaSuccess: the host has seen the
+// queried stream's (event's) work finish.
+void QuerySucceeded(FlowState& s, const clang::CallExpr* query, const Bindings& bindings, const clang::ASTContext& ast,
+                    bool per_thread_default_stream, const OpTable& ops);
+
+}  // namespace streamcheck::lint
