@@ -37,6 +37,10 @@ enum class ApiKind {
   kEndCapture,       // (stream, &graph)
   kGraphInstantiate,  // (&exec, graph, ...)
   kGraphLaunch,       // (exec, stream)
+  kGraphCreate,       // (&graph, flags)
+  kGraphMemAllocNode,  // (&node, graph, deps, n, &params): params.dptr is the allocation
+  kGraphMemFreeNode,   // (&node, graph, deps, n, ptr)
+  kGraphMemcpyNode,    // (&node, graph, deps, n, dst, src, count, kind)
   kHostFunc,          // cudaLaunchHostFunc / cudaStreamAddCallback (stream first)
   kHostClock,         // std::chrono::*::now, clock, gettimeofday, ...
   kHostMemcpy,        // memcpy / memmove (dst, src)
@@ -53,6 +57,7 @@ struct ApiModel {
   int copy_kind = -1;  // cudaMemcpyKind argument
   int event = -1;
   int event2 = -1;  // stop event of cudaEventElapsedTime
+  int graph = -1;   // the graph a node is added to
 };
 
 // nullptr when the call is not modeled. `name` is the callee's plain name;

@@ -182,6 +182,15 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
                               : api.kind == ApiKind::kMallocAsync   ? MemoryKind::kAsyncPool
                                                                     : MemoryKind::kDevice;
       NoteAllocation(PointeeKey(out), kind, name, loc);
+      if (api.kind == ApiKind::kMallocAsync) {
+        // Captured, it is a graph allocation node: the memory exists during each launch.
+        const Symbol stream = StreamSym(Arg(call, api.stream));
+        if (s_.capturing.count(stream.key) != 0) {
+          DeviceOp& op = NewOp(call, name, name, stream);
+          op.allocates = PointeeKey(out);
+          Issue(op);
+        }
+      }
       return;
     }
     case ApiKind::kHostRegister: {
@@ -195,7 +204,19 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       HostSyncDevice(s_, fa_.ops_);
       Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc);
       return;
-    case ApiKind::kFreeAsync: Free(Buf(Arg(call, api.dst)), StreamSym(Arg(call, api.stream)), name, loc); return;
+    case ApiKind::kFreeAsync: {
+      const Symbol stream = StreamSym(Arg(call, api.stream));
+      const BufferRef ref = Buf(Arg(call, api.dst));
+      if (s_.capturing.count(stream.key) == 0) {
+        Free(ref, stream, name, loc);
+      } else if (ref.valid()) {
+        // Captured, it is a graph free node: the memory is freed by each launch, not now.
+        DeviceOp& op = NewOp(call, name, name, stream);
+        op.frees = ref.base.key;
+        Issue(op);
+      }
+      return;
+    }
     case ApiKind::kFreeHost: Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc); return;
     case ApiKind::kStreamCreate: {
       const Symbol out = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
@@ -244,7 +265,7 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
     case ApiKind::kEventSync: {
       const Symbol event = Sym(Arg(call, 0));
       EventWaitHook(event, Symbol{}, name, loc);
-      if (!event.empty()) HostSyncEvent(s_, event.key);
+      if (!event.empty()) HostSyncEvent(s_, event.key, fa_.ops_);
       return;
     }
     case ApiKind::kEventElapsed: {
@@ -263,14 +284,17 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
     case ApiKind::kEndCapture: {
       const std::string origin = StreamSym(Arg(call, 0)).key;
       const Symbol graph = SymbolOf(Arg(call, 1), frame_.bindings, ast_);
-      OpSet captured;
+      GraphInfo captured;
       for (int id : s_.pending) {
         const DeviceOp& op = fa_.ops_[id];
         auto it = s_.capturing.find(op.stream.key);
-        if (op.captured && it != s_.capturing.end() && it->second == origin) captured.insert(id);
+        if (!op.captured || it == s_.capturing.end() || it->second != origin) continue;
+        captured.nodes.insert(id);
+        if (!op.allocates.empty()) captured.allocates.insert(op.allocates);
+        if (!op.frees.empty()) captured.frees.insert(op.frees);
       }
-      if (!graph.empty()) s_.graphs[PointeeKey(graph)] = captured;
-      Complete(s_, captured);
+      Complete(s_, captured.nodes);
+      if (!graph.empty()) s_.graphs[PointeeKey(graph)] = std::move(captured);
       for (auto it = s_.capturing.begin(); it != s_.capturing.end();) {
         it = it->second == origin ? s_.capturing.erase(it) : std::next(it);
       }
@@ -279,20 +303,72 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
     case ApiKind::kGraphInstantiate: {
       const Symbol exec = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
       const Symbol graph = Sym(Arg(call, 1));
-      if (exec.empty() || graph.empty()) return;
-      if (auto it = s_.graphs.find(graph.key); it != s_.graphs.end()) s_.graphs[PointeeKey(exec)] = it->second;
+      if (exec.empty()) return;
+      auto it = graph.empty() ? s_.graphs.end() : s_.graphs.find(graph.key);
+      // From a graph of unknown content: whatever the exec held before is gone.
+      if (it == s_.graphs.end()) {
+        s_.graphs.erase(PointeeKey(exec));
+      } else {
+        s_.graphs[PointeeKey(exec)] = it->second;
+      }
       return;
     }
     case ApiKind::kGraphLaunch: {
       const Symbol exec = Sym(Arg(call, 0));
       auto it = exec.empty() ? s_.graphs.end() : s_.graphs.find(exec.key);
       if (it == s_.graphs.end()) return;
-      const OpSet nodes = it->second;
+      const GraphInfo graph = it->second;
+      // Each launch allocates its memory nodes' memory again (at the same
+      // addresses), so it is live for this launch whatever freed it before.
+      for (const std::string& base : graph.allocates) {
+        s_.freed.erase(base);
+        s_.buffers.try_emplace(base, BufferInfo{MemoryKind::kAsyncPool, "a graph memory node", Loc(loc)});
+      }
       DeviceOp& op = NewOp(call, name, "graph `" + exec.text + "`", StreamSym(Arg(call, 1)));
-      for (int id : nodes) {
+      for (int id : graph.nodes) {
         for (const BufferAccess& a : fa_.ops_[id].accesses) op.accesses.push_back(a);
       }
       Issue(op);
+      for (const std::string& base : graph.frees) s_.freed[base] = Loc(loc);
+      return;
+    }
+    case ApiKind::kGraphCreate: {
+      const Symbol out = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
+      if (!out.empty()) s_.graphs[PointeeKey(out)] = GraphInfo{};
+      return;
+    }
+    case ApiKind::kGraphMemAllocNode: {
+      // The node's address comes back in params.dptr: a new buffer of the graph's own.
+      const Symbol graph = Sym(Arg(call, api.graph));
+      const Symbol params = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
+      if (graph.empty() || params.empty()) return;
+      const std::string field = PointeeKey(params) + ".dptr";
+      const Symbol memory{"@graph-alloc" + std::to_string(fa_.ops_.Intern(call, frame_.context)),
+                          PointeeText(params) + ".dptr"};
+      BufferRef ref;
+      ref.base = memory;
+      ref.offset_bytes = 0;
+      s_.aliases[field] = ref;
+      s_.buffers[memory.key] = BufferInfo{MemoryKind::kAsyncPool, name, Loc(loc)};
+      s_.freed.erase(memory.key);
+      s_.graphs[graph.key].allocates.insert(memory.key);
+      return;
+    }
+    case ApiKind::kGraphMemFreeNode: {
+      const Symbol graph = Sym(Arg(call, api.graph));
+      const BufferRef ref = Buf(Arg(call, api.dst));
+      if (!graph.empty() && ref.valid()) s_.graphs[graph.key].frees.insert(ref.base.key);
+      return;
+    }
+    case ApiKind::kGraphMemcpyNode: {
+      const Symbol graph = Sym(Arg(call, api.graph));
+      if (graph.empty()) return;
+      // Runs only when the graph is launched: never pending by itself.
+      DeviceOp& op = NewOp(call, name, name, Symbol{"#graph-node", "a graph node"});
+      op.captured = true;
+      AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
+      AddAccess(op, Arg(call, api.src), AccessMode::kRead, Arg(call, api.count));
+      s_.graphs[graph.key].nodes.insert(op.id);
       return;
     }
     case ApiKind::kHostFunc: return;
@@ -355,7 +431,7 @@ void QuerySucceeded(FlowState& s, const clang::CallExpr* query, const Bindings& 
     if (key == "#0") key = per_thread_default_stream ? kPerThreadStream : kLegacyStream;
     HostSyncStream(s, key, ops);
   } else {
-    HostSyncEvent(s, target.key);
+    HostSyncEvent(s, target.key, ops);
   }
 }
 

@@ -9,6 +9,43 @@
 #include "analyzer/transfer_walker.h"
 
 namespace streamcheck::lint {
+namespace {
+
+enum class Nullness { kNull, kNonNull };
+
+// A pointer bound to `&x` (a helper's parameter given the address of the
+// caller's variable) is never null; one bound to a null constant always is.
+std::optional<Nullness> NullnessOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ast) {
+  if (!e->getType()->isPointerType() && !e->getType()->isNullPtrType()) return std::nullopt;
+  const Symbol sym = SymbolOf(e, b, ast);
+  if (sym.key == "#0") return Nullness::kNull;
+  if (sym.key.rfind("&", 0) == 0) return Nullness::kNonNull;
+  return std::nullopt;
+}
+
+// The value of a branch condition when the bindings decide it: the
+// optional out-parameter of a helper (`if (out != NULL) *out = p;`) taken or
+// not at each call site.
+std::optional<bool> KnownCondition(const clang::Expr* cond, const Bindings& b, const clang::ASTContext& ast) {
+  if (cond == nullptr) return std::nullopt;
+  cond = cond->IgnoreParens();
+  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(cond); u != nullptr && u->getOpcode() == clang::UO_LNot) {
+    const std::optional<bool> inner = KnownCondition(u->getSubExpr(), b, ast);
+    return inner ? std::optional<bool>(!*inner) : std::nullopt;
+  }
+  if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(cond);
+      bin != nullptr && (bin->getOpcode() == clang::BO_EQ || bin->getOpcode() == clang::BO_NE)) {
+    const std::optional<Nullness> l = NullnessOf(bin->getLHS(), b, ast);
+    const std::optional<Nullness> r = NullnessOf(bin->getRHS(), b, ast);
+    if (!l || !r || (*l == Nullness::kNonNull && *r == Nullness::kNonNull)) return std::nullopt;
+    return (*l == *r) == (bin->getOpcode() == clang::BO_EQ);
+  }
+  const clang::Expr* value = cond->IgnoreImpCasts();
+  if (const std::optional<Nullness> n = NullnessOf(value, b, ast)) return *n == Nullness::kNonNull;
+  return std::nullopt;
+}
+
+}  // namespace
 
 FunctionAnalyzer::FunctionAnalyzer(clang::ASTContext& ast, const std::vector<std::unique_ptr<LintCheck>>& checks,
                                    CheckContext& ctx, OpTable& ops, const AnalyzerOptions& options)
@@ -24,6 +61,7 @@ clang::CFG* FunctionAnalyzer::CfgOf(const clang::FunctionDecl* fn) {
   options.AddTemporaryDtors = false;
   options.AddInitializers = false;
   std::unique_ptr<clang::CFG> cfg = clang::CFG::buildCFG(fn, fn->getBody(), &ast_, options);
+  CollectLoopCounters(fn->getBody(), ast_, &loop_counters_);
   return (cfgs_[fn] = std::move(cfg)).get();
 }
 
@@ -39,9 +77,15 @@ FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowStat
   const auto edge_state = [&](const clang::CFGBlock* pred, const clang::CFGBlock* succ) {
     FlowState st = out[pred->getBlockID()];
     if (!st.reached) return st;
+    const auto* cond = llvm::dyn_cast_or_null<clang::Expr>(pred->getTerminatorCondition());
+    if (pred->succ_size() == 2) {
+      if (const std::optional<bool> known = KnownCondition(cond, frame.bindings, ast_)) {
+        const clang::CFGBlock* never = *(pred->succ_begin() + (*known ? 1 : 0));
+        if (never == succ) return FlowState{};
+      }
+    }
     int success_succ = -1;
-    const clang::CallExpr* q = QueryBranch(llvm::dyn_cast_or_null<clang::Expr>(pred->getTerminatorCondition()), ast_,
-                                           &success_succ);
+    const clang::CallExpr* q = QueryBranch(cond, ast_, &success_succ);
     if (q == nullptr || success_succ < 0 || pred->succ_size() != 2) return st;
     const clang::CFGBlock* taken = *(pred->succ_begin() + success_succ);
     if (taken != succ) return st;

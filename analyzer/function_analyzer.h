@@ -8,8 +8,10 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <vector>
 
+#include "analyzer/host_loops.h"
 #include "analyzer/kernel_summary.h"
 #include "analyzer/lint_check.h"
 #include "analyzer/stream_state.h"
@@ -25,6 +27,8 @@ namespace streamcheck::lint {
 struct AnalyzerOptions {
   bool per_thread_default_stream = false;  // nvcc --default-stream per-thread
   int max_inline_depth = 3;
+  // Functions whose code has compile errors: never analysed, not even as a helper.
+  const std::set<const clang::FunctionDecl*>* not_compiled = nullptr;
 };
 
 class FunctionAnalyzer {
@@ -47,6 +51,7 @@ class FunctionAnalyzer {
   OpTable& ops_;
   AnalyzerOptions options_;
   KernelSummaries summaries_;
+  LoopCounters loop_counters_;  // of every function whose CFG was built
   std::map<const clang::FunctionDecl*, std::unique_ptr<clang::CFG>> cfgs_;
 };
 

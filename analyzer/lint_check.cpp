@@ -70,6 +70,11 @@ std::string CheckContext::StreamName(const FlowState& s, const Symbol& stream) {
   return name;
 }
 
+std::string CheckContext::StreamCode(const Symbol& stream) {
+  const bool described = stream.text.rfind("the ", 0) == 0;  // "the legacy default stream"
+  return described || stream.text.empty() ? "0" : stream.text;
+}
+
 FindingAccess CheckContext::DeviceSide(const DeviceOp& op, const BufferAccess& a, const FlowState& s,
                                        const std::string& role) const {
   FindingAccess f;
@@ -115,9 +120,10 @@ void CheckContext::SetBuffer(LintDiagnostic& d, const BufferRef& ref, const Flow
 }
 
 void CheckContext::Emit(LintDiagnostic d) {
+  // Two findings at one place (a helper's call site) differ by what they say.
   const std::string key = d.rule + "@" + d.at.file + ":" + std::to_string(d.at.line) + ":" +
                           std::to_string(d.at.column) + ":" + (d.notes.empty() ? "" : d.notes[0].at.file +
-                          std::to_string(d.notes[0].at.line));
+                          std::to_string(d.notes[0].at.line)) + ":" + d.message;
   if (!emitted_.insert(key).second) return;
   std::string above;
   if (d.at.line > 1) {

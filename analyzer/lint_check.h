@@ -75,6 +75,9 @@ class CheckContext {
   void SetBuffer(LintDiagnostic& d, const BufferRef& ref, const FlowState& s) const;
   // "stream `s1` (non-blocking)", "the legacy default stream"
   static std::string StreamName(const FlowState& s, const Symbol& stream);
+  // The stream as an argument in suggested code: `s1`, or `0` for a default
+  // stream named by an omitted or zero handle.
+  static std::string StreamCode(const Symbol& stream);
 
   // Applies inline suppressions and drops duplicates (loops and inlined
   // helpers reach one statement several times).

@@ -1,7 +1,8 @@
 // streamcheck-lint: the static half of streamcheck (`streamcheck lint` execs
 // it). Usage: docs/lint.md.
 //
-// Exit codes: 0 no findings, 1 findings, 2 usage or compile errors.
+// Exit codes: 0 no findings, 1 findings, 2 usage errors, or a file that does
+// not compile and of which no function could be analysed.
 #include <unistd.h>
 
 #include <cstdio>
@@ -37,7 +38,32 @@ constexpr const char* kUsage =
     "  --print-commands    print the clang command of each file to stderr\n"
     "\n"
     "Silence one finding with `// streamcheck: ignore[rule-id]` on its line or alone on the line above.\n"
-    "Exit codes: 0 no findings, 1 findings, 2 usage or compile errors.\n";
+    "Exit codes: 0 no findings, 1 findings, 2 usage errors or a file of which nothing could be analysed.\n";
+
+// What could not be parsed and what was analysed anyway.
+void ReportParse(const streamcheck::lint::LintResult& r) {
+  const char* file = r.file.c_str();
+  if (!r.dropped_flags.empty()) {
+    std::string flags;
+    for (const std::string& f : r.dropped_flags) flags += " " + f;
+    std::fprintf(stderr, "streamcheck lint: %s: flags clang does not know, left out:%s\n", file, flags.c_str());
+  }
+  if (r.compiled) return;
+  const std::string first = r.first_error_message.empty()
+                                ? std::string("the compiler failed")
+                                : r.first_error.file + ":" + std::to_string(r.first_error.line) + ": " +
+                                      r.first_error_message;
+  if (r.functions_analysed == 0) {
+    std::fprintf(stderr, "streamcheck lint: %s: does not compile (%s); nothing analysed\n", file, first.c_str());
+    return;
+  }
+  std::fprintf(stderr, "streamcheck lint: %s: does not compile as a whole (%s); analysed %d of %d functions\n", file,
+               first.c_str(), r.functions_analysed, r.functions_total);
+  for (const streamcheck::lint::SkippedFunction& f : r.skipped) {
+    std::fprintf(stderr, "streamcheck lint: %s:%u: `%s` not analysed: %s\n", f.at.file.c_str(), f.at.line,
+                 f.name.c_str(), f.error.c_str());
+  }
+}
 
 int Usage(const std::string& message) {
   std::fprintf(stderr, "streamcheck lint: %s\n\n%s", message.c_str(), kUsage);
@@ -175,10 +201,9 @@ int main(int argc, char** argv) {
   size_t findings = 0;
   for (const LintResult& r : results) {
     if (!r.compiler_output.empty()) std::fputs(r.compiler_output.c_str(), stderr);
-    if (!r.compiled) {
-      std::fprintf(stderr, "streamcheck lint: %s: compilation failed; not analysed\n", r.file.c_str());
-      compile_error = true;
-    }
+    ReportParse(r);
+    // A file is a failure only when nothing in it could be analysed.
+    if (!r.compiled && r.functions_analysed == 0) compile_error = true;
     findings += r.diagnostics.size();
   }
   const int status = compile_error ? 2 : findings != 0 ? 1 : 0;

@@ -67,6 +67,9 @@ const OpSet& AfterSet(const FlowState& s, const std::string& stream) {
 
 bool OrderedBefore(const FlowState& s, const DeviceOp& earlier, const std::string& stream) {
   if (earlier.stream.key == stream) return true;
+  // The legacy default stream waits for all earlier work of the device's
+  // blocking streams (the per-thread default stream is one) before it starts.
+  if (stream == kLegacyStream && !earlier.captured && IsBlocking(KindOf(s, earlier.stream.key))) return true;
   return AfterSet(s, stream).count(earlier.id) != 0;
 }
 
@@ -166,8 +169,18 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   out.freed = MergeMaps(a.freed, b.freed, [](clang::SourceLocation x, clang::SourceLocation) {
     return std::optional<clang::SourceLocation>(x);
   });
-  out.aliases = MergeMaps(a.aliases, b.aliases, [](const BufferRef& x, const BufferRef& y) {
-    return x.base.key == y.base.key && x.offset_key == y.offset_key ? std::optional<BufferRef>(x) : std::nullopt;
+  out.aliases = MergeMaps(a.aliases, b.aliases, [](const BufferRef& x, const BufferRef& y) -> std::optional<BufferRef> {
+    if (x.base.key != y.base.key) return std::nullopt;
+    if (x.offset_key == y.offset_key) return x;
+    // A pointer stepped through a buffer (`++p` in a loop): keep where the
+    // walk starts, the element its first step touches.
+    const auto starts = [](const BufferRef& start, const BufferRef& later) {
+      return later.offset_key.rfind(start.offset_key, 0) == 0 &&
+             (start.offset_key.empty() || later.offset_key[start.offset_key.size()] == '+');
+    };
+    if (starts(x, y)) return x;
+    if (starts(y, x)) return y;
+    return std::nullopt;
   });
   out.values = MergeMaps(a.values, b.values, [](const Symbol& x, const Symbol& y) {
     return x.key == y.key ? std::optional<Symbol>(x) : std::nullopt;
@@ -179,7 +192,14 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   out.capturing = a.capturing;
   out.capturing.insert(b.capturing.begin(), b.capturing.end());
   out.graphs = a.graphs;
-  for (const auto& [k, v] : b.graphs) out.graphs[k].insert(v.begin(), v.end());
+  for (const auto& [k, v] : b.graphs) {
+    auto [it, inserted] = out.graphs.try_emplace(k, v);
+    if (inserted) continue;
+    GraphInfo& g = it->second;
+    g.nodes.insert(v.nodes.begin(), v.nodes.end());
+    g.allocates.insert(v.allocates.begin(), v.allocates.end());
+    std::erase_if(g.frees, [&](const std::string& f) { return v.frees.count(f) == 0; });
+  }
   out.legacy_bypassed = Union(a.legacy_bypassed, b.legacy_bypassed);
   return out;
 }
@@ -266,7 +286,9 @@ std::vector<Conflict> HostConflicts(const HostAccess& later, const FlowState& s,
     const DeviceOp& earlier = ops[id];
     if (earlier.captured) continue;
     const bool legacy_assumed = s.legacy_bypassed.count(id) != 0;
+    const size_t before = out.size();
     Collect(earlier, later.access, legacy_assumed, &out);
+    if (out.size() == before && later.first_step) Collect(earlier, *later.first_step, legacy_assumed, &out);
   }
   return out;
 }
@@ -342,7 +364,7 @@ void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, c
                  const OpTable& ops) {
   OpSet captured = AfterSet(s, stream.key);
   for (int id : s.pending) {
-    if (ops[id].stream.key == stream.key) captured.insert(id);
+    if (OrderedBefore(s, ops[id], stream.key)) captured.insert(id);
   }
   s.event_capture[event] = captured;
   s.event_recorded[event] = loc;
@@ -363,7 +385,14 @@ void StreamWaitEvent(FlowState& s, const std::string& stream, const std::string&
   }
 }
 
-void HostSyncEvent(FlowState& s, const std::string& event) {
+void HostSyncEvent(FlowState& s, const std::string& event, const OpTable& ops) {
+  // An event recorded on the legacy stream would have covered the
+  // non-blocking streams' work too, were they blocking.
+  if (auto rec = s.event_stream.find(event); rec != s.event_stream.end() && rec->second.key == kLegacyStream) {
+    for (int id : s.pending) {
+      if (!ops[id].captured && KindOf(s, ops[id].stream.key) == StreamKind::kNonBlocking) s.legacy_bypassed.insert(id);
+    }
+  }
   if (auto it = s.event_capture.find(event); it != s.event_capture.end()) Complete(s, it->second);
   if (s.event_recorded.count(event) != 0) s.events_host_complete.insert(event);
 }

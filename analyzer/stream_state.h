@@ -43,10 +43,26 @@ struct DeviceOp {
   clang::SourceLocation inner_loc;   // inside the helper; equal to loc when not inlined
   std::string helper;                // the inlined helper's name, if any
   bool captured = false;             // issued under stream capture: runs only when the graph is launched
+  // A graph memory node (a captured cudaMallocAsync/cudaFreeAsync): the base it allocates or frees.
+  std::string allocates;
+  std::string frees;
+};
+
+// A graph, or an executable graph instantiated from one, as far as the
+// function shows it. Graph memory nodes allocate anew at every launch, so
+// their memory is live for each launch and freed after it.
+struct GraphInfo {
+  OpSet nodes;                      // may: the work of its nodes (captured or added by API)
+  std::set<std::string> allocates;  // may: bases its allocation nodes allocate
+  std::set<std::string> frees;      // must: bases its free nodes free
+  bool operator==(const GraphInfo&) const = default;
 };
 
 struct HostAccess {
   BufferAccess access;
+  // An indexed access in a loop: the element its first iteration touches
+  // (`h[0]` for `h[i]`, i from 0), checked against work its index does not match.
+  std::optional<BufferAccess> first_step;
   clang::SourceLocation loc;
   clang::SourceLocation inner_loc;
   std::string helper;
@@ -85,7 +101,7 @@ struct FlowState {
   std::optional<OpSet> since_clock;                             // ops issued since the last host clock read
   clang::SourceLocation clock_loc;
   std::map<std::string, std::string> capturing;                 // stream -> origin stream of its capture
-  std::map<std::string, OpSet> graphs;                          // graph / exec -> captured ops
+  std::map<std::string, GraphInfo> graphs;                      // graph / exec
   // Ops of non-blocking streams that a legacy-stream op or sync would have
   // ordered had the stream been blocking: the reason behind nonblocking-legacy-order.
   OpSet legacy_bypassed;
@@ -139,6 +155,6 @@ void HostSyncDevice(FlowState& s, const OpTable& ops);
 void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, clang::SourceLocation loc,
                  const OpTable& ops);
 void StreamWaitEvent(FlowState& s, const std::string& stream, const std::string& event);
-void HostSyncEvent(FlowState& s, const std::string& event);
+void HostSyncEvent(FlowState& s, const std::string& event, const OpTable& ops);
 
 }  // namespace streamcheck::lint

@@ -18,7 +18,26 @@ std::string DeclKey(const clang::ValueDecl* d) {
 }
 
 const clang::Expr* Strip(const clang::Expr* e) {
-  return e == nullptr ? nullptr : e->IgnoreParenCasts();
+  while (e != nullptr) {
+    e = e->IgnoreParenCasts();
+    // A default argument stands for its expression (`float** out = NULL`);
+    // an implicit copy of an iterator or a temporary for the value copied.
+    if (const auto* defaulted = llvm::dyn_cast<clang::CXXDefaultArgExpr>(e)) {
+      e = defaulted->getExpr();
+    } else if (const auto* copy = llvm::dyn_cast<clang::CXXConstructExpr>(e);
+               copy != nullptr && copy->getNumArgs() == 1 && copy->getConstructor()->isCopyOrMoveConstructor()) {
+      e = copy->getArg(0);
+    } else if (const auto* temporary = llvm::dyn_cast<clang::MaterializeTemporaryExpr>(e)) {
+      e = temporary->getSubExpr();
+    } else if (const auto* bound = llvm::dyn_cast<clang::CXXBindTemporaryExpr>(e)) {
+      e = bound->getSubExpr();
+    } else if (const auto* cleanups = llvm::dyn_cast<clang::ExprWithCleanups>(e)) {
+      e = cleanups->getSubExpr();
+    } else {
+      break;
+    }
+  }
+  return e;
 }
 
 }  // namespace
@@ -73,6 +92,8 @@ Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext
     const std::string name = m->getMemberDecl()->getNameAsString();
     // `p->f` and `(*p).f` and `x.f` with p = &x all name one field once
     // address-of is folded below.
+    // A helper's `p->f` with p bound to the caller's `&x` reads `x.f`.
+    if (m->isArrow() && base.text.rfind("&", 0) == 0) return {base.key + "." + name, base.text.substr(1) + "." + name};
     return {base.key + "." + name, base.text + (m->isArrow() ? "->" : ".") + name};
   }
   if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e)) {
@@ -82,7 +103,12 @@ Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext
       return {inner.key.rfind("*", 0) == 0 ? inner.key.substr(1) : "&" + inner.key, "&" + inner.text};
     }
     if (u->getOpcode() == clang::UO_Deref) {
-      return {inner.key.rfind("&", 0) == 0 ? inner.key.substr(1) : "*" + inner.key, "*" + inner.text};
+      if (inner.key.rfind("&", 0) == 0) {
+        // `*p` with p bound to `&x` is x, and reads so.
+        const bool address = inner.text.rfind("&", 0) == 0;
+        return {inner.key.substr(1), address ? inner.text.substr(1) : "*" + inner.text};
+      }
+      return {"*" + inner.key, "*" + inner.text};
     }
   }
   if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(e)) {
@@ -162,15 +188,40 @@ BufferRef BufferOf(const clang::Expr* e, const Bindings& b, const clang::ASTCont
     return r;
   }
   if (const auto* call = llvm::dyn_cast<clang::CXXMemberCallExpr>(e)) {
-    // std::vector::data() and friends: the container is the buffer.
-    if (const clang::CXXMethodDecl* m = call->getMethodDecl();
-        m != nullptr && m->getIdentifier() != nullptr && (m->getName() == "data" || m->getName() == "get")) {
-      BufferRef r;
-      r.base = SymbolOf(call->getImplicitObjectArgument(), b, ctx);
-      r.offset_bytes = 0;
-      return r;
+    // std::vector::data(), begin() and friends: the container is the buffer.
+    if (const clang::CXXMethodDecl* m = call->getMethodDecl(); m != nullptr && m->getIdentifier() != nullptr) {
+      const llvm::StringRef name = m->getName();
+      if (name == "data" || name == "get" || name == "begin" || name == "cbegin") {
+        BufferRef r;
+        r.base = SymbolOf(call->getImplicitObjectArgument(), b, ctx);
+        r.offset_bytes = 0;
+        return r;
+      }
     }
     return {};
+  }
+  if (const auto* call = llvm::dyn_cast<clang::CallExpr>(e); call != nullptr && call->getNumArgs() == 1) {
+    // std::begin(a), std::data(v).
+    const clang::FunctionDecl* fd = call->getDirectCallee();
+    if (fd != nullptr && fd->getIdentifier() != nullptr && fd->isInStdNamespace() &&
+        (fd->getName() == "begin" || fd->getName() == "cbegin" || fd->getName() == "data")) {
+      return BufferOf(call->getArg(0), b, ctx);
+    }
+    return {};
+  }
+  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u != nullptr && u->isIncrementDecrementOp()) {
+    // `*p++` reads where p pointed before the step; `*++p` one element on.
+    BufferRef r = BufferOf(u->getSubExpr(), b, ctx);
+    if (!r.valid() || u->isPostfix()) return r;
+    r.offset_key += (r.offset_key.empty() ? "" : "+") + std::string(u->isIncrementOp() ? "#1" : "-#1");
+    r.offset_text += (r.offset_text.empty() ? "" : " + ") + std::string(u->isIncrementOp() ? "1" : "-1");
+    const std::optional<int64_t> size = element_bytes(Strip(u->getSubExpr())->getType());
+    if (size && r.offset_bytes) {
+      r.offset_bytes = *r.offset_bytes + (u->isIncrementOp() ? *size : -*size);
+    } else {
+      r.offset_bytes.reset();
+    }
+    return r;
   }
   if (llvm::isa<clang::MemberExpr>(e) || llvm::isa<clang::ArraySubscriptExpr>(e)) {
     // A pointer stored in a struct field or an array of pointers.

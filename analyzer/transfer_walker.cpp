@@ -4,6 +4,8 @@
 // TransferWalker::Api (cuda_api_semantics.cpp).
 #include "analyzer/transfer_walker.h"
 
+#include "analyzer/host_loops.h"
+
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Attr.h>
 #include <clang/AST/Decl.h>
@@ -39,14 +41,20 @@ std::string PointeeText(const Symbol& s) {
   return "*" + s.text;
 }
 
+// A reference to a handle (`cudaStream_t& s = streams[i]`) names the handle.
 bool IsStreamType(clang::QualType t) {
-  const std::string name = t.getUnqualifiedType().getAsString();
+  const std::string name = t.getNonReferenceType().getUnqualifiedType().getAsString();
   return name == "cudaStream_t" || name == "struct CUstream_st *" || name == "CUstream";
 }
 
 bool IsHandleType(clang::QualType t) {
-  const std::string name = t.getUnqualifiedType().getAsString();
+  const std::string name = t.getNonReferenceType().getUnqualifiedType().getAsString();
   return IsStreamType(t) || name == "cudaEvent_t" || name == "cudaGraph_t" || name == "cudaGraphExec_t";
+}
+
+bool IsIterator(clang::QualType t) {
+  const auto* rd = t.getNonReferenceType()->getAsCXXRecordDecl();
+  return rd != nullptr && rd->getIdentifier() != nullptr && rd->getName().contains("iterator");
 }
 
 bool IsStdVector(clang::QualType t) {
@@ -80,6 +88,7 @@ void TransferWalker::Visit(const clang::Stmt* st, Use use) {
   if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(st)) {
     if (u->isIncrementDecrementOp()) {
       Visit(u->getSubExpr(), Use::kReadWrite);
+      Step(u->getSubExpr(), u->isIncrementOp() ? 1 : -1, nullptr);
       return;
     }
     if (u->getOpcode() == clang::UO_AddrOf) {
@@ -119,6 +128,17 @@ void TransferWalker::Visit(const clang::Stmt* st, Use use) {
       Visit(op->getArg(1), Use::kValue);
       return;
     }
+    // An iterator's *it and ++it (a range-for over a std::vector).
+    if (op->getNumArgs() == 1 && IsIterator(op->getArg(0)->getType())) {
+      if (op->getOperator() == clang::OO_Star) {
+        if (use != Use::kAddress) Host(op->getArg(0), nullptr, use, op->getBeginLoc());
+        return;
+      }
+      if (op->getOperator() == clang::OO_PlusPlus || op->getOperator() == clang::OO_MinusMinus) {
+        Step(op->getArg(0), op->getOperator() == clang::OO_PlusPlus ? 1 : -1, nullptr);
+        return;
+      }
+    }
   }
   if (const auto* call = llvm::dyn_cast<clang::CallExpr>(st)) {
     Call(call);
@@ -140,7 +160,9 @@ clang::SourceLocation TransferWalker::Loc(clang::SourceLocation inner) const {
 BufferRef TransferWalker::Buf(const clang::Expr* e) const {
   BufferRef r = BufferOf(e, frame_.bindings, ast_);
   if (!r.valid()) return r;
-  // Follow `float* q = p + off` to p.
+  // A range-for's hidden `__begin1` is not a name the reader wrote.
+  const std::string spelled = r.base.text.rfind("__", 0) == 0 ? "" : r.Text();
+  // Follow `float* q = p + off` to p; messages keep the name written here.
   for (int i = 0; i < 4; ++i) {
     auto it = s_.aliases.find(r.base.key);
     if (it == s_.aliases.end()) break;
@@ -153,6 +175,10 @@ BufferRef TransferWalker::Buf(const clang::Expr* e) const {
                               : std::nullopt;
     }
     r = base;
+    if (!spelled.empty()) {
+      r.base.text = spelled;
+      r.offset_text.clear();
+    }
   }
   return r;
 }
@@ -189,31 +215,87 @@ const clang::Expr* TransferWalker::Arg(const clang::CallExpr* call, int i) const
 
 void TransferWalker::Host(const clang::Expr* base, const clang::Expr* index, Use use, clang::SourceLocation loc) {
   if (!report_ || use == Use::kAddress) return;
-  if (!base->getType()->isPointerType() && !base->getType()->isArrayType() && !IsStdVector(base->getType())) return;
-  HostAccess h;
-  h.access.ref = Buf(base);
-  if (!h.access.ref.valid()) return;
-  if (index != nullptr) {
-    const std::optional<int64_t> c = ConstantOf(index, ast_);
-    const Symbol idx = SymbolOf(index, frame_.bindings, ast_);
-    if (!(c && *c == 0)) {
-      h.access.ref.offset_key += (h.access.ref.offset_key.empty() ? "" : "+") + (idx.empty() ? "?" : idx.key);
-      h.access.ref.offset_text += (h.access.ref.offset_text.empty() ? "" : " + ") + TextOf(index, ast_);
-      const clang::QualType element = base->getType()->getPointeeOrArrayElementType()->getCanonicalTypeUnqualified();
-      if (c && h.access.ref.offset_bytes && !element->isIncompleteType() && !element->isDependentType() &&
-          !element->isVoidType()) {
-        h.access.ref.offset_bytes = *h.access.ref.offset_bytes + *c * ast_.getTypeSizeInChars(element).getQuantity();
-      } else {
-        h.access.ref.offset_bytes.reset();
-      }
+  const clang::QualType type = base->getType();
+  if (!type->isPointerType() && !type->isArrayType() && !IsStdVector(type) && !IsIterator(type)) return;
+  const BufferRef whole = Buf(base);
+  if (!whole.valid()) return;
+  const clang::QualType element = type->getPointeeOrArrayElementType()->getCanonicalTypeUnqualified();
+  // `base[index]`, the index as written (`i * n`) or as a known value.
+  const auto element_at = [&](const Symbol& idx, std::optional<int64_t> c) {
+    BufferRef ref = whole;
+    if (c && *c == 0) return ref;
+    ref.offset_key += (ref.offset_key.empty() ? "" : "+") + (idx.empty() ? "?" : idx.key);
+    ref.offset_text += (ref.offset_text.empty() ? "" : " + ") + TextOf(index, ast_);
+    if (c && ref.offset_bytes && !element->isIncompleteType() && !element->isDependentType() &&
+        !element->isVoidType()) {
+      ref.offset_bytes = *ref.offset_bytes + *c * ast_.getTypeSizeInChars(element).getQuantity();
+    } else {
+      ref.offset_bytes.reset();
     }
+    return ref;
+  };
+  if (index == nullptr) {
+    HostRef(whole, ModeOf(use), loc);
+    return;
   }
-  h.access.mode = ModeOf(use);
+  const std::optional<int64_t> c = ConstantOf(index, ast_);
+  const BufferRef written = element_at(SymbolOf(index, frame_.bindings, ast_), c);
+  // In a loop, also the element of its first iteration (h[i] from i = 0 is
+  // h[0]): the sweep meets work issued before the loop there, while work
+  // issued in the same iteration matches the index as written.
+  std::optional<BufferRef> first_step;
+  if (const std::optional<int64_t> first = FirstIterationValue(index, fa_.loop_counters_, ast_); first && !c) {
+    first_step = element_at(Symbol{"#" + std::to_string(*first), std::to_string(*first)}, first);
+  }
+  HostRef(written, ModeOf(use), loc, first_step);
+}
+
+void TransferWalker::HostRef(const BufferRef& ref, AccessMode mode, clang::SourceLocation loc,
+                             const std::optional<BufferRef>& first_step) {
+  if (!report_ || !ref.valid()) return;
+  HostAccess h;
+  h.access.ref = ref;
+  h.access.mode = mode;
+  if (first_step) {
+    h.first_step = h.access;
+    h.first_step->ref = *first_step;
+  }
   h.access.size_bytes = 1;
   h.loc = Loc(loc);
   h.inner_loc = loc;
   h.helper = frame_.helper;
   for (const auto& check : fa_.checks_) check->OnHostAccess(h, s_, fa_.ctx_);
+}
+
+// The algorithm's first step stands for its sweep: a range read from `first`
+// conflicts with pending device writes there, a range written with any use.
+void TransferWalker::HostAlgorithmCall(const clang::CallExpr* call, const HostAlgorithm& algorithm) {
+  const auto range = [&](int arg) { return arg < 0 ? BufferRef{} : Buf(Arg(call, arg)); };
+  if (algorithm.read >= 0 && algorithm.read == algorithm.write) {
+    HostRef(range(algorithm.read), AccessMode::kReadWrite, call->getBeginLoc());
+    return;
+  }
+  HostRef(range(algorithm.read), AccessMode::kRead, call->getBeginLoc());
+  HostRef(range(algorithm.read2), AccessMode::kRead, call->getBeginLoc());
+  HostRef(range(algorithm.write), AccessMode::kWrite, call->getBeginLoc());
+}
+
+void TransferWalker::Step(const clang::Expr* pointer, int64_t sign, const clang::Expr* by) {
+  const Symbol p = SymbolOf(pointer, frame_.bindings, ast_);
+  auto it = p.empty() ? s_.aliases.end() : s_.aliases.find(p.key);
+  if (it == s_.aliases.end()) return;
+  BufferRef& r = it->second;
+  const std::optional<int64_t> count = by == nullptr ? std::optional<int64_t>(1) : ConstantOf(by, ast_);
+  const Symbol amount = by == nullptr ? Symbol{"#1", "1"} : SymbolOf(by, frame_.bindings, ast_);
+  const std::string minus = sign < 0 ? "-" : "";
+  r.offset_key += (r.offset_key.empty() ? "" : "+") + minus + (amount.empty() ? "?" : amount.key);
+  r.offset_text += (r.offset_text.empty() ? "" : " + ") + minus + amount.text;
+  const clang::QualType element = pointer->getType()->getPointeeType();
+  if (count && r.offset_bytes && !element.isNull() && !element->isIncompleteType() && !element->isDependentType()) {
+    r.offset_bytes = *r.offset_bytes + sign * *count * ast_.getTypeSizeInChars(element).getQuantity();
+  } else {
+    r.offset_bytes.reset();
+  }
 }
 
 void TransferWalker::NoteAllocation(const std::string& key, MemoryKind kind, const std::string& api,
@@ -233,7 +315,7 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
     if (!v.empty() && v.key != key) s_.values[key] = v;
     return;
   }
-  if (type->isPointerType()) {
+  if (type->isPointerType() || IsIterator(type)) {
     if (llvm::isa<clang::CXXNewExpr>(stripped)) {
       NoteAllocation(key, MemoryKind::kPageableHost, "new[]", loc);
       return;
@@ -247,9 +329,7 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
       }
     }
     const BufferRef r = Buf(init);
-    if (r.valid() && r.base.key != key && !r.offset_key.empty()) {
-      s_.aliases[key] = r;
-    } else if (r.valid() && r.base.key != key) {
+    if (r.valid() && r.base.key != key) {
       s_.aliases[key] = r;
     } else {
       s_.aliases.erase(key);
@@ -272,19 +352,37 @@ void TransferWalker::Declare(const clang::VarDecl* v) {
   if (const clang::Expr* init = v->getInit()) {
     Visit(init, Use::kValue);
     Bind(self.key, v->getType(), init, v->getLocation());
+    // A reference to an array or container names it (the range of a range-for).
+    const clang::QualType referred = v->getType().getNonReferenceType();
+    if (v->getType()->isReferenceType() && (referred->isArrayType() || IsStdVector(referred))) {
+      const BufferRef r = Buf(init);
+      if (r.valid() && r.base.key != self.key) s_.aliases[self.key] = r;
+    }
   }
 }
 
 void TransferWalker::Assign(const clang::BinaryOperator* b) {
   Visit(b->getRHS(), Use::kValue);
   const clang::Expr* lhs = b->getLHS()->IgnoreParenImpCasts();
-  if (!b->isCompoundAssignmentOp() && (llvm::isa<clang::DeclRefExpr>(lhs) || llvm::isa<clang::MemberExpr>(lhs))) {
+  // `*out = p` stores a pointer or handle through an out-parameter: a binding
+  // of the caller's variable, not a host access to a buffer.
+  const auto* deref = llvm::dyn_cast<clang::UnaryOperator>(lhs);
+  const bool out_param = deref != nullptr && deref->getOpcode() == clang::UO_Deref &&
+                         (lhs->getType()->isPointerType() || IsHandleType(lhs->getType()));
+  if (!b->isCompoundAssignmentOp() &&
+      (llvm::isa<clang::DeclRefExpr>(lhs) || llvm::isa<clang::MemberExpr>(lhs) || out_param)) {
     const Symbol key = SymbolOf(lhs, frame_.bindings, ast_);
     if (!key.empty()) {
       s_.values.erase(key.key);
       Bind(key.key, lhs->getType(), b->getRHS(), b->getBeginLoc());
     }
     if (const auto* m = llvm::dyn_cast<clang::MemberExpr>(lhs)) Visit(m->getBase(), Use::kValue);
+    if (out_param) Visit(deref->getSubExpr(), Use::kValue);
+    return;
+  }
+  if ((b->getOpcode() == clang::BO_AddAssign || b->getOpcode() == clang::BO_SubAssign) &&
+      lhs->getType()->isPointerType()) {
+    Step(lhs, b->getOpcode() == clang::BO_AddAssign ? 1 : -1, b->getRHS());
     return;
   }
   Visit(b->getLHS(), b->isCompoundAssignmentOp() ? Use::kReadWrite : Use::kWrite);
@@ -330,13 +428,19 @@ void TransferWalker::Call(const clang::CallExpr* call) {
       s_.clock_loc = Loc(call->getBeginLoc());
       return;
     }
-    if (const ApiModel* api = FindApi(name)) Api(call, *api, std::string(name));
+    if (const ApiModel* api = FindApi(name)) {
+      Api(call, *api, std::string(name));
+    } else if (const HostAlgorithm* algorithm =
+                   FindHostAlgorithm(fd->getQualifiedNameAsString(), call->getNumArgs())) {
+      HostAlgorithmCall(call, *algorithm);
+    }
     return;
   }
   const clang::FunctionDecl* def = fd->getDefinition();
   if (def == nullptr || !def->hasBody() || def->hasAttr<clang::CUDAGlobalAttr>()) return;
   if (def->hasAttr<clang::CUDADeviceAttr>() && !def->hasAttr<clang::CUDAHostAttr>()) return;
   if (static_cast<int>(frame_.stack.size()) > fa_.options_.max_inline_depth) return;
+  if (fa_.options_.not_compiled != nullptr && fa_.options_.not_compiled->count(def) != 0) return;
   for (const clang::FunctionDecl* f : frame_.stack) {
     if (f == def) return;  // recursion: not followed
   }

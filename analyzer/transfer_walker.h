@@ -14,6 +14,7 @@
 #include <clang/AST/ExprCXX.h>
 
 #include "analyzer/cuda_api.h"
+#include "analyzer/host_loops.h"
 #include "analyzer/function_analyzer.h"
 
 namespace streamcheck::lint {
@@ -36,6 +37,8 @@ bool IsStreamType(clang::QualType t);
 // Opaque CUDA handles: copied by value, never buffers.
 bool IsHandleType(clang::QualType t);
 bool IsStdVector(clang::QualType t);
+// A class whose name says it is an iterator (std::vector's, and the like).
+bool IsIterator(clang::QualType t);
 
 class TransferWalker {
  public:
@@ -54,6 +57,11 @@ class TransferWalker {
   Symbol StreamSym(const clang::Expr* e) const;
   const clang::Expr* Arg(const clang::CallExpr* call, int i) const;
   void Host(const clang::Expr* base, const clang::Expr* index, Use use, clang::SourceLocation loc);
+  void HostRef(const BufferRef& ref, AccessMode mode, clang::SourceLocation loc,
+               const std::optional<BufferRef>& first_step = std::nullopt);
+  // `++p`, `p += k`: a pointer (or iterator) aliasing a buffer moves through it.
+  void Step(const clang::Expr* pointer, int64_t sign, const clang::Expr* by);
+  void HostAlgorithmCall(const clang::CallExpr* call, const HostAlgorithm& algorithm);
   void NoteAllocation(const std::string& key, MemoryKind kind, const std::string& api, clang::SourceLocation loc);
   void Bind(const std::string& key, clang::QualType type, const clang::Expr* init, clang::SourceLocation loc);
   void Declare(const clang::VarDecl* v);
