@@ -51,7 +51,7 @@ constexpr std::array kDropped = {
     NvccOption{"-time", "--time", true},  // clang's -time means something else
     NvccOption{"-Ofc", "--Ofast-compile", true},
     NvccOption{"-dopt", "--dopt", true},
-    NvccOption{"", "--compress-mode", true},
+    NvccOption{"-compress-mode", "--compress-mode", true},
     NvccOption{"", "--machine", true},
     NvccOption{"-jtd", "--jump-table-density", true},
     NvccOption{"", "--frandom-seed", true},
@@ -224,7 +224,10 @@ std::vector<std::string> TranslateNvccCommand(const std::vector<std::string>& ar
         have_arch = true;
       }
     } else if (Match(argv, &i, "-Xcompiler", "--compiler-options", true, &value)) {
-      for (std::string& f : SplitCommas(value)) out.push_back(std::move(f));
+      // Comma-separated, and CMake also quotes a space-separated list into one value.
+      for (const std::string& part : SplitCommas(value)) {
+        for (std::string& f : SplitCommandLine(part)) out.push_back(std::move(f));
+      }
     } else if (Match(argv, &i, "-rdc", "--relocatable-device-code", true, &value)) {
       if (value == "true") out.push_back("-fgpu-rdc");
     } else if (arg == "-dc" || arg == "--device-c") {
@@ -288,8 +291,9 @@ std::vector<std::string> TranslateNvccCommand(const std::vector<std::string>& ar
 std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, const std::string& file,
                                              const CudaSetup& setup) {
   if (!argv.empty() && IsNvcc(argv[0])) argv = TranslateNvccCommand(argv);
-  std::vector<std::string> out = {"clang++"};
   bool cuda = IsCudaSource(file);
+  // A C file of the project (gcc -std=gnu11 ...) is parsed as C.
+  std::vector<std::string> out = {EndsWith(file, ".c") ? "clang" : "clang++"};
   bool explicit_language = false;
   bool device_only = false;
   bool have_resource_dir = false;

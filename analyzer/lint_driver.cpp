@@ -71,10 +71,11 @@ class ErrorRecorder : public clang::DiagnosticConsumer {
   void HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) override {
     clang::DiagnosticConsumer::HandleDiagnostic(level, info);
     next_.HandleDiagnostic(level, info);
-    if (level < clang::DiagnosticsEngine::Error || !info.hasSourceManager()) return;
+    if (level < clang::DiagnosticsEngine::Error) return;
     llvm::SmallString<128> message;
     info.FormatDiagnostic(message);
-    errors.push_back({info.getLocation(), message.str().str()});
+    // The driver's own errors (a bad flag) come before there are source locations.
+    errors.push_back({info.hasSourceManager() ? info.getLocation() : clang::SourceLocation(), message.str().str()});
   }
   struct Error {
     clang::SourceLocation loc;
@@ -236,6 +237,9 @@ void RunOne(const LintJob& job, LintResult* result) {
   const bool ok = invocation.run();
   os.flush();
   result->compiled = ok && recorder.getNumErrors() == 0;
+  if (result->first_error_message.empty() && !recorder.errors.empty()) {
+    result->first_error_message = recorder.errors.front().message;
+  }
   result->compiler_output = output;
   std::stable_sort(result->diagnostics.begin(), result->diagnostics.end(),
                    [](const LintDiagnostic& a, const LintDiagnostic& b) {

@@ -49,10 +49,8 @@ void ReportParse(const streamcheck::lint::LintResult& r) {
     std::fprintf(stderr, "streamcheck lint: %s: flags clang does not know, left out:%s\n", file, flags.c_str());
   }
   if (r.compiled) return;
-  const std::string first = r.first_error_message.empty()
-                                ? std::string("the compiler failed")
-                                : r.first_error.file + ":" + std::to_string(r.first_error.line) + ": " +
-                                      r.first_error_message;
+  std::string first = r.first_error_message.empty() ? std::string("the compiler failed") : r.first_error_message;
+  if (!r.first_error.file.empty()) first = r.first_error.file + ":" + std::to_string(r.first_error.line) + ": " + first;
   if (r.functions_analysed == 0) {
     std::fprintf(stderr, "streamcheck lint: %s: does not compile (%s); nothing analysed\n", file, first.c_str());
     return;

@@ -90,6 +90,10 @@ TEST(NvccTranslation, SamplesStyleIncludesAndValueOptions) {
   EXPECT_FALSE(Has(out, "-v"));
   EXPECT_TRUE(Has(out, "-ftemplate-depth=512"));
   EXPECT_TRUE(Has(out, "-fno-exceptions"));
+  // CMake's `-Xcompiler "-Wall -Wextra"`: one value, two flags.
+  const auto quoted = TranslateNvccCommand({"nvcc", "-Xcompiler", "-Wmissing-declarations -fopenmp", "a.cu"});
+  EXPECT_TRUE(Has(quoted, "-Wmissing-declarations"));
+  EXPECT_TRUE(Has(quoted, "-fopenmp"));
 }
 
 TEST(PrepareClangCommand, CudaGetsTheNvccPreludeAndEveryFileTheFallbackHeaders) {
@@ -103,6 +107,12 @@ TEST(PrepareClangCommand, CudaGetsTheNvccPreludeAndEveryFileTheFallbackHeaders) 
   EXPECT_TRUE(Has(cpp, fallback));
   // A .cpp file including cuda_runtime.h finds it, searched after the command's own paths.
   EXPECT_TRUE(Has(cpp, "/opt/cuda/include"));
+}
+
+TEST(PrepareClangCommand, CFilesStayC) {
+  const auto out = PrepareClangCommand({"/usr/bin/cc", "-std=gnu11", "-c", "a.c"}, "a.c", CudaSetup{"/opt/cuda", "", true});
+  EXPECT_EQ(out[0], "clang");
+  EXPECT_TRUE(Has(out, "-std=gnu11"));
 }
 
 TEST(SplitCommandLine, Quotes) {
