@@ -42,6 +42,7 @@ void TransferWalker::AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode 
   BufferAccess a;
   a.ref = Buf(ptr);
   if (!a.ref.valid()) return;
+  a.first_step = FirstStep(ptr);
   a.mode = mode;
   if (count != nullptr) {
     a.size_bytes = ConstantOf(count, ast_);

@@ -42,6 +42,10 @@ std::optional<bool> KnownCondition(const clang::Expr* cond, const Bindings& b, c
   }
   const clang::Expr* value = cond->IgnoreImpCasts();
   if (const std::optional<Nullness> n = NullnessOf(value, b, ast)) return *n == Nullness::kNonNull;
+  // A flag parameter bound to a constant at the call (`compute(&st, d, n, true)`).
+  if (!value->getType()->isPointerType()) {
+    if (const std::optional<int64_t> v = ValueOf(value, b, ast)) return *v != 0;
+  }
   return std::nullopt;
 }
 
@@ -73,9 +77,24 @@ FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowStat
   std::vector<FlowState> out(n);
   std::vector<const clang::CFGBlock*> blocks(n, nullptr);
   for (const clang::CFGBlock* b : *cfg) blocks[b->getBlockID()] = b;
+  // A `for` loop over a counter (`for (int i = 0; i < n; ++i)`) is taken to
+  // run at least once: its exit carries the state after an iteration, not the
+  // state of skipping the loop. Loops over one array of streams or events
+  // (create, launch, synchronize, wait) share their count, so a count of zero
+  // would have launched nothing to race with.
+  std::vector<FlowState> after_iteration(n);
+  const auto counted_loop = [&](const clang::CFGBlock* b) -> const clang::ForStmt* {
+    const auto* loop = llvm::dyn_cast_or_null<clang::ForStmt>(b->getTerminatorStmt());
+    const auto* init = loop != nullptr ? llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit()) : nullptr;
+    if (init == nullptr || !init->isSingleDecl() || b->succ_size() != 2) return nullptr;
+    const auto* counter = llvm::dyn_cast<clang::VarDecl>(init->getSingleDecl());
+    return counter != nullptr && loop_counters_.count(counter) != 0 ? loop : nullptr;
+  };
 
   const auto edge_state = [&](const clang::CFGBlock* pred, const clang::CFGBlock* succ) {
-    FlowState st = out[pred->getBlockID()];
+    const bool loop_exit = counted_loop(pred) != nullptr && *(pred->succ_begin() + 1) == succ &&
+                           after_iteration[pred->getBlockID()].reached;
+    FlowState st = loop_exit ? after_iteration[pred->getBlockID()] : out[pred->getBlockID()];
     if (!st.reached) return st;
     const auto* cond = llvm::dyn_cast_or_null<clang::Expr>(pred->getTerminatorCondition());
     if (pred->succ_size() == 2) {
@@ -131,6 +150,18 @@ FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowStat
         out[id] = std::move(next);
         changed = true;
       }
+      if (const clang::ForStmt* loop = counted_loop(b)) {
+        FlowState back;
+        for (auto it = b->pred_begin(); it != b->pred_end(); ++it) {
+          const clang::CFGBlock* p = it->getReachableBlock();
+          if (p != nullptr && p->getLoopTarget() == loop) back = Join(back, edge_state(p, b));
+        }
+        FlowState iterated = back.reached ? transfer(b, std::move(back), false) : FlowState{};
+        if (!(iterated == after_iteration[id])) {
+          after_iteration[id] = std::move(iterated);
+          changed = true;
+        }
+      }
     }
     if (!changed) break;
   }
@@ -149,6 +180,7 @@ FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowStat
 void FunctionAnalyzer::Analyze(const clang::FunctionDecl* fn) {
   Frame top;
   top.stack.push_back(fn);
+  top.bindings.counters = &loop_counters_;
   FlowState entry;
   entry.reached = true;
   RunCfg(fn, entry, top, true);

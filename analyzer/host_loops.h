@@ -7,22 +7,19 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <optional>
 #include <string_view>
 
+#include "analyzer/symbolic.h"
+
 namespace clang {
-class ASTContext;
-class Expr;
 class Stmt;
-class VarDecl;
 }  // namespace clang
 
 namespace streamcheck::lint {
 
 // Counters declared by a `for` statement's initializer with a constant start
-// and stepped up by ++/+= a positive constant: their value on the first iteration.
-using LoopCounters = std::map<const clang::VarDecl*, int64_t>;
+// and stepped up by ++/+= a positive constant (LoopCounters, symbolic.h).
 void CollectLoopCounters(const clang::Stmt* body, const clang::ASTContext& ast, LoopCounters* counters);
 
 // The value of an index expression on the first iteration of the loops

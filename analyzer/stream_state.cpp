@@ -217,16 +217,32 @@ Overlap Overlaps(const BufferAccess& a, const BufferAccess& b) {
     if (b.size_bytes && lo_a >= lo_b + *b.size_bytes) return Overlap::kNo;
     return Overlap::kMaybe;
   }
-  // The whole buffer (no offset) against a part of it: the part is inside.
-  if ((a.ref.offset_key.empty() && !a.size_bytes && a.size_key.empty()) ||
-      (b.ref.offset_key.empty() && !b.size_bytes && b.size_key.empty())) {
-    return Overlap::kYes;
-  }
+  // The whole buffer (no offset, no extent: a kernel's pointer argument)
+  // against a part at a constant offset: the part is inside. Against a part
+  // at a symbolic offset (`out + n`, the second half of double buffering) the
+  // whole may well end where the part starts.
+  const auto whole = [](const BufferAccess& x) {
+    return x.ref.offset_key.empty() && !x.size_bytes && x.size_key.empty();
+  };
+  if ((whole(a) && b.ref.offset_bytes) || (whole(b) && a.ref.offset_bytes)) return Overlap::kYes;
   // p + i*chunk vs p + j*chunk and the like: nothing certain.
   return Overlap::kMaybe;
 }
 
 namespace {
+
+// Also compares the first iteration's accesses of accesses made in loops.
+Overlap OverlapsAtSomeStep(const BufferAccess& a, const BufferAccess& b) {
+  const Overlap written = Overlaps(a, b);
+  if (written == Overlap::kYes || (!a.first_step && !b.first_step)) return written;
+  BufferAccess a1 = a, b1 = b;
+  if (a.first_step) a1.ref = *a.first_step;
+  if (b.first_step) b1.ref = *b.first_step;
+  if (Overlaps(a1, b) == Overlap::kYes || Overlaps(a, b1) == Overlap::kYes || Overlaps(a1, b1) == Overlap::kYes) {
+    return Overlap::kYes;
+  }
+  return written;
+}
 
 std::optional<FindingKind> KindOfPair(AccessMode earlier, AccessMode later) {
   if (!MayWrite(earlier) && !MayWrite(later)) return std::nullopt;
@@ -238,7 +254,7 @@ std::optional<FindingKind> KindOfPair(AccessMode earlier, AccessMode later) {
 void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_assumed,
              std::vector<Conflict>* out) {
   for (const BufferAccess& ea : earlier.accesses) {
-    if (Overlaps(ea, later) != Overlap::kYes) continue;
+    if (OverlapsAtSomeStep(ea, later) != Overlap::kYes) continue;
     const std::optional<FindingKind> kind = KindOfPair(ea.mode, later.mode);
     if (!kind) continue;
     Conflict c;
@@ -286,9 +302,7 @@ std::vector<Conflict> HostConflicts(const HostAccess& later, const FlowState& s,
     const DeviceOp& earlier = ops[id];
     if (earlier.captured) continue;
     const bool legacy_assumed = s.legacy_bypassed.count(id) != 0;
-    const size_t before = out.size();
     Collect(earlier, later.access, legacy_assumed, &out);
-    if (out.size() == before && later.first_step) Collect(earlier, *later.first_step, legacy_assumed, &out);
   }
   return out;
 }

@@ -30,6 +30,11 @@ struct BufferAccess {
   AccessMode mode = AccessMode::kUnknown;
   std::optional<int64_t> size_bytes;  // when the byte count is a constant
   std::string size_key;               // symbolic byte count ("" = unknown extent)
+  // Made in a loop with an offset that moves with the loop (`h[i]`, `d + i * chunk`):
+  // where the first iteration's access starts. It meets work from outside the
+  // loop there; work of the same iteration matches the offset as written.
+  std::optional<BufferRef> first_step;
+  bool operator==(const BufferAccess&) const = default;
 };
 
 // An asynchronous operation as issued: a kernel, a copy, a memset, a graph.
@@ -60,9 +65,6 @@ struct GraphInfo {
 
 struct HostAccess {
   BufferAccess access;
-  // An indexed access in a loop: the element its first iteration touches
-  // (`h[0]` for `h[i]`, i from 0), checked against work its index does not match.
-  std::optional<BufferAccess> first_step;
   clang::SourceLocation loc;
   clang::SourceLocation inner_loc;
   std::string helper;

@@ -239,15 +239,40 @@ void TransferWalker::Host(const clang::Expr* base, const clang::Expr* index, Use
     return;
   }
   const std::optional<int64_t> c = ConstantOf(index, ast_);
-  const BufferRef written = element_at(SymbolOf(index, frame_.bindings, ast_), c);
-  // In a loop, also the element of its first iteration (h[i] from i = 0 is
-  // h[0]): the sweep meets work issued before the loop there, while work
-  // issued in the same iteration matches the index as written.
-  std::optional<BufferRef> first_step;
-  if (const std::optional<int64_t> first = FirstIterationValue(index, fa_.loop_counters_, ast_); first && !c) {
-    first_step = element_at(Symbol{"#" + std::to_string(*first), std::to_string(*first)}, first);
+  HostRef(element_at(SymbolOf(index, frame_.bindings, ast_), c), ModeOf(use), loc, FirstStep(base, index));
+}
+
+std::optional<BufferRef> TransferWalker::FirstStep(const clang::Expr* base, const clang::Expr* offset) const {
+  if (base == nullptr || offset == nullptr || ConstantOf(offset, ast_)) return std::nullopt;
+  const std::optional<int64_t> first = FirstIterationValue(offset, fa_.loop_counters_, ast_);
+  if (!first) return std::nullopt;
+  BufferRef r = Buf(base);
+  if (!r.valid() || *first == 0) return r.valid() ? std::optional<BufferRef>(r) : std::nullopt;
+  r.offset_key += std::string(r.offset_key.empty() ? "#" : "+#") + std::to_string(*first);
+  r.offset_text += (r.offset_text.empty() ? "" : " + ") + std::to_string(*first);
+  const clang::QualType element = base->getType()->getPointeeOrArrayElementType()->getCanonicalTypeUnqualified();
+  if (r.offset_bytes && !element->isIncompleteType() && !element->isDependentType() && !element->isVoidType()) {
+    r.offset_bytes = *r.offset_bytes + *first * ast_.getTypeSizeInChars(element).getQuantity();
+  } else {
+    r.offset_bytes.reset();
   }
-  HostRef(written, ModeOf(use), loc, first_step);
+  return r;
+}
+
+std::optional<BufferRef> TransferWalker::FirstStep(const clang::Expr* pointer) const {
+  if (pointer == nullptr) return std::nullopt;
+  pointer = pointer->IgnoreParenCasts();
+  if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(pointer); bin != nullptr && bin->getOpcode() == clang::BO_Add) {
+    const bool pointer_left = bin->getLHS()->getType()->isPointerType() || bin->getLHS()->getType()->isArrayType();
+    return pointer_left ? FirstStep(bin->getLHS(), bin->getRHS()) : FirstStep(bin->getRHS(), bin->getLHS());
+  }
+  const auto* address = llvm::dyn_cast<clang::UnaryOperator>(pointer);
+  if (address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
+    if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(address->getSubExpr()->IgnoreParenCasts())) {
+      return FirstStep(sub->getBase(), sub->getIdx());
+    }
+  }
+  return std::nullopt;
 }
 
 void TransferWalker::HostRef(const BufferRef& ref, AccessMode mode, clang::SourceLocation loc,
@@ -256,10 +281,7 @@ void TransferWalker::HostRef(const BufferRef& ref, AccessMode mode, clang::Sourc
   HostAccess h;
   h.access.ref = ref;
   h.access.mode = mode;
-  if (first_step) {
-    h.first_step = h.access;
-    h.first_step->ref = *first_step;
-  }
+  h.access.first_step = first_step;
   h.access.size_bytes = 1;
   h.loc = Loc(loc);
   h.inner_loc = loc;
@@ -351,6 +373,13 @@ void TransferWalker::Declare(const clang::VarDecl* v) {
   }
   if (const clang::Expr* init = v->getInit()) {
     Visit(init, Use::kValue);
+    // `Pipeline p(n);`: the constructor runs with `this` = &p.
+    if (const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(init->IgnoreImplicit())) {
+      if (const clang::FunctionDecl* ctor = Inlinable(construct->getConstructor())) {
+        Inline(construct, ctor, std::vector<const clang::Expr*>(construct->arg_begin(), construct->arg_end()),
+               Symbol{"&" + self.key, "&" + self.text});
+      }
+    }
     Bind(self.key, v->getType(), init, v->getLocation());
     // A reference to an array or container names it (the range of a range-for).
     const clang::QualType referred = v->getType().getNonReferenceType();
@@ -388,18 +417,21 @@ void TransferWalker::Assign(const clang::BinaryOperator* b) {
   Visit(b->getLHS(), b->isCompoundAssignmentOp() ? Use::kReadWrite : Use::kWrite);
 }
 
-void TransferWalker::Inline(const clang::CallExpr* call, const clang::FunctionDecl* fd) {
+void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* fd,
+                            const std::vector<const clang::Expr*>& args, const Symbol& this_object) {
   FunctionAnalyzer::Frame inner;
-  inner.anchor = Loc(call->getBeginLoc());
+  inner.anchor = Loc(site->getBeginLoc());
   inner.helper = fd->getNameAsString();
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%p/", static_cast<const void*>(call));
+  std::snprintf(buf, sizeof buf, "%p/", static_cast<const void*>(site));
   inner.context = frame_.context + buf;
   inner.stack = frame_.stack;
   inner.stack.push_back(fd);
-  for (unsigned i = 0; i < fd->getNumParams() && i < call->getNumArgs(); ++i) {
+  inner.bindings.this_object = this_object;
+  inner.bindings.counters = &fa_.loop_counters_;
+  for (unsigned i = 0; i < fd->getNumParams() && i < args.size(); ++i) {
     const clang::ParmVarDecl* p = fd->getParamDecl(i);
-    const clang::Expr* a = call->getArg(i);
+    const clang::Expr* a = args[i];
     Symbol v = IsStreamType(p->getType()) ? StreamSym(a) : Sym(a);
     if (!v.empty()) inner.bindings.values[p] = v;
     if (p->getType()->isPointerType() && !IsHandleType(p->getType())) {
@@ -413,11 +445,14 @@ void TransferWalker::Inline(const clang::CallExpr* call, const clang::FunctionDe
 void TransferWalker::Call(const clang::CallExpr* call) {
   const clang::FunctionDecl* fd = call->getDirectCallee();
   for (const clang::Expr* a : call->arguments()) Visit(a, a->getType()->isPointerType() ? Use::kAddress : Use::kValue);
-  if (fd == nullptr || fd->getIdentifier() == nullptr) return;
-  const llvm::StringRef name = fd->getName();
-  if (name == "__cudaPushCallConfiguration" || name == "cudaConfigureCall") return;
+  if (fd == nullptr) return;
   const clang::SourceManager& sm = ast_.getSourceManager();
   const bool user_code = sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()));
+  // Operators have no plain name: only the main file's (a lambda's or
+  // functor's operator()) are of interest, and they are followed below.
+  if (!user_code && fd->getIdentifier() == nullptr) return;
+  const llvm::StringRef name = fd->getIdentifier() != nullptr ? fd->getName() : llvm::StringRef();
+  if (name == "__cudaPushCallConfiguration" || name == "cudaConfigureCall") return;
   if (!user_code) {
     if (IsHostClock(fd->getQualifiedNameAsString())) {
       if (report_) {
@@ -436,15 +471,33 @@ void TransferWalker::Call(const clang::CallExpr* call) {
     }
     return;
   }
-  const clang::FunctionDecl* def = fd->getDefinition();
-  if (def == nullptr || !def->hasBody() || def->hasAttr<clang::CUDAGlobalAttr>()) return;
-  if (def->hasAttr<clang::CUDADeviceAttr>() && !def->hasAttr<clang::CUDAHostAttr>()) return;
-  if (static_cast<int>(frame_.stack.size()) > fa_.options_.max_inline_depth) return;
-  if (fa_.options_.not_compiled != nullptr && fa_.options_.not_compiled->count(def) != 0) return;
-  for (const clang::FunctionDecl* f : frame_.stack) {
-    if (f == def) return;  // recursion: not followed
+  const clang::FunctionDecl* def = Inlinable(fd);
+  if (def == nullptr) return;
+  // A method: `this` is the object it is called on (`obj.f()`, `p->f()`, a
+  // functor's or lambda's `operator()`).
+  std::vector<const clang::Expr*> args(call->arg_begin(), call->arg_end());
+  Symbol this_object;
+  if (const auto* member = llvm::dyn_cast<clang::CXXMemberCallExpr>(call)) {
+    this_object = ObjectOf(member->getImplicitObjectArgument(), frame_.bindings, ast_);
+  } else if (llvm::isa<clang::CXXOperatorCallExpr>(call) && llvm::isa<clang::CXXMethodDecl>(def) && !args.empty()) {
+    this_object = ObjectOf(args.front(), frame_.bindings, ast_);
+    args.erase(args.begin());
   }
-  Inline(call, def);
+  Inline(call, def, args, this_object);
+}
+
+const clang::FunctionDecl* TransferWalker::Inlinable(const clang::FunctionDecl* fd) const {
+  const clang::SourceManager& sm = ast_.getSourceManager();
+  if (fd == nullptr || !sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()))) return nullptr;
+  const clang::FunctionDecl* def = fd->getDefinition();
+  if (def == nullptr || !def->hasBody() || def->hasAttr<clang::CUDAGlobalAttr>()) return nullptr;
+  if (def->hasAttr<clang::CUDADeviceAttr>() && !def->hasAttr<clang::CUDAHostAttr>()) return nullptr;
+  if (static_cast<int>(frame_.stack.size()) > fa_.options_.max_inline_depth) return nullptr;
+  if (fa_.options_.not_compiled != nullptr && fa_.options_.not_compiled->count(def) != 0) return nullptr;
+  for (const clang::FunctionDecl* f : frame_.stack) {
+    if (f == def) return nullptr;  // recursion: not followed
+  }
+  return def;
 }
 
 }  // namespace streamcheck::lint

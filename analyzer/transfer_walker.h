@@ -59,6 +59,10 @@ class TransferWalker {
   void Host(const clang::Expr* base, const clang::Expr* index, Use use, clang::SourceLocation loc);
   void HostRef(const BufferRef& ref, AccessMode mode, clang::SourceLocation loc,
                const std::optional<BufferRef>& first_step = std::nullopt);
+  // In a loop, where `base[offset]` (`pointer` = `p + off`, `&p[off]`) is on the
+  // first iteration, when the offset moves with loop counters (`h[i]` from i = 0 is h[0]).
+  std::optional<BufferRef> FirstStep(const clang::Expr* base, const clang::Expr* offset) const;
+  std::optional<BufferRef> FirstStep(const clang::Expr* pointer) const;
   // `++p`, `p += k`: a pointer (or iterator) aliasing a buffer moves through it.
   void Step(const clang::Expr* pointer, int64_t sign, const clang::Expr* by);
   void HostAlgorithmCall(const clang::CallExpr* call, const HostAlgorithm& algorithm);
@@ -66,7 +70,11 @@ class TransferWalker {
   void Bind(const std::string& key, clang::QualType type, const clang::Expr* init, clang::SourceLocation loc);
   void Declare(const clang::VarDecl* v);
   void Assign(const clang::BinaryOperator* b);
-  void Inline(const clang::CallExpr* call, const clang::FunctionDecl* fd);
+  // The definition to analyse in place for a call to `fd`, or nullptr (not
+  // the main file's, a kernel, too deep, recursive, does not compile).
+  const clang::FunctionDecl* Inlinable(const clang::FunctionDecl* fd) const;
+  void Inline(const clang::Expr* site, const clang::FunctionDecl* fd, const std::vector<const clang::Expr*>& args,
+              const Symbol& this_object);
   void Call(const clang::CallExpr* call);
 
   // cuda_api_semantics.cpp: what each modeled CUDA call does.
