@@ -24,8 +24,8 @@ const clang::FunctionDecl* FunctionOf(const clang::Expr* e) {
 }  // namespace
 
 DeviceOp& TransferWalker::NewOp(const clang::Stmt* st, const std::string& api, const std::string& what,
-                                const Symbol& stream) {
-  DeviceOp& op = fa_.ops_[fa_.ops_.Intern(st, frame_.context)];
+                                const Symbol& stream, const std::string& part) {
+  DeviceOp& op = fa_.ops_[fa_.ops_.Intern(st, frame_.context + part)];
   op.api = api;
   op.what = what;
   op.stream = stream;
@@ -74,6 +74,7 @@ void TransferWalker::KernelLaunch(const clang::CUDAKernelCallExpr* k) {
   const clang::FunctionDecl* kernel = k->getDirectCallee();
   const clang::CallExpr* config = k->getConfig();
   const Symbol stream = StreamSym(config != nullptr ? Arg(config, 3) : nullptr);
+  ++fa_.cuda_calls_;
   const std::string name = kernel != nullptr ? kernel->getNameAsString() : TextOf(k->getCallee(), ast_);
   DeviceOp& op = NewOp(k, "<<<>>>", "kernel `" + name + "`", stream);
   std::vector<const clang::Expr*> args(k->arg_begin(), k->arg_end());
@@ -159,6 +160,7 @@ void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, cons
 }
 
 void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  ++fa_.cuda_calls_;
   const clang::SourceLocation loc = call->getBeginLoc();
   switch (api.kind) {
     case ApiKind::kKernelLaunch: LaunchKernelApi(call, api, name); return;

@@ -8,9 +8,12 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
+#include "analyzer/function_summary.h"
 #include "analyzer/host_loops.h"
 #include "analyzer/kernel_summary.h"
 #include "analyzer/lint_check.h"
@@ -29,7 +32,14 @@ struct AnalyzerOptions {
   int max_inline_depth = 3;
   // Functions whose code has compile errors: never analysed, not even as a helper.
   const std::set<const clang::FunctionDecl*>* not_compiled = nullptr;
+  // Functions of other files (function_summary.h), applied where this one calls them.
+  const SummaryTable* summaries = nullptr;
+  // Filled with the USRs of the functions of other files this one calls.
+  std::set<std::string>* external_calls = nullptr;
 };
+
+// The USR of a function: its name across translation units ("" if none).
+std::string UsrOf(const clang::FunctionDecl* fn);
 
 class FunctionAnalyzer {
  public:
@@ -37,6 +47,12 @@ class FunctionAnalyzer {
                    CheckContext& ctx, OpTable& ops, const AnalyzerOptions& options);
   ~FunctionAnalyzer();
   void Analyze(const clang::FunctionDecl* fn);
+  // What calling `fn` does, for its callers in other files (function_summary.cpp);
+  // nothing when it neither waits for nor queues work on what it is given.
+  std::optional<FunctionSummary> Summarize(const clang::FunctionDecl* fn);
+  // CUDA runtime calls and launches met so far: a function with none has an empty summary.
+  int cuda_calls() const { return cuda_calls_; }
+  const std::string& Usr(const clang::FunctionDecl* fn);
 
   struct Frame;
 
@@ -52,6 +68,8 @@ class FunctionAnalyzer {
   AnalyzerOptions options_;
   KernelSummaries summaries_;
   LoopCounters loop_counters_;  // of every function whose CFG was built
+  int cuda_calls_ = 0;
+  std::map<const clang::FunctionDecl*, std::string> usrs_;
   std::map<const clang::FunctionDecl*, std::unique_ptr<clang::CFG>> cfgs_;
 };
 

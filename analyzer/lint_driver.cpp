@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <set>
 #include <thread>
 
@@ -99,8 +100,9 @@ class ErrorFinder : public clang::RecursiveASTVisitor<ErrorFinder> {
 
 class LintConsumer : public clang::ASTConsumer {
  public:
-  LintConsumer(clang::CompilerInstance& ci, LintResult* result, const ErrorRecorder* errors)
-      : ci_(ci), result_(result), errors_(errors) {}
+  LintConsumer(clang::CompilerInstance& ci, LintResult* result, const ErrorRecorder* errors,
+               const SummaryTable* summaries)
+      : ci_(ci), result_(result), errors_(errors), summaries_(summaries) {}
 
   void HandleTranslationUnit(clang::ASTContext& ast) override {
     AnalyzerOptions options;
@@ -111,6 +113,8 @@ class LintConsumer : public clang::ASTConsumer {
     std::set<const clang::FunctionDecl*> broken;
     if (ast.getDiagnostics().hasErrorOccurred()) broken = FunctionsWithErrors(ast, roots.roots);
     options.not_compiled = &broken;
+    options.summaries = summaries_;
+    options.external_calls = &result_->external_calls;
     const std::vector<std::unique_ptr<LintCheck>> checks = MakeAllChecks();
     OpTable ops;
     CheckContext ctx(ast, ops, &result_->diagnostics);
@@ -118,8 +122,17 @@ class LintConsumer : public clang::ASTConsumer {
     result_->functions_total = static_cast<int>(roots.roots.size());
     for (const clang::FunctionDecl* fd : roots.roots) {
       if (broken.count(fd) != 0) continue;
+      const int cuda_calls = analyzer.cuda_calls();
       analyzer.Analyze(fd);
       ++result_->functions_analysed;
+      // Summaries for the other files, computed the first time round only.
+      if (summaries_ != nullptr || analyzer.cuda_calls() == cuda_calls || !fd->isExternallyVisible() ||
+          fd->getTemplatedKind() != clang::FunctionDecl::TK_NonTemplate) {
+        continue;
+      }
+      const std::string& usr = analyzer.Usr(fd);
+      if (usr.empty()) continue;
+      if (std::optional<FunctionSummary> summary = analyzer.Summarize(fd)) result_->summaries[usr] = std::move(*summary);
     }
   }
 
@@ -171,18 +184,21 @@ class LintConsumer : public clang::ASTConsumer {
   clang::CompilerInstance& ci_;
   LintResult* result_;
   const ErrorRecorder* errors_;
+  const SummaryTable* summaries_;
 };
 
 class LintAction : public clang::ASTFrontendAction {
  public:
-  LintAction(LintResult* result, const ErrorRecorder* errors) : result_(result), errors_(errors) {}
+  LintAction(LintResult* result, const ErrorRecorder* errors, const SummaryTable* summaries)
+      : result_(result), errors_(errors), summaries_(summaries) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
-    return std::make_unique<LintConsumer>(ci, result_, errors_);
+    return std::make_unique<LintConsumer>(ci, result_, errors_, summaries_);
   }
 
  private:
   LintResult* result_;
   const ErrorRecorder* errors_;
+  const SummaryTable* summaries_;
 };
 
 // The command without the flags clang's driver does not know (GCC-only
@@ -220,7 +236,7 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FileSystemWithPrelude(const std:
   return fs;
 }
 
-void RunOne(const LintJob& job, LintResult* result) {
+void RunOne(const LintJob& job, const SummaryTable* summaries, LintResult* result) {
   const auto start = std::chrono::steady_clock::now();
   result->file = job.file;
   llvm::IntrusiveRefCntPtr<clang::FileManager> files(
@@ -232,7 +248,7 @@ void RunOne(const LintJob& job, LintResult* result) {
   clang::TextDiagnosticPrinter printer(os, diag_options);
   ErrorRecorder recorder(printer);
   clang::tooling::ToolInvocation invocation(KnownFlags(job.argv, &result->dropped_flags),
-                                            std::make_unique<LintAction>(result, &recorder), files.get());
+                                            std::make_unique<LintAction>(result, &recorder, summaries), files.get());
   invocation.setDiagnosticConsumer(&recorder);
   const bool ok = invocation.run();
   os.flush();
@@ -248,22 +264,46 @@ void RunOne(const LintJob& job, LintResult* result) {
   result->seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-}  // namespace
 
-std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelism) {
-  std::vector<LintResult> results(jobs.size());
+// Runs `run(i)` for each index, `parallelism` at a time.
+void ForEachParallel(size_t count, int parallelism, const std::function<void(size_t)>& run) {
   std::atomic<size_t> next{0};
   const auto worker = [&] {
-    for (size_t i = next++; i < jobs.size(); i = next++) RunOne(jobs[i], &results[i]);
+    for (size_t i = next++; i < count; i = next++) run(i);
   };
-  const int threads = std::max(1, std::min<int>(parallelism, static_cast<int>(jobs.size())));
+  const int threads = std::max(1, std::min<int>(parallelism, static_cast<int>(count)));
   if (threads == 1) {
     worker();
-    return results;
+    return;
   }
   std::vector<std::thread> pool;
   for (int i = 0; i < threads; ++i) pool.emplace_back(worker);
   for (std::thread& t : pool) t.join();
+}
+
+}  // namespace
+
+std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelism) {
+  std::vector<LintResult> results(jobs.size());
+  ForEachParallel(jobs.size(), parallelism, [&](size_t i) { RunOne(jobs[i], nullptr, &results[i]); });
+  // A function defined in two files (an inline one, say) keeps its first summary.
+  SummaryTable table;
+  for (const LintResult& r : results) table.insert(r.summaries.begin(), r.summaries.end());
+  std::vector<size_t> again;
+  for (size_t i = 0; i < results.size(); ++i) {
+    for (const std::string& usr : results[i].external_calls) {
+      if (table.count(usr) != 0) {
+        again.push_back(i);
+        break;
+      }
+    }
+  }
+  ForEachParallel(again.size(), parallelism, [&](size_t k) {
+    LintResult second;
+    RunOne(jobs[again[k]], &table, &second);
+    second.seconds += results[again[k]].seconds;
+    results[again[k]] = std::move(second);
+  });
   return results;
 }
 

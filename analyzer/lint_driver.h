@@ -3,10 +3,12 @@
 // FileManager and working directory.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analyzer/diagnostic.h"
+#include "analyzer/function_summary.h"
 
 namespace streamcheck::lint {
 
@@ -35,9 +37,16 @@ struct LintResult {
   SourcePoint first_error;  // the first error of the file, wherever it is
   std::string first_error_message;
   std::vector<std::string> dropped_flags;  // flags clang does not know, left out of the parse
+  // For the other files: what this file's functions do (by USR), and which
+  // functions of other files it calls.
+  SummaryTable summaries;
+  std::set<std::string> external_calls;
   double seconds = 0;
 };
 
+// Lints every job; then, with the summaries of the functions each file
+// defines, lints again the files that call a function of another file that
+// waits for or queues work (function_summary.h), and keeps those results.
 std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelism);
 
 }  // namespace streamcheck::lint

@@ -453,6 +453,19 @@ void TransferWalker::Call(const clang::CallExpr* call) {
   if (!user_code && fd->getIdentifier() == nullptr) return;
   const llvm::StringRef name = fd->getIdentifier() != nullptr ? fd->getName() : llvm::StringRef();
   if (name == "__cudaPushCallConfiguration" || name == "cudaConfigureCall") return;
+  // Defined in another file of the project: what its summary says it does.
+  if (!fd->isDefined() && !sm.isInSystemHeader(sm.getExpansionLoc(fd->getLocation())) &&
+      (fa_.options_.summaries != nullptr || fa_.options_.external_calls != nullptr) &&
+      (name.empty() || FindApi(name) == nullptr)) {
+    const std::string& usr = fa_.Usr(fd);
+    if (fa_.options_.external_calls != nullptr && !usr.empty()) fa_.options_.external_calls->insert(usr);
+    if (fa_.options_.summaries != nullptr) {
+      if (auto it = fa_.options_.summaries->find(usr); it != fa_.options_.summaries->end()) {
+        ApplySummary(call, it->second);
+        return;
+      }
+    }
+  }
   if (!user_code) {
     if (IsHostClock(fd->getQualifiedNameAsString())) {
       if (report_) {

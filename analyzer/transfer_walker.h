@@ -16,6 +16,7 @@
 #include "analyzer/cuda_api.h"
 #include "analyzer/host_loops.h"
 #include "analyzer/function_analyzer.h"
+#include "analyzer/function_summary.h"
 
 namespace streamcheck::lint {
 
@@ -78,7 +79,9 @@ class TransferWalker {
   void Call(const clang::CallExpr* call);
 
   // cuda_api_semantics.cpp: what each modeled CUDA call does.
-  DeviceOp& NewOp(const clang::Stmt* st, const std::string& api, const std::string& what, const Symbol& stream);
+  // `part` tells apart several ops one statement issues (a summary's).
+  DeviceOp& NewOp(const clang::Stmt* st, const std::string& api, const std::string& what, const Symbol& stream,
+                  const std::string& part = "");
   void AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode mode, const clang::Expr* count);
   void Issue(DeviceOp& op);
   void KernelArgs(DeviceOp& op, const clang::FunctionDecl* kernel, const std::vector<const clang::Expr*>& args);
@@ -88,6 +91,8 @@ class TransferWalker {
   void EventWaitHook(const Symbol& event, const Symbol& stream, const std::string& api, clang::SourceLocation loc);
   void Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync);
   void Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  // function_summary.cpp: a call to a function defined in another file.
+  void ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary);
 
   FunctionAnalyzer& fa_;
   clang::ASTContext& ast_;
