@@ -29,6 +29,7 @@ DeviceOp& TransferWalker::NewOp(const clang::Stmt* st, const std::string& api, c
   op.api = api;
   op.what = what;
   op.stream = stream;
+  op.stream_id = fa_.ops_.StreamId(stream.key);
   op.accesses.clear();
   op.captured = false;
   op.loc = Loc(st->getBeginLoc());
@@ -55,9 +56,16 @@ void TransferWalker::AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode 
 void TransferWalker::Issue(DeviceOp& op) {
   op.captured = s_.capturing.count(op.stream.key) != 0;
   if (report_) {
+    fa_.ctx_.NewEvent();
     for (const auto& check : fa_.checks_) check->OnDeviceOp(op, s_, fa_.ctx_);
   }
   IssueOp(s_, op, fa_.ops_);
+  // The budget: every op checks every pending one, so their number is bounded;
+  // the oldest are taken as finished (a race with them is missed, none is made up).
+  if (s_.pending.size() > fa_.options_.max_pending) {
+    s_.pending.keep_newest(fa_.options_.max_pending);
+    fa_.budget_.forgot_pending = true;
+  }
 }
 
 void TransferWalker::KernelArgs(DeviceOp& op, const clang::FunctionDecl* kernel,

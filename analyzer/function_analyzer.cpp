@@ -69,14 +69,122 @@ clang::CFG* FunctionAnalyzer::CfgOf(const clang::FunctionDecl* fn) {
   return (cfgs_[fn] = std::move(cfg)).get();
 }
 
+namespace {
+
+// The reachable blocks of a CFG grouped into strongly connected components
+// (loops), in an order where every component comes after those with edges
+// into it, and the blocks of each component in reverse post-order.
+struct CfgOrder {
+  std::vector<std::vector<const clang::CFGBlock*>> components;
+  std::vector<int> component_of;  // by block id; -1: unreachable
+  std::vector<int> rpo;           // by block id
+  std::vector<bool> cyclic;       // by component: a loop (or a block jumping to itself)
+};
+
+CfgOrder OrderCfg(const clang::CFG& cfg) {
+  const unsigned n = cfg.getNumBlockIDs();
+  CfgOrder order;
+  order.component_of.assign(n, -1);
+  order.rpo.assign(n, -1);
+  // Reverse post-order by an iterative depth-first walk.
+  std::vector<const clang::CFGBlock*> post;
+  std::vector<char> seen(n, 0);
+  std::vector<std::pair<const clang::CFGBlock*, clang::CFGBlock::const_succ_iterator>> stack;
+  const clang::CFGBlock* entry = &cfg.getEntry();
+  seen[entry->getBlockID()] = 1;
+  stack.push_back({entry, entry->succ_begin()});
+  while (!stack.empty()) {
+    auto& [b, it] = stack.back();
+    if (it == b->succ_end()) {
+      post.push_back(b);
+      stack.pop_back();
+      continue;
+    }
+    const clang::CFGBlock* next = it->getReachableBlock();
+    ++it;
+    if (next != nullptr && !seen[next->getBlockID()]) {
+      seen[next->getBlockID()] = 1;
+      stack.push_back({next, next->succ_begin()});
+    }
+  }
+  for (size_t i = 0; i < post.size(); ++i) order.rpo[post[post.size() - 1 - i]->getBlockID()] = static_cast<int>(i);
+  // Tarjan's components (iteratively), found in reverse topological order.
+  std::vector<int> index(n, -1), low(n, 0);
+  std::vector<char> on_stack(n, 0);
+  std::vector<const clang::CFGBlock*> scc_stack;
+  int counter = 0;
+  for (const clang::CFGBlock* root : post) {
+    if (index[root->getBlockID()] >= 0) continue;
+    std::vector<std::pair<const clang::CFGBlock*, clang::CFGBlock::const_succ_iterator>> work;
+    const auto open = [&](const clang::CFGBlock* b) {
+      index[b->getBlockID()] = low[b->getBlockID()] = counter++;
+      scc_stack.push_back(b);
+      on_stack[b->getBlockID()] = 1;
+      work.push_back({b, b->succ_begin()});
+    };
+    open(root);
+    while (!work.empty()) {
+      auto& [b, it] = work.back();
+      const unsigned id = b->getBlockID();
+      if (it != b->succ_end()) {
+        const clang::CFGBlock* next = it->getReachableBlock();
+        ++it;
+        if (next == nullptr) continue;
+        if (index[next->getBlockID()] < 0) {
+          open(next);
+        } else if (on_stack[next->getBlockID()]) {
+          low[id] = std::min(low[id], index[next->getBlockID()]);
+        }
+        continue;
+      }
+      if (low[id] == index[id]) {
+        std::vector<const clang::CFGBlock*> component;
+        const clang::CFGBlock* x = nullptr;
+        do {
+          x = scc_stack.back();
+          scc_stack.pop_back();
+          on_stack[x->getBlockID()] = 0;
+          component.push_back(x);
+        } while (x != b);
+        order.components.push_back(std::move(component));
+      }
+      work.pop_back();
+      if (!work.empty()) {
+        const unsigned parent = work.back().first->getBlockID();
+        low[parent] = std::min(low[parent], low[id]);
+      }
+    }
+  }
+  std::reverse(order.components.begin(), order.components.end());
+  for (size_t c = 0; c < order.components.size(); ++c) {
+    auto& component = order.components[c];
+    std::sort(component.begin(), component.end(), [&](const clang::CFGBlock* a, const clang::CFGBlock* b) {
+      return order.rpo[a->getBlockID()] < order.rpo[b->getBlockID()];
+    });
+    bool cyclic = component.size() > 1;
+    for (const clang::CFGBlock* b : component) {
+      order.component_of[b->getBlockID()] = static_cast<int>(c);
+      for (auto it = b->succ_begin(); it != b->succ_end(); ++it) cyclic = cyclic || it->getReachableBlock() == b;
+    }
+    order.cyclic.push_back(cyclic);
+  }
+  return order;
+}
+
+}  // namespace
+
+// Solves the CFG component by component in topological order: a block outside
+// loops is transferred once, with its final input, and reports as it goes; a
+// loop is iterated to a fixpoint (widened by joins past a bound), then walked
+// once more to report. A block's state is dropped as soon as every block that
+// reads it is done, so memory follows the CFG's frontier, not its size.
 FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowState& entry, const Frame& frame,
                                    bool report) {
   clang::CFG* cfg = CfgOf(fn);
   if (cfg == nullptr) return entry;
   const unsigned n = cfg->getNumBlockIDs();
+  const CfgOrder order = OrderCfg(*cfg);
   std::vector<FlowState> out(n);
-  std::vector<const clang::CFGBlock*> blocks(n, nullptr);
-  for (const clang::CFGBlock* b : *cfg) blocks[b->getBlockID()] = b;
   // A `for` loop over a counter (`for (int i = 0; i < n; ++i)`) is taken to
   // run at least once: its exit carries the state after an iteration, not the
   // state of skipping the loop. Loops over one array of streams or events
@@ -121,13 +229,14 @@ FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowStat
     }
     for (auto it = b->pred_begin(); it != b->pred_end(); ++it) {
       const clang::CFGBlock* p = it->getReachableBlock();
-      if (p == nullptr) continue;
+      if (p == nullptr || order.component_of[p->getBlockID()] < 0) continue;
       in = Join(in, edge_state(p, b));
     }
     return in;
   };
 
   const auto transfer = [&](const clang::CFGBlock* b, FlowState st, bool rep) {
+    ++budget_.transfers;
     std::set<const clang::Stmt*> done;
     for (const clang::CFGElement& e : *b) {
       if (std::optional<clang::CFGStmt> cs = e.getAs<clang::CFGStmt>()) {
@@ -137,43 +246,80 @@ FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowStat
     return st;
   };
 
-  // Blocks in descending id order are close to reverse post-order.
-  for (int sweep = 0; sweep < 40; ++sweep) {
-    bool changed = false;
-    for (int id = static_cast<int>(n) - 1; id >= 0; --id) {
-      const clang::CFGBlock* b = blocks[id];
-      if (b == nullptr) continue;
-      FlowState in = in_state(b);
-      if (!in.reached) continue;
-      FlowState next = transfer(b, std::move(in), false);
-      if (!(next == out[id])) {
-        out[id] = std::move(next);
-        changed = true;
-      }
-      if (const clang::ForStmt* loop = counted_loop(b)) {
-        FlowState back;
-        for (auto it = b->pred_begin(); it != b->pred_end(); ++it) {
-          const clang::CFGBlock* p = it->getReachableBlock();
-          if (p != nullptr && p->getLoopTarget() == loop) back = Join(back, edge_state(p, b));
+  // Blocks read by a later component: a state can go once they are all done.
+  std::vector<int> readers_left(n, 0);
+  for (const auto& component : order.components) {
+    for (const clang::CFGBlock* b : component) {
+      for (auto it = b->succ_begin(); it != b->succ_end(); ++it) {
+        const clang::CFGBlock* s = it->getReachableBlock();
+        if (s != nullptr && order.component_of[s->getBlockID()] != order.component_of[b->getBlockID()]) {
+          ++readers_left[b->getBlockID()];
         }
-        FlowState iterated = back.reached ? transfer(b, std::move(back), false) : FlowState{};
-        if (!(iterated == after_iteration[id])) {
-          after_iteration[id] = std::move(iterated);
+      }
+    }
+  }
+  const unsigned exit_id = cfg->getExit().getBlockID();
+  const auto release = [&](unsigned id) {
+    if (id == exit_id) return;
+    out[id] = FlowState{};
+    after_iteration[id] = FlowState{};
+  };
+
+  for (size_t c = 0; c < order.components.size(); ++c) {
+    const auto& component = order.components[c];
+    if (!order.cyclic[c]) {
+      const clang::CFGBlock* b = component.front();
+      FlowState in = in_state(b);
+      if (in.reached) out[b->getBlockID()] = transfer(b, std::move(in), report);
+    } else {
+      // A loop: passes in reverse post-order until nothing changes. Past the
+      // bound each new state is joined into the old one (a widening: the
+      // states only grow, so it settles), at some cost in precision.
+      for (int pass = 0;; ++pass) {
+        const bool widen = pass >= options_.max_loop_passes;
+        bool changed = false;
+        const auto settle = [&](FlowState& slot, FlowState next) {
+          if (widen && slot.reached) next = Join(slot, next);
+          if (next == slot) return;
+          slot = std::move(next);
           changed = true;
+        };
+        for (const clang::CFGBlock* b : component) {
+          FlowState in = in_state(b);
+          if (!in.reached) continue;
+          settle(out[b->getBlockID()], transfer(b, std::move(in), false));
+          if (const clang::ForStmt* loop = counted_loop(b)) {
+            FlowState back;
+            for (auto it = b->pred_begin(); it != b->pred_end(); ++it) {
+              const clang::CFGBlock* p = it->getReachableBlock();
+              if (p != nullptr && p->getLoopTarget() == loop) back = Join(back, edge_state(p, b));
+            }
+            settle(after_iteration[b->getBlockID()], back.reached ? transfer(b, std::move(back), false) : FlowState{});
+          }
+        }
+        if (!changed) break;
+        if (widen) budget_.widened = true;
+      }
+      if (report) {
+        for (const clang::CFGBlock* b : component) {
+          FlowState in = in_state(b);
+          if (in.reached) transfer(b, std::move(in), true);
         }
       }
     }
-    if (!changed) break;
-  }
-  if (report) {
-    for (int id = static_cast<int>(n) - 1; id >= 0; --id) {
-      const clang::CFGBlock* b = blocks[id];
-      if (b == nullptr) continue;
-      FlowState in = in_state(b);
-      if (in.reached) transfer(b, std::move(in), true);
+    for (const clang::CFGBlock* b : component) {
+      if (readers_left[b->getBlockID()] == 0) release(b->getBlockID());
+      for (auto it = b->pred_begin(); it != b->pred_end(); ++it) {
+        const clang::CFGBlock* p = it->getReachableBlock();
+        if (p == nullptr || order.component_of[p->getBlockID()] < 0 ||
+            order.component_of[p->getBlockID()] == static_cast<int>(c)) {
+          continue;
+        }
+        if (--readers_left[p->getBlockID()] == 0) release(p->getBlockID());
+      }
     }
   }
-  const FlowState& exit = out[cfg->getExit().getBlockID()];
+  const FlowState& exit = out[exit_id];
   return exit.reached ? exit : entry;
 }
 
@@ -183,7 +329,32 @@ void FunctionAnalyzer::Analyze(const clang::FunctionDecl* fn) {
   top.bindings.counters = &loop_counters_;
   FlowState entry;
   entry.reached = true;
+  budget_ = Budget{};
+  ctx_.BeginFunction(options_.max_findings);
   RunCfg(fn, entry, top, true);
+  std::vector<std::string> given_up;
+  if (budget_.forgot_pending) {
+    given_up.push_back("more than " + std::to_string(options_.max_pending) +
+                       " operations were pending at once, and the oldest were taken as finished, so races with "
+                       "them may be missed");
+  }
+  if (budget_.widened) {
+    given_up.push_back("a loop did not settle in " + std::to_string(options_.max_loop_passes) +
+                       " passes and its state was widened, so the order it gives may be missed");
+  }
+  if (budget_.stopped_inlining) {
+    given_up.push_back("after " + std::to_string(options_.max_transfers) +
+                       " block transfers the helpers it calls were no longer followed");
+  }
+  if (ctx_.EndFunction()) {
+    given_up.push_back("it has more than " + std::to_string(options_.max_findings) +
+                       " findings, and only the first were looked for and reported");
+  }
+  if (given_up.empty()) return;
+  std::string message = "`" + fn->getQualifiedNameAsString() +
+                        "` was analysed with reduced precision (the lint's per-function budget): ";
+  for (size_t i = 0; i < given_up.size(); ++i) message += (i == 0 ? "" : "; ") + given_up[i];
+  budget_notes_.push_back({fn, message});
 }
 
 }  // namespace streamcheck::lint

@@ -35,6 +35,7 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
     DeviceOp& op = ops_[ops_.Intern(site, "summary-probe")];
     probes.insert(op.id);
     op.stream = stream;
+    op.stream_id = ops_.StreamId(stream.key);
     op.api = "probe";
     op.accesses.clear();
     op.captured = false;

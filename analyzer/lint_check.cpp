@@ -119,6 +119,18 @@ void CheckContext::SetBuffer(LintDiagnostic& d, const BufferRef& ref, const Flow
   }
 }
 
+const std::vector<Conflict>& CheckContext::DeviceConflictsOf(const DeviceOp& later, const FlowState& s) {
+  if (!conflicts_valid_) conflicts_ = Saturated() ? std::vector<Conflict>{} : DeviceConflicts(later, s, ops_);
+  conflicts_valid_ = true;
+  return conflicts_;
+}
+
+const std::vector<Conflict>& CheckContext::HostConflictsOf(const HostAccess& later, const FlowState& s) {
+  if (!conflicts_valid_) conflicts_ = Saturated() ? std::vector<Conflict>{} : HostConflicts(later, s, ops_);
+  conflicts_valid_ = true;
+  return conflicts_;
+}
+
 void CheckContext::Emit(LintDiagnostic d) {
   // Two findings at one place (a helper's call site) differ by what they say.
   const std::string key = d.rule + "@" + d.at.file + ":" + std::to_string(d.at.line) + ":" +
@@ -154,6 +166,11 @@ void CheckContext::Emit(LintDiagnostic d) {
     }
   }
   if (SuppressedByComment(d.at.source_line, above, d.rule)) return;
+  if (max_findings_ > 0 && function_findings_ >= max_findings_) {
+    dropped_ = true;
+    return;
+  }
+  ++function_findings_;
   std::string fingerprint = d.rule + ":" + std::to_string(static_cast<int>(d.finding.kind));
   for (const FindingAccess& a : d.finding.accesses) {
     if (!a.stack.empty()) fingerprint += "|" + a.stack[0].file + ":" + std::to_string(a.stack[0].line);

@@ -101,8 +101,8 @@ class ErrorFinder : public clang::RecursiveASTVisitor<ErrorFinder> {
 class LintConsumer : public clang::ASTConsumer {
  public:
   LintConsumer(clang::CompilerInstance& ci, LintResult* result, const ErrorRecorder* errors,
-               const SummaryTable* summaries)
-      : ci_(ci), result_(result), errors_(errors), summaries_(summaries) {}
+               const SummaryTable* summaries, const LintLimits& limits)
+      : ci_(ci), result_(result), errors_(errors), summaries_(summaries), limits_(limits) {}
 
   void HandleTranslationUnit(clang::ASTContext& ast) override {
     AnalyzerOptions options;
@@ -114,12 +114,16 @@ class LintConsumer : public clang::ASTConsumer {
     if (ast.getDiagnostics().hasErrorOccurred()) broken = FunctionsWithErrors(ast, roots.roots);
     options.not_compiled = &broken;
     options.summaries = summaries_;
+    options.max_pending = limits_.max_pending == 0 ? static_cast<size_t>(-1) : limits_.max_pending;
+    options.max_findings = limits_.max_findings;
     options.external_calls = &result_->external_calls;
     const std::vector<std::unique_ptr<LintCheck>> checks = MakeAllChecks();
     OpTable ops;
     CheckContext ctx(ast, ops, &result_->diagnostics);
     FunctionAnalyzer analyzer(ast, checks, ctx, ops, options);
     result_->functions_total = static_cast<int>(roots.roots.size());
+    const OpTable no_ops;
+    const CheckContext points(ast, no_ops, nullptr);
     for (const clang::FunctionDecl* fd : roots.roots) {
       if (broken.count(fd) != 0) continue;
       const int cuda_calls = analyzer.cuda_calls();
@@ -133,6 +137,9 @@ class LintConsumer : public clang::ASTConsumer {
       const std::string& usr = analyzer.Usr(fd);
       if (usr.empty()) continue;
       if (std::optional<FunctionSummary> summary = analyzer.Summarize(fd)) result_->summaries[usr] = std::move(*summary);
+    }
+    for (const BudgetNote& note : analyzer.budget_notes()) {
+      result_->budget_notes.push_back({points.Point(note.function->getLocation()), note.message});
     }
   }
 
@@ -185,20 +192,22 @@ class LintConsumer : public clang::ASTConsumer {
   LintResult* result_;
   const ErrorRecorder* errors_;
   const SummaryTable* summaries_;
+  LintLimits limits_;
 };
 
 class LintAction : public clang::ASTFrontendAction {
  public:
-  LintAction(LintResult* result, const ErrorRecorder* errors, const SummaryTable* summaries)
-      : result_(result), errors_(errors), summaries_(summaries) {}
+  LintAction(LintResult* result, const ErrorRecorder* errors, const SummaryTable* summaries, const LintLimits& limits)
+      : result_(result), errors_(errors), summaries_(summaries), limits_(limits) {}
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& ci, llvm::StringRef) override {
-    return std::make_unique<LintConsumer>(ci, result_, errors_, summaries_);
+    return std::make_unique<LintConsumer>(ci, result_, errors_, summaries_, limits_);
   }
 
  private:
   LintResult* result_;
   const ErrorRecorder* errors_;
   const SummaryTable* summaries_;
+  LintLimits limits_;
 };
 
 // The command without the flags clang's driver does not know (GCC-only
@@ -236,7 +245,7 @@ llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FileSystemWithPrelude(const std:
   return fs;
 }
 
-void RunOne(const LintJob& job, const SummaryTable* summaries, LintResult* result) {
+void RunOne(const LintJob& job, const SummaryTable* summaries, const LintLimits& limits, LintResult* result) {
   const auto start = std::chrono::steady_clock::now();
   result->file = job.file;
   llvm::IntrusiveRefCntPtr<clang::FileManager> files(
@@ -248,7 +257,7 @@ void RunOne(const LintJob& job, const SummaryTable* summaries, LintResult* resul
   clang::TextDiagnosticPrinter printer(os, diag_options);
   ErrorRecorder recorder(printer);
   clang::tooling::ToolInvocation invocation(KnownFlags(job.argv, &result->dropped_flags),
-                                            std::make_unique<LintAction>(result, &recorder, summaries), files.get());
+                                            std::make_unique<LintAction>(result, &recorder, summaries, limits), files.get());
   invocation.setDiagnosticConsumer(&recorder);
   const bool ok = invocation.run();
   os.flush();
@@ -283,9 +292,9 @@ void ForEachParallel(size_t count, int parallelism, const std::function<void(siz
 
 }  // namespace
 
-std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelism) {
+std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelism, const LintLimits& limits) {
   std::vector<LintResult> results(jobs.size());
-  ForEachParallel(jobs.size(), parallelism, [&](size_t i) { RunOne(jobs[i], nullptr, &results[i]); });
+  ForEachParallel(jobs.size(), parallelism, [&](size_t i) { RunOne(jobs[i], nullptr, limits, &results[i]); });
   // A function defined in two files (an inline one, say) keeps its first summary.
   SummaryTable table;
   for (const LintResult& r : results) table.insert(r.summaries.begin(), r.summaries.end());
@@ -300,7 +309,7 @@ std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelis
   }
   ForEachParallel(again.size(), parallelism, [&](size_t k) {
     LintResult second;
-    RunOne(jobs[again[k]], &table, &second);
+    RunOne(jobs[again[k]], &table, limits, &second);
     second.seconds += results[again[k]].seconds;
     results[again[k]] = std::move(second);
   });

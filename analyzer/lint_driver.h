@@ -37,6 +37,7 @@ struct LintResult {
   SourcePoint first_error;  // the first error of the file, wherever it is
   std::string first_error_message;
   std::vector<std::string> dropped_flags;  // flags clang does not know, left out of the parse
+  std::vector<LintNote> budget_notes;      // functions analysed with reduced precision
   // For the other files: what this file's functions do (by USR), and which
   // functions of other files it calls.
   SummaryTable summaries;
@@ -44,9 +45,15 @@ struct LintResult {
   double seconds = 0;
 };
 
+// The per-function budget (AnalyzerOptions has the rest): 0 lifts a limit.
+struct LintLimits {
+  size_t max_pending = 1024;
+  int max_findings = 1000;
+};
+
 // Lints every job; then, with the summaries of the functions each file
 // defines, lints again the files that call a function of another file that
 // waits for or queues work (function_summary.h), and keeps those results.
-std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelism);
+std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelism, const LintLimits& limits = {});
 
 }  // namespace streamcheck::lint

@@ -36,6 +36,9 @@ constexpr const char* kUsage =
     "  --extra-arg FLAG    add FLAG to every compile command (repeatable)\n"
     "  --color             colored diagnostics\n"
     "  --print-commands    print the clang command of each file to stderr\n"
+    "  --max-pending N     per function: operations tracked as pending at once (default 1024;\n"
+    "                      older ones are taken as finished; 0: no limit)\n"
+    "  --max-findings N    per function: findings reported (default 1000; 0: no limit)\n"
     "\n"
     "Silence one finding with `// streamcheck: ignore[rule-id]` on its line or alone on the line above.\n"
     "Exit codes: 0 no findings, 1 findings, 2 usage errors or a file of which nothing could be analysed.\n";
@@ -79,6 +82,7 @@ int main(int argc, char** argv) {
   bool have_flags = false;
   bool print_commands = false;
   std::string suppressions_path;
+  LintLimits limits;
   CudaSetup setup;
   setup.resource_dir = STREAMCHECK_CLANG_RESOURCE_DIR;
   for (int i = 1; i < argc; ++i) {
@@ -123,6 +127,17 @@ int main(int argc, char** argv) {
         output.color = true;
       } else if (arg == "--print-commands") {
         print_commands = true;
+      } else if (is("--max-pending") || is("--max-findings")) {
+        const bool pending = is("--max-pending");
+        const std::string text = value(pending ? "--max-pending" : "--max-findings");
+        char* end = nullptr;
+        const long n = std::strtol(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || n < 0) return Usage(arg + " takes a number, 0 or more");
+        if (pending) {
+          limits.max_pending = static_cast<size_t>(n);
+        } else {
+          limits.max_findings = static_cast<int>(n);
+        }
       } else if (!arg.empty() && arg[0] == '-') {
         return Usage("unknown option " + arg);
       } else {
@@ -185,7 +200,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  std::vector<LintResult> results = RunLint(lint_jobs, jobs);
+  std::vector<LintResult> results = RunLint(lint_jobs, jobs, limits);
   size_t suppressed = 0;
   if (suppressions) {
     for (LintResult& r : results) {
@@ -200,6 +215,9 @@ int main(int argc, char** argv) {
   for (const LintResult& r : results) {
     if (!r.compiler_output.empty()) std::fputs(r.compiler_output.c_str(), stderr);
     ReportParse(r);
+    for (const streamcheck::lint::LintNote& n : r.budget_notes) {
+      std::fprintf(stderr, "%s:%u:%u: note: %s\n", n.at.file.c_str(), n.at.line, n.at.column, n.message.c_str());
+    }
     // A file is a failure only when nothing in it could be analysed.
     if (!r.compiled && r.functions_analysed == 0) compile_error = true;
     findings += r.diagnostics.size();

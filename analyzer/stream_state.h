@@ -11,13 +11,13 @@
 
 #include <clang/Basic/SourceLocation.h>
 
+#include "analyzer/op_set.h"
 #include "analyzer/symbolic.h"
 #include "runtime/finding.h"
 #include "runtime/trace_record.h"
 
 namespace streamcheck::lint {
 
-using OpSet = std::set<int>;
 
 // Stream keys for the handles CUDA gives meaning to.
 inline constexpr const char* kLegacyStream = "#legacy";
@@ -41,6 +41,7 @@ struct BufferAccess {
 struct DeviceOp {
   int id = 0;
   Symbol stream;
+  int stream_id = -1;  // stream.key interned by the OpTable (compared per pending op)
   std::string api;   // the API called: "cudaMemcpyAsync", "<<<>>>", "cudaGraphLaunch"
   std::string what;  // "kernel `scale`", "cudaMemcpyAsync"
   std::vector<BufferAccess> accesses;
@@ -118,18 +119,22 @@ FlowState Join(const FlowState& a, const FlowState& b);
 class OpTable {
  public:
   int Intern(const void* stmt, const std::string& context);
+  // A small integer per stream key, so ops' streams compare as integers.
+  int StreamId(const std::string& key);
+  int FindStreamId(const std::string& key) const;
   DeviceOp& operator[](int id) { return ops_[id]; }
   const DeviceOp& operator[](int id) const { return ops_[id]; }
 
  private:
   std::map<std::pair<const void*, std::string>, int> ids_;
+  std::map<std::string, int> stream_ids_;
   std::vector<DeviceOp> ops_;
 };
 
 StreamKind KindOf(const FlowState& s, const std::string& stream);
 bool IsBlocking(StreamKind k);
 const OpSet& AfterSet(const FlowState& s, const std::string& stream);
-bool OrderedBefore(const FlowState& s, const DeviceOp& earlier, const std::string& stream);
+bool OrderedBefore(const FlowState& s, const DeviceOp& earlier, const std::string& stream, const OpTable& ops);
 // Whether two stream keys certainly name different streams (params may alias).
 bool DistinctStreams(const FlowState& s, const std::string& a, const std::string& b);
 

@@ -286,6 +286,7 @@ void TransferWalker::HostRef(const BufferRef& ref, AccessMode mode, clang::Sourc
   h.loc = Loc(loc);
   h.inner_loc = loc;
   h.helper = frame_.helper;
+  fa_.ctx_.NewEvent();
   for (const auto& check : fa_.checks_) check->OnHostAccess(h, s_, fa_.ctx_);
 }
 
@@ -509,6 +510,10 @@ const clang::FunctionDecl* TransferWalker::Inlinable(const clang::FunctionDecl* 
   if (fa_.options_.not_compiled != nullptr && fa_.options_.not_compiled->count(def) != 0) return nullptr;
   for (const clang::FunctionDecl* f : frame_.stack) {
     if (f == def) return nullptr;  // recursion: not followed
+  }
+  if (fa_.budget_.transfers > fa_.options_.max_transfers) {
+    fa_.budget_.stopped_inlining = true;
+    return nullptr;
   }
   return def;
 }

@@ -17,7 +17,7 @@ void FreeWhileInUseCheck::OnFree(const FreeEvent& free, const FlowState& before,
     if (used == nullptr) continue;
     if (!free.stream.empty()) {
       // Freed in stream order: fine when the freeing stream is ordered after the use.
-      if (OrderedBefore(before, op, free.stream.key)) continue;
+      if (OrderedBefore(before, op, free.stream.key, ctx.ops())) continue;
       if (!DistinctStreams(before, op.stream.key, free.stream.key)) continue;
     }
     const std::string where = free.stream.empty() ? "the host" : CheckContext::StreamName(before, free.stream);
