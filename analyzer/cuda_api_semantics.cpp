@@ -30,6 +30,7 @@ DeviceOp& TransferWalker::NewOp(const clang::Stmt* st, const std::string& api, c
   op.what = what;
   op.stream = stream;
   op.stream_id = fa_.ops_.StreamId(stream.key);
+  op.context = frame_.context;
   op.accesses.clear();
   op.captured = false;
   op.loc = Loc(st->getBeginLoc());

@@ -48,6 +48,7 @@ struct DeviceOp {
   clang::SourceLocation loc;         // in the analysed function (the call site of an inlined helper)
   clang::SourceLocation inner_loc;   // inside the helper; equal to loc when not inlined
   std::string helper;                // the inlined helper's name, if any
+  std::string context;               // the call-site chain of that helper; "" at the top
   bool captured = false;             // issued under stream capture: runs only when the graph is launched
   // A graph memory node (a captured cudaMallocAsync/cudaFreeAsync): the base it allocates or frees.
   std::string allocates;
@@ -82,6 +83,7 @@ struct BufferInfo {
   MemoryKind kind = MemoryKind::kPageableHost;
   std::string allocated_by;
   clang::SourceLocation allocated;
+  std::string context;  // the inlined helper (call-site chain) that allocated it; "" at the top
   bool operator==(const BufferInfo&) const = default;
 };
 

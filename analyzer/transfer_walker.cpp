@@ -323,7 +323,7 @@ void TransferWalker::Step(const clang::Expr* pointer, int64_t sign, const clang:
 
 void TransferWalker::NoteAllocation(const std::string& key, MemoryKind kind, const std::string& api,
                                     clang::SourceLocation loc) {
-  s_.buffers[key] = BufferInfo{kind, api, Loc(loc)};
+  s_.buffers[key] = BufferInfo{kind, api, Loc(loc), frame_.context};
   s_.freed.erase(key);
   s_.aliases.erase(key);
 }
