@@ -109,6 +109,12 @@ std::optional<int64_t> ConstantOf(const clang::Expr* e, const clang::ASTContext&
   return std::nullopt;
 }
 
+std::string AnyElementKey(const std::string& key) {
+  if (key.empty() || key.back() != ']') return {};
+  const size_t open = key.rfind('[');
+  return open == std::string::npos ? std::string() : key.substr(0, open) + "[*]";
+}
+
 Symbol ObjectOf(const clang::Expr* object, const Bindings& b, const clang::ASTContext& ctx) {
   const Symbol s = SymbolOf(object, b, ctx);
   if (s.empty() || Strip(object)->getType()->isPointerType()) return s;

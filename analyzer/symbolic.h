@@ -56,6 +56,9 @@ struct Bindings {
 
 Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);
 Symbol SymbolOfDecl(const clang::ValueDecl* d, const Bindings& b);
+// "a[i]" -> "a[*]": the key of any element of the array an element key is
+// of (as a loop over the array names it); "" when the key is no element.
+std::string AnyElementKey(const std::string& key);
 // `this` for a method called on `object`: `&obj` for an object, the pointer itself for a pointer.
 Symbol ObjectOf(const clang::Expr* object, const Bindings& b, const clang::ASTContext& ctx);
 // The base and offset of a pointer-valued expression (`p`, `p + i*n`, `&p[k]`,

@@ -410,6 +410,21 @@ void TransferWalker::Assign(const clang::BinaryOperator* b) {
     if (out_param) Visit(deref->getSubExpr(), Use::kValue);
     return;
   }
+  // `chunks[n] = p`: an element of an array of pointers gets a new pointer.
+  // It is no longer freed, and neither is "any element" once one is refilled
+  // (a loop freed them all; which are live again is not known). Storing
+  // NULL after a free (`free(c[i]); c[i] = NULL;`) revives nothing.
+  const bool element = llvm::isa<clang::ArraySubscriptExpr>(lhs) || llvm::isa<clang::CXXOperatorCallExpr>(lhs);
+  const std::optional<int64_t> stored = ConstantOf(b->getRHS(), ast_);
+  if (!b->isCompoundAssignmentOp() && element && lhs->getType()->isPointerType() && !IsHandleType(lhs->getType()) &&
+      !(stored && *stored == 0)) {
+    const Symbol key = SymbolOf(lhs, frame_.bindings, ast_);
+    if (!key.empty()) {
+      s_.freed.erase(key.key);
+      s_.freed.erase(AnyElementKey(key.key));
+      Bind(key.key, lhs->getType(), b->getRHS(), b->getBeginLoc());
+    }
+  }
   if ((b->getOpcode() == clang::BO_AddAssign || b->getOpcode() == clang::BO_SubAssign) &&
       lhs->getType()->isPointerType()) {
     Step(lhs, b->getOpcode() == clang::BO_AddAssign ? 1 : -1, b->getRHS());
@@ -466,6 +481,7 @@ void TransferWalker::Call(const clang::CallExpr* call) {
         return;
       }
     }
+    if (name.empty() || FindApi(name) == nullptr) ForgetFreedUnder(call);
   }
   if (!user_code) {
     if (IsHostClock(fd->getQualifiedNameAsString())) {
@@ -486,7 +502,10 @@ void TransferWalker::Call(const clang::CallExpr* call) {
     return;
   }
   const clang::FunctionDecl* def = Inlinable(fd);
-  if (def == nullptr) return;
+  if (def == nullptr) {
+    ForgetFreedUnder(call);
+    return;
+  }
   // A method: `this` is the object it is called on (`obj.f()`, `p->f()`, a
   // functor's or lambda's `operator()`).
   std::vector<const clang::Expr*> args(call->arg_begin(), call->arg_end());
@@ -498,6 +517,28 @@ void TransferWalker::Call(const clang::CallExpr* call) {
     args.erase(args.begin());
   }
   Inline(call, def, args, this_object);
+}
+
+// A call the analysis does not follow (too deep, recursive, defined
+// elsewhere) may allocate again what its pointer arguments lead to
+// (`add_chunk(alloc)` refilling `alloc->chunks[n]`): what was freed under
+// them is no longer known to be freed.
+void TransferWalker::ForgetFreedUnder(const clang::CallExpr* call) {
+  if (s_.freed.empty()) return;
+  const auto bare = [](const std::string& key) { return key.substr(key.find_first_not_of("&*")); };
+  for (const clang::Expr* a : call->arguments()) {
+    const clang::QualType type = a->getType();
+    if (!type->isPointerType() && !type->isReferenceType() && !type->isRecordType()) continue;
+    const Symbol arg = Sym(a);
+    if (arg.empty() || arg.key.find_first_not_of("&*") == std::string::npos) continue;
+    const std::string root = bare(arg.key);
+    for (auto it = s_.freed.begin(); it != s_.freed.end();) {
+      const std::string key = bare(it->first);
+      const bool under = key.rfind(root, 0) == 0 &&
+                         (key.size() == root.size() || key[root.size()] == '.' || key[root.size()] == '[');
+      it = under ? s_.freed.erase(it) : std::next(it);
+    }
+  }
 }
 
 const clang::FunctionDecl* TransferWalker::Inlinable(const clang::FunctionDecl* fd) const {

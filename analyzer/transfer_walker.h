@@ -77,6 +77,7 @@ class TransferWalker {
   void Inline(const clang::Expr* site, const clang::FunctionDecl* fd, const std::vector<const clang::Expr*>& args,
               const Symbol& this_object);
   void Call(const clang::CallExpr* call);
+  void ForgetFreedUnder(const clang::CallExpr* call);
 
   // cuda_api_semantics.cpp: what each modeled CUDA call does.
   // `part` tells apart several ops one statement issues (a summary's).
