@@ -47,8 +47,47 @@ constexpr std::array kDropped = {
     NvccOption{"-Werror", "--Werror", true},
     NvccOption{"-split-compile", "--split-compile", true},
     NvccOption{"-static-global-template-stub", "--static-global-template-stub", true},
-    NvccOption{"-expt-relaxed-constexpr", "--expt-relaxed-constexpr", false},
+    NvccOption{"-keep-dir", "--keep-dir", true},
+    NvccOption{"-time", "--time", true},  // clang's -time means something else
+    NvccOption{"-Ofc", "--Ofast-compile", true},
+    NvccOption{"-dopt", "--dopt", true},
+    NvccOption{"-compress-mode", "--compress-mode", true},
+    NvccOption{"", "--machine", true},
+    NvccOption{"-jtd", "--jump-table-density", true},
+    NvccOption{"", "--frandom-seed", true},
+    NvccOption{"-dsp", "--device-stack-protector", true},
+    NvccOption{"-entries", "--entries", true},
+    NvccOption{"-optimization-info", "--optimization-info", true},
+    NvccOption{"-ldir", "--libdevice-directory", true},
+    NvccOption{"-target-dir", "--target-directory", true},
+    NvccOption{"-idp", "--input-drive-prefix", true},
+    NvccOption{"-ddp", "--dependency-drive-prefix", true},
+    NvccOption{"-dp", "--drive-prefix", true},
+    NvccOption{"-hls", "--host-linker-script", true},
+    NvccOption{"-split-compile-extended", "--split-compile-extended", true},
+    NvccOption{"-fdevice-time-trace", "--fdevice-time-trace", true},
+    NvccOption{"-dlto", "--dlink-time-opt", false},
+    NvccOption{"-lto", "--lto", false},
+    NvccOption{"-gen-opt-lto", "--gen-opt-lto", false},
+    NvccOption{"-ptx", "--ptx", false},
+    NvccOption{"-cubin", "--cubin", false},
+    NvccOption{"-fatbin", "--fatbin", false},
+    NvccOption{"-optix-ir", "--optix-ir", false},
+    NvccOption{"-dryrun", "--dryrun", false},
+    NvccOption{"-v", "--verbose", false},  // clang's -v would print its own setup
+    NvccOption{"-noprof", "--dont-use-profile", false},
+    NvccOption{"-use-local-env", "--use-local-env", false},
+    NvccOption{"-ewp", "--extensible-whole-program", false},
+    NvccOption{"-restrict", "--restrict", false},
+    NvccOption{"-src-in-ptx", "--source-in-ptx", false},
+    NvccOption{"-keep-device-functions", "--keep-device-functions", false},
+    NvccOption{"-extra-device-vectorization", "--extra-device-vectorization", false},
+    NvccOption{"-fdevice-syntax-only", "--fdevice-syntax-only", false},
+    NvccOption{"-no-host-device-initializer-list", "--no-host-device-initializer-list", false},
+    NvccOption{"-no-host-device-move-forward", "--no-host-device-move-forward", false},
     NvccOption{"-expt-extended-lambda", "--expt-extended-lambda", false},
+    NvccOption{"-objtemp", "--objdir-as-tempprefix", false},
+    NvccOption{"-expt-relaxed-constexpr", "--expt-relaxed-constexpr", false},
     NvccOption{"-extended-lambda", "--extended-lambda", false},
     NvccOption{"-forward-unknown-to-host-compiler", "--forward-unknown-to-host-compiler", false},
     NvccOption{"-forward-unknown-to-host-linker", "--forward-unknown-to-host-linker", false},
@@ -185,7 +224,10 @@ std::vector<std::string> TranslateNvccCommand(const std::vector<std::string>& ar
         have_arch = true;
       }
     } else if (Match(argv, &i, "-Xcompiler", "--compiler-options", true, &value)) {
-      for (std::string& f : SplitCommas(value)) out.push_back(std::move(f));
+      // Comma-separated, and CMake also quotes a space-separated list into one value.
+      for (const std::string& part : SplitCommas(value)) {
+        for (std::string& f : SplitCommandLine(part)) out.push_back(std::move(f));
+      }
     } else if (Match(argv, &i, "-rdc", "--relocatable-device-code", true, &value)) {
       if (value == "true") out.push_back("-fgpu-rdc");
     } else if (arg == "-dc" || arg == "--device-c") {
@@ -199,10 +241,21 @@ std::vector<std::string> TranslateNvccCommand(const std::vector<std::string>& ar
     } else if (Match(argv, &i, "-std", "--std", true, &value)) {
       out.push_back("-std=" + value);
     } else if (Match(argv, &i, "-default-stream", "--default-stream", true, &value)) {
-      // nvcc defines CUDA_API_PER_THREAD_DEFAULT_STREAM for per-thread; so does clang's flag.
+      // nvcc defines CUDA_API_PER_THREAD_DEFAULT_STREAM for per-thread (the runtime
+      // headers then pick the _ptds entry points); clang's flag does not define it.
       if (value == "per-thread") out.push_back("-fgpu-default-stream=per-thread");
     } else if (Match(argv, &i, "", "--include-path", true, &value)) {
       out.push_back("-I" + value);
+    } else if (StartsWith(arg, "-isystem=")) {
+      // CMake writes nvcc's `-isystem=DIR`; to clang a leading '=' means the sysroot.
+      out.push_back("-isystem");
+      out.push_back(arg.substr(9));
+    } else if (Match(argv, &i, "-ftemplate-depth", "--ftemplate-depth", true, &value)) {
+      out.push_back("-ftemplate-depth=" + value);
+    } else if (Match(argv, &i, "-ftemplate-backtrace-limit", "--ftemplate-backtrace-limit", true, &value)) {
+      out.push_back("-ftemplate-backtrace-limit=" + value);
+    } else if (arg == "-noeh" || arg == "--no-exceptions") {
+      out.push_back("-fno-exceptions");
     } else if (Match(argv, &i, "", "--system-include", true, &value)) {
       out.push_back("-isystem");
       out.push_back(value);
@@ -238,8 +291,9 @@ std::vector<std::string> TranslateNvccCommand(const std::vector<std::string>& ar
 std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, const std::string& file,
                                              const CudaSetup& setup) {
   if (!argv.empty() && IsNvcc(argv[0])) argv = TranslateNvccCommand(argv);
-  std::vector<std::string> out = {"clang++"};
   bool cuda = IsCudaSource(file);
+  // A C file of the project (gcc -std=gnu11 ...) is parsed as C.
+  std::vector<std::string> out = {EndsWith(file, ".c") ? "clang" : "clang++"};
   bool explicit_language = false;
   bool device_only = false;
   bool have_resource_dir = false;
@@ -264,6 +318,10 @@ std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, cons
       continue;
     }
     if (arg == "--cuda-device-only") device_only = true;
+    // nvcc --default-stream per-thread defines this macro (the runtime headers
+    // then pick the _ptds entry points, and the lint reads handle 0 as the
+    // per-thread stream); clang's spelling of the flag does not, for CUDA.
+    if (arg == "-fgpu-default-stream=per-thread") out.push_back("-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1");
     if (StartsWith(arg, "-resource-dir")) have_resource_dir = true;
     out.push_back(arg);
   }
@@ -288,7 +346,16 @@ std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, cons
     }
     if (setup.host_only && !device_only) added.push_back("--cuda-host-only");
     added.push_back("-Wno-unknown-cuda-version");
+    added.push_back("-include");
+    added.push_back(std::string(kPreludeDir) + "/nvcc_host_prelude.h");
+  } else if (const std::string cuda_path = setup.cuda_path.empty() ? FindCudaToolkit() : setup.cuda_path;
+             !cuda_path.empty()) {
+    // A .cpp file that includes cuda_runtime.h, as the samples' main.cpp files do.
+    added.push_back("-idirafter");
+    added.push_back(cuda_path + "/include");
   }
+  added.push_back("-idirafter");
+  added.push_back(std::string(kPreludeDir) + "/fallback");
   out.insert(out.begin() + 1, added.begin(), added.end());
   return out;
 }

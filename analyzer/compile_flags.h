@@ -15,6 +15,13 @@ struct CudaSetup {
   bool host_only = true;     // analyse the host side only
 };
 
+// Where the lint's own headers appear to clang (served from memory by the
+// driver, analyzer/prelude/): `nvcc_host_prelude.h`, force-included into CUDA
+// sources for the host functions nvcc provides and clang's CUDA headers do
+// not, and `fallback/`, searched after every other include directory for
+// headers nvcc's host compiler has and clang may not (omp.h).
+inline constexpr const char* kPreludeDir = "/streamcheck-lint-prelude";
+
 // The CUDA toolkit root: $CUDA_PATH, $CUDA_HOME, then /usr/local/cuda; the
 // directory must contain include/cuda_runtime.h. Empty when none is found.
 std::string FindCudaToolkit();
@@ -28,9 +35,10 @@ bool IsNvcc(const std::string& program);
 std::vector<std::string> TranslateNvccCommand(const std::vector<std::string>& nvcc_argv);
 
 // Adds what the lint needs to any clang-style command: CUDA mode for .cu
-// inputs, the toolkit and resource dir, host-only parsing, no warnings of its
-// own (the lint reports its findings; compile errors still show), and drops
-// outputs/dependency files the lint never writes.
+// inputs, the toolkit and resource dir, host-only parsing, the nvcc prelude,
+// the toolkit's headers for plain C++ files (nvcc puts them on every file's
+// path), no warnings of its own (the lint reports its findings; compile
+// errors still show), and drops outputs/dependency files the lint never writes.
 std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, const std::string& file,
                                              const CudaSetup& setup);
 

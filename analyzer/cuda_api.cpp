@@ -1,7 +1,5 @@
 #include "analyzer/cuda_api.h"
 
-
-
 namespace streamcheck::lint {
 namespace {
 
@@ -63,6 +61,11 @@ constexpr ApiModel kApis[] = {
   {"cudaGraphInstantiate", K::kGraphInstantiate, -1, 0, 1, -1, -1, -1, -1},
   {"cudaGraphInstantiateWithFlags", K::kGraphInstantiate, -1, 0, 1, -1, -1, -1, -1},
   {"cudaGraphLaunch", K::kGraphLaunch, 1, -1, 0, -1, -1, -1, -1},
+  // name, kind, stream, dst, src, count, copy_kind, event, event2, graph
+  {"cudaGraphCreate", K::kGraphCreate, -1, 0, -1, -1, -1, -1, -1, -1},
+  {"cudaGraphAddMemAllocNode", K::kGraphMemAllocNode, -1, 4, -1, -1, -1, -1, -1, 1},
+  {"cudaGraphAddMemFreeNode", K::kGraphMemFreeNode, -1, 4, -1, -1, -1, -1, -1, 1},
+  {"cudaGraphAddMemcpyNode1D", K::kGraphMemcpyNode, -1, 4, 5, 6, 7, -1, -1, 1},
   {"cudaLaunchHostFunc", K::kHostFunc, 0, -1, -1, -1, -1, -1, -1},
   {"cudaStreamAddCallback", K::kHostFunc, 0, -1, -1, -1, -1, -1, -1},
   {"memcpy", K::kHostMemcpy, -1, 0, 1, 2, -1, -1, -1},

@@ -1,6 +1,6 @@
 // The CUDA runtime (and host libc) calls the analysis models, one table row
 // per API: which argument is the stream, the event, the buffers. Grep an API
-// name here to find its row; function_analyzer.cpp gives each ApiKind its
+// name here to find its row; cuda_api_semantics.cpp gives each ApiKind its
 // ordering semantics.
 #pragma once
 
@@ -37,6 +37,10 @@ enum class ApiKind {
   kEndCapture,       // (stream, &graph)
   kGraphInstantiate,  // (&exec, graph, ...)
   kGraphLaunch,       // (exec, stream)
+  kGraphCreate,       // (&graph, flags)
+  kGraphMemAllocNode,  // (&node, graph, deps, n, &params): params.dptr is the allocation
+  kGraphMemFreeNode,   // (&node, graph, deps, n, ptr)
+  kGraphMemcpyNode,    // (&node, graph, deps, n, dst, src, count, kind)
   kHostFunc,          // cudaLaunchHostFunc / cudaStreamAddCallback (stream first)
   kHostClock,         // std::chrono::*::now, clock, gettimeofday, ...
   kHostMemcpy,        // memcpy / memmove (dst, src)
@@ -53,6 +57,7 @@ struct ApiModel {
   int copy_kind = -1;  // cudaMemcpyKind argument
   int event = -1;
   int event2 = -1;  // stop event of cudaEventElapsedTime
+  int graph = -1;   // the graph a node is added to
 };
 
 // nullptr when the call is not modeled. `name` is the callee's plain name;

@@ -8,8 +8,13 @@
 
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
+#include <string>
 #include <vector>
 
+#include "analyzer/function_summary.h"
+#include "analyzer/host_loops.h"
 #include "analyzer/kernel_summary.h"
 #include "analyzer/lint_check.h"
 #include "analyzer/stream_state.h"
@@ -25,7 +30,30 @@ namespace streamcheck::lint {
 struct AnalyzerOptions {
   bool per_thread_default_stream = false;  // nvcc --default-stream per-thread
   int max_inline_depth = 3;
+  // Functions whose code has compile errors: never analysed, not even as a helper.
+  const std::set<const clang::FunctionDecl*>* not_compiled = nullptr;
+  // Functions of other files (function_summary.h), applied where this one calls them.
+  const SummaryTable* summaries = nullptr;
+  // Filled with the USRs of the functions of other files this one calls.
+  std::set<std::string>* external_calls = nullptr;
+
+  // The budget of one analysed function (helpers followed into included).
+  // Past each bound the analysis goes on with less precision, and says so
+  // (FunctionAnalyzer::budget_notes).
+  size_t max_pending = 1024;        // ops pending at once; the oldest beyond are forgotten
+  int max_findings = 1000;          // findings reported; the rest are counted
+  int max_loop_passes = 12;         // fixpoint passes over a loop before widening
+  long max_transfers = 200000;      // block transfers before helpers are no longer followed
 };
+
+// A function whose analysis reached its budget: where, and what was given up.
+struct BudgetNote {
+  const clang::FunctionDecl* function = nullptr;
+  std::string message;
+};
+
+// The USR of a function: its name across translation units ("" if none).
+std::string UsrOf(const clang::FunctionDecl* fn);
 
 class FunctionAnalyzer {
  public:
@@ -33,6 +61,13 @@ class FunctionAnalyzer {
                    CheckContext& ctx, OpTable& ops, const AnalyzerOptions& options);
   ~FunctionAnalyzer();
   void Analyze(const clang::FunctionDecl* fn);
+  // What calling `fn` does, for its callers in other files (function_summary.cpp);
+  // nothing when it neither waits for nor queues work on what it is given.
+  std::optional<FunctionSummary> Summarize(const clang::FunctionDecl* fn);
+  // CUDA runtime calls and launches met so far: a function with none has an empty summary.
+  int cuda_calls() const { return cuda_calls_; }
+  const std::string& Usr(const clang::FunctionDecl* fn);
+  const std::vector<BudgetNote>& budget_notes() const { return budget_notes_; }
 
   struct Frame;
 
@@ -47,6 +82,18 @@ class FunctionAnalyzer {
   OpTable& ops_;
   AnalyzerOptions options_;
   KernelSummaries summaries_;
+  LoopCounters loop_counters_;  // of every function whose CFG was built
+  // What the function being analysed (Analyze) has used of its budget.
+  struct Budget {
+    long transfers = 0;
+    bool forgot_pending = false;
+    bool widened = false;
+    bool stopped_inlining = false;
+  };
+  Budget budget_;
+  std::vector<BudgetNote> budget_notes_;
+  int cuda_calls_ = 0;
+  std::map<const clang::FunctionDecl*, std::string> usrs_;
   std::map<const clang::FunctionDecl*, std::unique_ptr<clang::CFG>> cfgs_;
 };
 

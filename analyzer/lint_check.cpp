@@ -70,6 +70,11 @@ std::string CheckContext::StreamName(const FlowState& s, const Symbol& stream) {
   return name;
 }
 
+std::string CheckContext::StreamCode(const Symbol& stream) {
+  const bool described = stream.text.rfind("the ", 0) == 0;  // "the legacy default stream"
+  return described || stream.text.empty() ? "0" : stream.text;
+}
+
 FindingAccess CheckContext::DeviceSide(const DeviceOp& op, const BufferAccess& a, const FlowState& s,
                                        const std::string& role) const {
   FindingAccess f;
@@ -114,10 +119,23 @@ void CheckContext::SetBuffer(LintDiagnostic& d, const BufferRef& ref, const Flow
   }
 }
 
+const std::vector<Conflict>& CheckContext::DeviceConflictsOf(const DeviceOp& later, const FlowState& s) {
+  if (!conflicts_valid_) conflicts_ = Saturated() ? std::vector<Conflict>{} : DeviceConflicts(later, s, ops_);
+  conflicts_valid_ = true;
+  return conflicts_;
+}
+
+const std::vector<Conflict>& CheckContext::HostConflictsOf(const HostAccess& later, const FlowState& s) {
+  if (!conflicts_valid_) conflicts_ = Saturated() ? std::vector<Conflict>{} : HostConflicts(later, s, ops_);
+  conflicts_valid_ = true;
+  return conflicts_;
+}
+
 void CheckContext::Emit(LintDiagnostic d) {
+  // Two findings at one place (a helper's call site) differ by what they say.
   const std::string key = d.rule + "@" + d.at.file + ":" + std::to_string(d.at.line) + ":" +
                           std::to_string(d.at.column) + ":" + (d.notes.empty() ? "" : d.notes[0].at.file +
-                          std::to_string(d.notes[0].at.line));
+                          std::to_string(d.notes[0].at.line)) + ":" + d.message;
   if (!emitted_.insert(key).second) return;
   std::string above;
   if (d.at.line > 1) {
@@ -148,6 +166,11 @@ void CheckContext::Emit(LintDiagnostic d) {
     }
   }
   if (SuppressedByComment(d.at.source_line, above, d.rule)) return;
+  if (max_findings_ > 0 && function_findings_ >= max_findings_) {
+    dropped_ = true;
+    return;
+  }
+  ++function_findings_;
   std::string fingerprint = d.rule + ":" + std::to_string(static_cast<int>(d.finding.kind));
   for (const FindingAccess& a : d.finding.accesses) {
     if (!a.stack.empty()) fingerprint += "|" + a.stack[0].file + ":" + std::to_string(a.stack[0].line);

@@ -75,16 +75,43 @@ class CheckContext {
   void SetBuffer(LintDiagnostic& d, const BufferRef& ref, const FlowState& s) const;
   // "stream `s1` (non-blocking)", "the legacy default stream"
   static std::string StreamName(const FlowState& s, const Symbol& stream);
+  // The stream as an argument in suggested code: `s1`, or `0` for a default
+  // stream named by an omitted or zero handle.
+  static std::string StreamCode(const Symbol& stream);
 
   // Applies inline suppressions and drops duplicates (loops and inlined
   // helpers reach one statement several times).
   void Emit(LintDiagnostic d);
+  // The findings of one analysed function: at most `max` are kept (0: no
+  // limit); EndFunction says how many more there were.
+  void BeginFunction(int max) {
+    max_findings_ = max;
+    function_findings_ = 0;
+    dropped_ = false;
+  }
+  bool EndFunction() const { return dropped_; }
+  // The function's findings are at their limit: checks stop looking for more
+  // (conflicts can number millions) and the function gets a budget note.
+  bool Saturated() {
+    if (max_findings_ <= 0 || function_findings_ < max_findings_) return false;
+    dropped_ = true;
+    return true;
+  }
+  // The conflicts of the event being checked, computed once for all checks.
+  void NewEvent() { conflicts_valid_ = false; }
+  const std::vector<Conflict>& DeviceConflictsOf(const DeviceOp& later, const FlowState& s);
+  const std::vector<Conflict>& HostConflictsOf(const HostAccess& later, const FlowState& s);
 
  private:
   clang::ASTContext& ast_;
   const OpTable& ops_;
   std::vector<LintDiagnostic>* out_;
   std::set<std::string> emitted_;
+  int max_findings_ = 0;
+  int function_findings_ = 0;
+  bool dropped_ = false;
+  bool conflicts_valid_ = false;
+  std::vector<Conflict> conflicts_;
 };
 
 class LintCheck {

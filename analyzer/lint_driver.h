@@ -3,10 +3,12 @@
 // FileManager and working directory.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
 #include "analyzer/diagnostic.h"
+#include "analyzer/function_summary.h"
 
 namespace streamcheck::lint {
 
@@ -16,14 +18,42 @@ struct LintJob {
   std::vector<std::string> argv;  // the clang command (PrepareClangCommand)
 };
 
+// A host function left out because its code does not compile here.
+struct SkippedFunction {
+  std::string name;
+  SourcePoint at;     // the first error inside it
+  std::string error;  // that error's message
+};
+
 struct LintResult {
   std::string file;
   bool compiled = false;        // false: the compiler reported errors (shown in compiler_output)
   std::string compiler_output;  // clang's own diagnostics, printed as they came
   std::vector<LintDiagnostic> diagnostics;  // sorted by location
+  // With compile errors, the functions that parsed cleanly are still analysed.
+  int functions_total = 0;     // host functions written in the file
+  int functions_analysed = 0;
+  std::vector<SkippedFunction> skipped;
+  SourcePoint first_error;  // the first error of the file, wherever it is
+  std::string first_error_message;
+  std::vector<std::string> dropped_flags;  // flags clang does not know, left out of the parse
+  std::vector<LintNote> budget_notes;      // functions analysed with reduced precision
+  // For the other files: what this file's functions do (by USR), and which
+  // functions of other files it calls.
+  SummaryTable summaries;
+  std::set<std::string> external_calls;
   double seconds = 0;
 };
 
-std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelism);
+// The per-function budget (AnalyzerOptions has the rest): 0 lifts a limit.
+struct LintLimits {
+  size_t max_pending = 1024;
+  int max_findings = 1000;
+};
+
+// Lints every job; then, with the summaries of the functions each file
+// defines, lints again the files that call a function of another file that
+// waits for or queues work (function_summary.h), and keeps those results.
+std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelism, const LintLimits& limits = {});
 
 }  // namespace streamcheck::lint

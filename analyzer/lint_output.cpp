@@ -23,6 +23,32 @@ std::unique_ptr<LintOutput> LintOutput::Open(const OutputOptions& options, std::
   return std::unique_ptr<LintOutput>(new LintOutput(options, std::move(session)));
 }
 
+namespace {
+
+// What could not be parsed and what was analysed anyway.
+void ReportParse(const LintResult& r) {
+  const char* file = r.file.c_str();
+  if (!r.dropped_flags.empty()) {
+    std::string flags;
+    for (const std::string& f : r.dropped_flags) flags += " " + f;
+    std::fprintf(stderr, "streamcheck lint: %s: flags clang does not know, left out:%s\n", file, flags.c_str());
+  }
+  if (r.compiled) return;
+  std::string first = r.first_error_message.empty() ? std::string("the compiler failed") : r.first_error_message;
+  if (!r.first_error.file.empty()) first = r.first_error.file + ":" + std::to_string(r.first_error.line) + ": " + first;
+  if (r.functions_analysed == 0) {
+    std::fprintf(stderr, "streamcheck lint: %s: does not compile (%s); nothing analysed\n", file, first.c_str());
+    return;
+  }
+  std::fprintf(stderr, "streamcheck lint: %s: does not compile as a whole (%s); analysed %d of %d functions\n", file,
+               first.c_str(), r.functions_analysed, r.functions_total);
+  for (const SkippedFunction& f : r.skipped)
+    std::fprintf(stderr, "streamcheck lint: %s:%u: `%s` not analysed: %s\n", f.at.file.c_str(), f.at.line,
+                 f.name.c_str(), f.error.c_str());
+}
+
+}  // namespace
+
 int LintOutput::Write(const std::vector<LintResult>& results) {
   // Every finding passes the session (suppressions, then the database); what
   // it keeps is printed.
@@ -42,10 +68,11 @@ int LintOutput::Write(const std::vector<LintResult>& results) {
   bool compile_error = false;
   for (const LintResult& r : results) {
     if (!r.compiler_output.empty()) std::fputs(r.compiler_output.c_str(), stderr);
-    if (!r.compiled) {
-      std::fprintf(stderr, "streamcheck lint: %s: compilation failed; not analysed\n", r.file.c_str());
-      compile_error = true;
-    }
+    ReportParse(r);
+    for (const LintNote& n : r.budget_notes)
+      std::fprintf(stderr, "%s:%u:%u: note: %s\n", n.at.file.c_str(), n.at.line, n.at.column, n.message.c_str());
+    // A file is a failure only when nothing in it could be analysed.
+    if (!r.compiled && r.functions_analysed == 0) compile_error = true;
   }
   int status = compile_error ? 2 : kept.empty() ? 0 : 1;
   session_->FinishProcess(output, nullptr);

@@ -1,7 +1,8 @@
 // streamcheck-lint: the static half of streamcheck (`streamcheck lint` execs
 // it). Usage: docs/lint.md.
 //
-// Exit codes: 0 no findings, 1 findings, 2 usage or compile errors.
+// Exit codes: 0 no findings, 1 findings, 2 usage errors, or a file that does
+// not compile and of which no function could be analysed.
 #include <unistd.h>
 
 #include <csignal>
@@ -38,10 +39,13 @@ constexpr const char* kUsage =
     "  --extra-arg FLAG    add FLAG to every compile command (repeatable)\n"
     "  --color             colored diagnostics\n"
     "  --print-commands    print the clang command of each file to stderr\n"
+    "  --max-pending N     per function: operations tracked as pending at once (default 1024;\n"
+    "                      older ones are taken as finished; 0: no limit)\n"
+    "  --max-findings N    per function: findings reported (default 1000; 0: no limit)\n"
     "\n"
     "Silence one finding with `// streamcheck: ignore[rule-id]` on its line or alone on the line above.\n"
-    "Exit codes: 0 no findings, 1 findings, 2 usage or compile errors, or output that could not\n"
-    "be written (the database, a full disk, a closed pipe).\n";
+    "Exit codes: 0 no findings, 1 findings, 2 usage errors, a file of which nothing could be analysed,\n"
+    "or output that could not be written (the database, a full disk, a closed pipe).\n";
 
 // Output that did not reach its destination (/dev/full, a closed pipe) is a
 // failure, not a success.
@@ -68,6 +72,7 @@ int main(int argc, char** argv) {
   int jobs = static_cast<int>(std::thread::hardware_concurrency());
   bool have_flags = false;
   bool print_commands = false;
+  LintLimits limits;
   CudaSetup setup;
   setup.resource_dir = STREAMCHECK_CLANG_RESOURCE_DIR;
   for (int i = 1; i < argc; ++i) {
@@ -115,6 +120,17 @@ int main(int argc, char** argv) {
         output.color = true;
       } else if (arg == "--print-commands") {
         print_commands = true;
+      } else if (is("--max-pending") || is("--max-findings")) {
+        const bool pending = is("--max-pending");
+        const std::string text = value(pending ? "--max-pending" : "--max-findings");
+        char* end = nullptr;
+        const long n = std::strtol(text.c_str(), &end, 10);
+        if (text.empty() || *end != '\0' || n < 0) return Usage(arg + " takes a number, 0 or more");
+        if (pending) {
+          limits.max_pending = static_cast<size_t>(n);
+        } else {
+          limits.max_findings = static_cast<int>(n);
+        }
       } else if (!arg.empty() && arg[0] == '-') {
         return Usage("unknown option " + arg);
       } else {
@@ -175,5 +191,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "streamcheck lint: %s\n", output_error.c_str());
     return 2;
   }
-  return lint_output->Write(RunLint(lint_jobs, jobs));
+  return lint_output->Write(RunLint(lint_jobs, jobs, limits));
 }

@@ -14,12 +14,23 @@ OpSet Union(const OpSet& a, const OpSet& b) {
 // Must-meet of two "ordered after" sets: an op is kept when both sides order
 // it, or when it is not pending on the side that lacks it.
 OpSet MeetOrdered(const OpSet& a, const FlowState& sa, const OpSet& b, const FlowState& sb) {
+  if (a == b) return a;
+  // One merge over the four sorted sets: x of a or b, and whether it is
+  // pending on either side.
   OpSet out;
-  for (int x : a) {
-    if (b.count(x) != 0 || sb.pending.count(x) == 0) out.insert(x);
-  }
-  for (int x : b) {
-    if (sa.pending.count(x) == 0) out.insert(x);
+  auto ia = a.begin(), ib = b.begin();
+  auto pa = sa.pending.begin(), pb = sb.pending.begin();
+  while (ia != a.end() || ib != b.end()) {
+    const int x = ib == b.end() || (ia != a.end() && *ia < *ib) ? *ia : *ib;
+    const bool in_a = ia != a.end() && *ia == x;
+    const bool in_b = ib != b.end() && *ib == x;
+    while (pa != sa.pending.end() && *pa < x) ++pa;
+    while (pb != sb.pending.end() && *pb < x) ++pb;
+    const bool pending_a = pa != sa.pending.end() && *pa == x;
+    const bool pending_b = pb != sb.pending.end() && *pb == x;
+    if ((in_a && (in_b || !pending_b)) || (in_b && !pending_a)) out.insert(x);
+    if (in_a) ++ia;
+    if (in_b) ++ib;
   }
   return out;
 }
@@ -46,6 +57,15 @@ int OpTable::Intern(const void* stmt, const std::string& context) {
   return it->second;
 }
 
+int OpTable::StreamId(const std::string& key) {
+  return stream_ids_.try_emplace(key, static_cast<int>(stream_ids_.size())).first->second;
+}
+
+int OpTable::FindStreamId(const std::string& key) const {
+  auto it = stream_ids_.find(key);
+  return it == stream_ids_.end() ? -1 : it->second;
+}
+
 bool IsBlocking(StreamKind k) { return k != StreamKind::kNonBlocking; }
 
 StreamKind KindOf(const FlowState& s, const std::string& stream) {
@@ -65,9 +85,54 @@ const OpSet& AfterSet(const FlowState& s, const std::string& stream) {
   return IsBlocking(KindOf(s, stream)) ? s.after_any_blocking : kEmpty;
 }
 
-bool OrderedBefore(const FlowState& s, const DeviceOp& earlier, const std::string& stream) {
-  if (earlier.stream.key == stream) return true;
-  return AfterSet(s, stream).count(earlier.id) != 0;
+namespace {
+
+// The kind of each pending op's stream, looked up once per stream (ops of
+// one stream are many) rather than once per op.
+class StreamKinds {
+ public:
+  explicit StreamKinds(const FlowState& s) : s_(s) {}
+  StreamKind Of(const DeviceOp& op) {
+    if (op.stream_id < 0) return KindOf(s_, op.stream.key);
+    if (static_cast<size_t>(op.stream_id) >= kinds_.size()) kinds_.resize(op.stream_id + 1, -1);
+    signed char& k = kinds_[op.stream_id];
+    if (k < 0) k = static_cast<signed char>(KindOf(s_, op.stream.key));
+    return static_cast<StreamKind>(k);
+  }
+
+ private:
+  const FlowState& s_;
+  std::vector<signed char> kinds_;
+};
+
+// Whether work issued now on `stream` runs after each of many earlier ops.
+class OrderCheck {
+ public:
+  OrderCheck(const FlowState& s, const std::string& stream, const OpTable& ops)
+      : after_(AfterSet(s, stream)), stream_(stream), stream_id_(ops.FindStreamId(stream)),
+        legacy_(stream == kLegacyStream) {}
+  bool Before(const DeviceOp& earlier, StreamKinds& kinds) const {
+    const bool same = earlier.stream_id >= 0 && stream_id_ >= 0 ? earlier.stream_id == stream_id_
+                                                                 : earlier.stream.key == stream_;
+    if (same) return true;
+    // The legacy default stream waits for all earlier work of the device's
+    // blocking streams (the per-thread default stream is one) before it starts.
+    if (legacy_ && !earlier.captured && IsBlocking(kinds.Of(earlier))) return true;
+    return after_.count(earlier.id) != 0;
+  }
+
+ private:
+  const OpSet& after_;
+  const std::string& stream_;
+  int stream_id_;
+  bool legacy_;
+};
+
+}  // namespace
+
+bool OrderedBefore(const FlowState& s, const DeviceOp& earlier, const std::string& stream, const OpTable& ops) {
+  StreamKinds kinds(s);
+  return OrderCheck(s, stream, ops).Before(earlier, kinds);
 }
 
 namespace {
@@ -166,8 +231,18 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   out.freed = MergeMaps(a.freed, b.freed, [](clang::SourceLocation x, clang::SourceLocation) {
     return std::optional<clang::SourceLocation>(x);
   });
-  out.aliases = MergeMaps(a.aliases, b.aliases, [](const BufferRef& x, const BufferRef& y) {
-    return x.base.key == y.base.key && x.offset_key == y.offset_key ? std::optional<BufferRef>(x) : std::nullopt;
+  out.aliases = MergeMaps(a.aliases, b.aliases, [](const BufferRef& x, const BufferRef& y) -> std::optional<BufferRef> {
+    if (x.base.key != y.base.key) return std::nullopt;
+    if (x.offset_key == y.offset_key) return x;
+    // A pointer stepped through a buffer (`++p` in a loop): keep where the
+    // walk starts, the element its first step touches.
+    const auto starts = [](const BufferRef& start, const BufferRef& later) {
+      return later.offset_key.rfind(start.offset_key, 0) == 0 &&
+             (start.offset_key.empty() || later.offset_key[start.offset_key.size()] == '+');
+    };
+    if (starts(x, y)) return x;
+    if (starts(y, x)) return y;
+    return std::nullopt;
   });
   out.values = MergeMaps(a.values, b.values, [](const Symbol& x, const Symbol& y) {
     return x.key == y.key ? std::optional<Symbol>(x) : std::nullopt;
@@ -179,7 +254,14 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   out.capturing = a.capturing;
   out.capturing.insert(b.capturing.begin(), b.capturing.end());
   out.graphs = a.graphs;
-  for (const auto& [k, v] : b.graphs) out.graphs[k].insert(v.begin(), v.end());
+  for (const auto& [k, v] : b.graphs) {
+    auto [it, inserted] = out.graphs.try_emplace(k, v);
+    if (inserted) continue;
+    GraphInfo& g = it->second;
+    g.nodes.insert(v.nodes.begin(), v.nodes.end());
+    g.allocates.insert(v.allocates.begin(), v.allocates.end());
+    std::erase_if(g.frees, [&](const std::string& f) { return v.frees.count(f) == 0; });
+  }
   out.legacy_bypassed = Union(a.legacy_bypassed, b.legacy_bypassed);
   return out;
 }
@@ -192,21 +274,42 @@ Overlap Overlaps(const BufferAccess& a, const BufferAccess& b) {
     if (a.size_bytes && b.size_bytes) {
       return lo_a < lo_b + *b.size_bytes && lo_b < lo_a + *a.size_bytes ? Overlap::kYes : Overlap::kNo;
     }
-    // One extent unknown: it starts inside the other only if offsets say so.
+    // An extent unknown (a kernel's argument): the access still touches the
+    // byte it starts at, so starting inside the other access is overlapping it.
+    const auto inside = [](int64_t at, int64_t lo, const std::optional<int64_t>& size) {
+      return size && at >= lo && at < lo + *size;
+    };
+    if (lo_a == lo_b || inside(lo_b, lo_a, a.size_bytes) || inside(lo_a, lo_b, b.size_bytes)) return Overlap::kYes;
     if (a.size_bytes && lo_b >= lo_a + *a.size_bytes) return Overlap::kNo;
     if (b.size_bytes && lo_a >= lo_b + *b.size_bytes) return Overlap::kNo;
     return Overlap::kMaybe;
   }
-  // The whole buffer (no offset) against a part of it: the part is inside.
-  if ((a.ref.offset_key.empty() && !a.size_bytes && a.size_key.empty()) ||
-      (b.ref.offset_key.empty() && !b.size_bytes && b.size_key.empty())) {
-    return Overlap::kYes;
-  }
+  // The whole buffer (no offset, no extent: a kernel's pointer argument)
+  // against a part at a constant offset: the part is inside. Against a part
+  // at a symbolic offset (`out + n`, the second half of double buffering) the
+  // whole may well end where the part starts.
+  const auto whole = [](const BufferAccess& x) {
+    return x.ref.offset_key.empty() && !x.size_bytes && x.size_key.empty();
+  };
+  if ((whole(a) && b.ref.offset_bytes) || (whole(b) && a.ref.offset_bytes)) return Overlap::kYes;
   // p + i*chunk vs p + j*chunk and the like: nothing certain.
   return Overlap::kMaybe;
 }
 
 namespace {
+
+// Also compares the first iteration's accesses of accesses made in loops.
+Overlap OverlapsAtSomeStep(const BufferAccess& a, const BufferAccess& b) {
+  const Overlap written = Overlaps(a, b);
+  if (written == Overlap::kYes || (!a.first_step && !b.first_step)) return written;
+  BufferAccess a1 = a, b1 = b;
+  if (a.first_step) a1.ref = *a.first_step;
+  if (b.first_step) b1.ref = *b.first_step;
+  if (Overlaps(a1, b) == Overlap::kYes || Overlaps(a, b1) == Overlap::kYes || Overlaps(a1, b1) == Overlap::kYes) {
+    return Overlap::kYes;
+  }
+  return written;
+}
 
 std::optional<FindingKind> KindOfPair(AccessMode earlier, AccessMode later) {
   if (!MayWrite(earlier) && !MayWrite(later)) return std::nullopt;
@@ -218,7 +321,7 @@ std::optional<FindingKind> KindOfPair(AccessMode earlier, AccessMode later) {
 void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_assumed,
              std::vector<Conflict>* out) {
   for (const BufferAccess& ea : earlier.accesses) {
-    if (Overlaps(ea, later) != Overlap::kYes) continue;
+    if (OverlapsAtSomeStep(ea, later) != Overlap::kYes) continue;
     const std::optional<FindingKind> kind = KindOfPair(ea.mode, later.mode);
     if (!kind) continue;
     Conflict c;
@@ -239,15 +342,27 @@ void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_ass
 
 std::vector<Conflict> DeviceConflicts(const DeviceOp& later, const FlowState& s, const OpTable& ops) {
   std::vector<Conflict> out;
+  StreamKinds kinds(s);
+  const OrderCheck order(s, later.stream.key, ops);
+  const StreamKind lk = KindOf(s, later.stream.key);
+  std::vector<signed char> distinct;  // by stream id: -1 not yet known
   for (int id : s.pending) {
     const DeviceOp& earlier = ops[id];
-    if (earlier.id == later.id && earlier.stream.key == later.stream.key) continue;
     if (earlier.captured != later.captured) continue;  // captured work runs at graph launch
-    if (OrderedBefore(s, earlier, later.stream.key)) continue;
-    if (!DistinctStreams(s, earlier.stream.key, later.stream.key)) continue;
+    if (order.Before(earlier, kinds)) continue;
+    bool apart;
+    if (earlier.stream_id >= 0) {
+      if (static_cast<size_t>(earlier.stream_id) >= distinct.size()) distinct.resize(earlier.stream_id + 1, -1);
+      signed char& d = distinct[earlier.stream_id];
+      if (d < 0) d = DistinctStreams(s, earlier.stream.key, later.stream.key) ? 1 : 0;
+      apart = d == 1;
+    } else {
+      apart = DistinctStreams(s, earlier.stream.key, later.stream.key);
+    }
+    if (!apart) continue;
     // A legacy-stream op on one side and a non-blocking stream on the other:
     // the code relied on the legacy stream's implicit barrier.
-    const StreamKind ek = KindOf(s, earlier.stream.key), lk = KindOf(s, later.stream.key);
+    const StreamKind ek = kinds.Of(earlier);
     const bool legacy_assumed =
         (ek == StreamKind::kNonBlocking && (lk == StreamKind::kLegacy || s.legacy_bypassed.count(id) != 0)) ||
         (lk == StreamKind::kNonBlocking && ek == StreamKind::kLegacy);
@@ -280,15 +395,18 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
     // The legacy stream waits for the earlier work of every blocking stream,
     // and blocking streams' later work waits for it. The per-thread stream
     // is blocking: it is ordered with the legacy stream only.
-    OpSet& after = s.after[t];
+    OpSet waited, bypassed;  // filled in increasing order, merged once
+    StreamKinds kinds(s);
     for (int id : s.pending) {
-      const StreamKind k = KindOf(s, ops[id].stream.key);
+      const StreamKind k = kinds.Of(ops[id]);
       if (k == StreamKind::kNonBlocking) {
-        if (kind == StreamKind::kLegacy) s.legacy_bypassed.insert(id);
+        if (kind == StreamKind::kLegacy) bypassed.insert(id);
       } else if (kind == StreamKind::kLegacy || k == StreamKind::kLegacy) {
-        after.insert(id);
+        waited.insert(id);
       }
     }
+    s.after[t].insert(waited);
+    s.legacy_bypassed.insert(bypassed);
   }
   s.after[t].insert(op.id);
   if (kind == StreamKind::kLegacy && !op.captured) {
@@ -302,26 +420,30 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
   if (s.since_clock && !op.captured) s.since_clock->insert(op.id);
 }
 
-void Complete(FlowState& s, const OpSet& ops) {
-  for (int id : ops) s.pending.erase(id);
-}
+void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }
 
 void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops) {
-  OpSet done = AfterSet(s, stream);
+  OpSet done;  // filled in increasing order, merged with the after set once
+  OpSet bypassed;
   const bool legacy = KindOf(s, stream) == StreamKind::kLegacy;
+  const int stream_id = ops.FindStreamId(stream);
+  StreamKinds kinds(s);
   for (int id : s.pending) {
     const DeviceOp& op = ops[id];
     if (op.captured) continue;
-    if (op.stream.key == stream) done.insert(id);
-    if (legacy && op.stream.key != stream) {
+    const bool same = op.stream_id >= 0 && stream_id >= 0 ? op.stream_id == stream_id : op.stream.key == stream;
+    if (same) done.insert(id);
+    if (legacy && !same) {
       // Synchronizing the legacy stream waits for blocking streams only.
-      if (KindOf(s, op.stream.key) == StreamKind::kNonBlocking) {
-        s.legacy_bypassed.insert(id);
+      if (kinds.Of(op) == StreamKind::kNonBlocking) {
+        bypassed.insert(id);
       } else {
         done.insert(id);
       }
     }
   }
+  done.insert(AfterSet(s, stream));
+  s.legacy_bypassed.insert(bypassed);
   Complete(s, done);
   for (const auto& [event, rec_stream] : s.event_stream) {
     if (rec_stream.key == stream || legacy) s.events_host_complete.insert(event);
@@ -341,9 +463,13 @@ void HostSyncDevice(FlowState& s, const OpTable& ops) {
 void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, clang::SourceLocation loc,
                  const OpTable& ops) {
   OpSet captured = AfterSet(s, stream.key);
+  StreamKinds kinds(s);
+  const OrderCheck order(s, stream.key, ops);
+  OpSet pending_before;  // filled in increasing order, merged once
   for (int id : s.pending) {
-    if (ops[id].stream.key == stream.key) captured.insert(id);
+    if (order.Before(ops[id], kinds)) pending_before.insert(id);
   }
+  captured.insert(pending_before);
   s.event_capture[event] = captured;
   s.event_recorded[event] = loc;
   s.event_stream[event] = stream;
@@ -363,7 +489,15 @@ void StreamWaitEvent(FlowState& s, const std::string& stream, const std::string&
   }
 }
 
-void HostSyncEvent(FlowState& s, const std::string& event) {
+void HostSyncEvent(FlowState& s, const std::string& event, const OpTable& ops) {
+  // An event recorded on the legacy stream would have covered the
+  // non-blocking streams' work too, were they blocking.
+  if (auto rec = s.event_stream.find(event); rec != s.event_stream.end() && rec->second.key == kLegacyStream) {
+    StreamKinds kinds(s);
+    for (int id : s.pending) {
+      if (!ops[id].captured && kinds.Of(ops[id]) == StreamKind::kNonBlocking) s.legacy_bypassed.insert(id);
+    }
+  }
   if (auto it = s.event_capture.find(event); it != s.event_capture.end()) Complete(s, it->second);
   if (s.event_recorded.count(event) != 0) s.events_host_complete.insert(event);
 }

@@ -11,13 +11,13 @@
 
 #include <clang/Basic/SourceLocation.h>
 
+#include "analyzer/op_set.h"
 #include "analyzer/symbolic.h"
 #include "runtime/finding.h"
 #include "runtime/trace_record.h"
 
 namespace streamcheck::lint {
 
-using OpSet = std::set<int>;
 
 // Stream keys for the handles CUDA gives meaning to.
 inline constexpr const char* kLegacyStream = "#legacy";
@@ -30,19 +30,39 @@ struct BufferAccess {
   AccessMode mode = AccessMode::kUnknown;
   std::optional<int64_t> size_bytes;  // when the byte count is a constant
   std::string size_key;               // symbolic byte count ("" = unknown extent)
+  // Made in a loop with an offset that moves with the loop (`h[i]`, `d + i * chunk`):
+  // where the first iteration's access starts. It meets work from outside the
+  // loop there; work of the same iteration matches the offset as written.
+  std::optional<BufferRef> first_step;
+  bool operator==(const BufferAccess&) const = default;
 };
 
 // An asynchronous operation as issued: a kernel, a copy, a memset, a graph.
 struct DeviceOp {
   int id = 0;
   Symbol stream;
+  int stream_id = -1;  // stream.key interned by the OpTable (compared per pending op)
   std::string api;   // the API called: "cudaMemcpyAsync", "<<<>>>", "cudaGraphLaunch"
   std::string what;  // "kernel `scale`", "cudaMemcpyAsync"
   std::vector<BufferAccess> accesses;
   clang::SourceLocation loc;         // in the analysed function (the call site of an inlined helper)
   clang::SourceLocation inner_loc;   // inside the helper; equal to loc when not inlined
   std::string helper;                // the inlined helper's name, if any
+  std::string context;               // the call-site chain of that helper; "" at the top
   bool captured = false;             // issued under stream capture: runs only when the graph is launched
+  // A graph memory node (a captured cudaMallocAsync/cudaFreeAsync): the base it allocates or frees.
+  std::string allocates;
+  std::string frees;
+};
+
+// A graph, or an executable graph instantiated from one, as far as the
+// function shows it. Graph memory nodes allocate anew at every launch, so
+// their memory is live for each launch and freed after it.
+struct GraphInfo {
+  OpSet nodes;                      // may: the work of its nodes (captured or added by API)
+  std::set<std::string> allocates;  // may: bases its allocation nodes allocate
+  std::set<std::string> frees;      // must: bases its free nodes free
+  bool operator==(const GraphInfo&) const = default;
 };
 
 struct HostAccess {
@@ -63,6 +83,7 @@ struct BufferInfo {
   MemoryKind kind = MemoryKind::kPageableHost;
   std::string allocated_by;
   clang::SourceLocation allocated;
+  std::string context;  // the inlined helper (call-site chain) that allocated it; "" at the top
   bool operator==(const BufferInfo&) const = default;
 };
 
@@ -85,7 +106,7 @@ struct FlowState {
   std::optional<OpSet> since_clock;                             // ops issued since the last host clock read
   clang::SourceLocation clock_loc;
   std::map<std::string, std::string> capturing;                 // stream -> origin stream of its capture
-  std::map<std::string, OpSet> graphs;                          // graph / exec -> captured ops
+  std::map<std::string, GraphInfo> graphs;                      // graph / exec
   // Ops of non-blocking streams that a legacy-stream op or sync would have
   // ordered had the stream been blocking: the reason behind nonblocking-legacy-order.
   OpSet legacy_bypassed;
@@ -100,18 +121,22 @@ FlowState Join(const FlowState& a, const FlowState& b);
 class OpTable {
  public:
   int Intern(const void* stmt, const std::string& context);
+  // A small integer per stream key, so ops' streams compare as integers.
+  int StreamId(const std::string& key);
+  int FindStreamId(const std::string& key) const;
   DeviceOp& operator[](int id) { return ops_[id]; }
   const DeviceOp& operator[](int id) const { return ops_[id]; }
 
  private:
   std::map<std::pair<const void*, std::string>, int> ids_;
+  std::map<std::string, int> stream_ids_;
   std::vector<DeviceOp> ops_;
 };
 
 StreamKind KindOf(const FlowState& s, const std::string& stream);
 bool IsBlocking(StreamKind k);
 const OpSet& AfterSet(const FlowState& s, const std::string& stream);
-bool OrderedBefore(const FlowState& s, const DeviceOp& earlier, const std::string& stream);
+bool OrderedBefore(const FlowState& s, const DeviceOp& earlier, const std::string& stream, const OpTable& ops);
 // Whether two stream keys certainly name different streams (params may alias).
 bool DistinctStreams(const FlowState& s, const std::string& a, const std::string& b);
 
@@ -139,6 +164,6 @@ void HostSyncDevice(FlowState& s, const OpTable& ops);
 void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, clang::SourceLocation loc,
                  const OpTable& ops);
 void StreamWaitEvent(FlowState& s, const std::string& stream, const std::string& event);
-void HostSyncEvent(FlowState& s, const std::string& event);
+void HostSyncEvent(FlowState& s, const std::string& event, const OpTable& ops);
 
 }  // namespace streamcheck::lint

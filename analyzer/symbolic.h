@@ -13,6 +13,7 @@ namespace clang {
 class ASTContext;
 class Expr;
 class ValueDecl;
+class VarDecl;
 }  // namespace clang
 
 namespace streamcheck::lint {
@@ -35,20 +36,38 @@ struct BufferRef {
   std::string Text() const { return offset_text.empty() ? base.text : base.text + " + " + offset_text; }
 };
 
-// Parameters of an inlined helper bound to the caller's arguments.
+// Counters of `for` loops (a constant start, stepped up): their value on the
+// first iteration. Subscripting an array with one names any of its elements.
+using LoopCounters = std::map<const clang::VarDecl*, int64_t>;
+
+// What names mean in one analysed frame: the parameters of an inlined helper
+// bound to the caller's arguments, and `this` of an inlined method.
 struct Bindings {
   std::map<const clang::ValueDecl*, Symbol> values;
   std::map<const clang::ValueDecl*, BufferRef> buffers;
-  const Bindings* outer = nullptr;  // unused by lookups; kept for depth checks
-  int depth = 0;
+  // `this` of an inlined method: `&obj` for `obj.f()`, `p` for `p->f()`; empty: unbound.
+  Symbol this_object;
+  // `streams[i]` with i a loop counter is `streams[*]`: the loop that creates
+  // the streams, the one that launches on them and the one that synchronizes
+  // them all sweep the same array, each with its own counter.
+  const LoopCounters* counters = nullptr;
+  int getter_depth = 0;  // getters followed to reach this frame (SymbolOf)
 };
 
 Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);
 Symbol SymbolOfDecl(const clang::ValueDecl* d, const Bindings& b);
+// "a[i]" -> "a[*]": the key of any element of the array an element key is
+// of (as a loop over the array names it); "" when the key is no element.
+std::string AnyElementKey(const std::string& key);
+// `this` for a method called on `object`: `&obj` for an object, the pointer itself for a pointer.
+Symbol ObjectOf(const clang::Expr* object, const Bindings& b, const clang::ASTContext& ctx);
 // The base and offset of a pointer-valued expression (`p`, `p + i*n`, `&p[k]`,
 // `v.data()`, an array); invalid when the expression is not of that shape.
 BufferRef BufferOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);
 std::optional<int64_t> ConstantOf(const clang::Expr* e, const clang::ASTContext& ctx);
+// A constant, or an expression of parameters bound to constants (`k * 256`
+// in a helper called with k = 1, `if (wait)` called with true).
+std::optional<int64_t> ValueOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);
 // Source text of an expression as written.
 std::string TextOf(const clang::Expr* e, const clang::ASTContext& ctx);
 

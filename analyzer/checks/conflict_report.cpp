@@ -55,13 +55,15 @@ LintDiagnostic DeviceConflictDiagnostic(rules::RuleId rule, const DeviceOp& late
     d.finding.reason = "no event recorded on " + earlier_stream + " after the earlier access is waited on by " +
                        later_stream + ", and no host synchronization separates them";
   }
-  const std::string wait = "cudaStreamWaitEvent(" + later.stream.text + ", /*event recorded on " + e.stream.text +
+  const std::string later_code = CheckContext::StreamCode(later.stream);
+  const std::string earlier_code = CheckContext::StreamCode(e.stream);
+  const std::string wait = "cudaStreamWaitEvent(" + later_code + ", /*event recorded on " + earlier_code +
                            " after line " + std::to_string(ctx.Point(e.loc).line) + "*/);";
   ctx.Note(d, later.loc, "nothing orders " + later_stream + " after " + earlier_stream +
-                             ": record an event on " + e.stream.text + " after the earlier access and add `" +
+                             ": record an event on " + earlier_code + " after the earlier access and add `" +
                              wait + "` before this line");
-  d.finding.fix = "cudaEventRecord(ev, " + e.stream.text + ") after line " + std::to_string(ctx.Point(e.loc).line) +
-                  "; cudaStreamWaitEvent(" + later.stream.text + ", ev) before line " +
+  d.finding.fix = "cudaEventRecord(ev, " + earlier_code + ") after line " + std::to_string(ctx.Point(e.loc).line) +
+                  "; cudaStreamWaitEvent(" + later_code + ", ev) before line " +
                   std::to_string(ctx.Point(later.loc).line);
   return d;
 }

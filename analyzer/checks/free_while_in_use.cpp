@@ -17,7 +17,7 @@ void FreeWhileInUseCheck::OnFree(const FreeEvent& free, const FlowState& before,
     if (used == nullptr) continue;
     if (!free.stream.empty()) {
       // Freed in stream order: fine when the freeing stream is ordered after the use.
-      if (OrderedBefore(before, op, free.stream.key)) continue;
+      if (OrderedBefore(before, op, free.stream.key, ctx.ops())) continue;
       if (!DistinctStreams(before, op.stream.key, free.stream.key)) continue;
     }
     const std::string where = free.stream.empty() ? "the host" : CheckContext::StreamName(before, free.stream);
@@ -26,8 +26,9 @@ void FreeWhileInUseCheck::OnFree(const FreeEvent& free, const FlowState& before,
                                     " on " + CheckContext::StreamName(before, op.stream) + " may still use it");
     d.finding.kind = FindingKind::kFreeWhileInUse;
     d.finding.accesses.push_back(ctx.DeviceSide(op, *used, before, "use"));
-    FindingAccess f = free.stream.empty() ? ctx.HostSide(free.loc, AccessMode::kWrite, free.api, "free")
-                                          : ctx.HostSide(free.loc, AccessMode::kWrite, free.api, "free");
+    // The free is issued by a host call either way; a stream-ordered free
+    // (cudaFreeAsync) then takes effect on its stream, not on the host.
+    FindingAccess f = ctx.HostSide(free.loc, AccessMode::kWrite, free.api, "free");
     if (!free.stream.empty()) {
       f.on_host = false;
       f.stream = CheckContext::StreamName(before, free.stream);

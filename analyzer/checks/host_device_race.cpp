@@ -7,8 +7,8 @@ namespace streamcheck::lint {
 HostDeviceRaceCheck::HostDeviceRaceCheck() : LintCheck(rules::RuleId::kHostDeviceRace) {}
 
 void HostDeviceRaceCheck::OnHostAccess(const HostAccess& access, const FlowState& before, CheckContext& ctx) {
-  for (const Conflict& c : HostConflicts(access, before, ctx.ops())) {
-    if (c.legacy_assumed) continue;
+  for (const Conflict& c : ctx.HostConflictsOf(access, before)) {
+    if (c.legacy_assumed || ctx.Saturated()) continue;
     ctx.Emit(HostConflictDiagnostic(rule(), access, c, before, ctx));
   }
 }

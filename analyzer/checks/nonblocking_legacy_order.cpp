@@ -20,8 +20,8 @@ void Explain(LintDiagnostic& d, const Conflict& c, const FlowState& s, CheckCont
 }  // namespace
 
 void NonBlockingLegacyOrderCheck::OnDeviceOp(const DeviceOp& op, const FlowState& before, CheckContext& ctx) {
-  for (const Conflict& c : DeviceConflicts(op, before, ctx.ops())) {
-    if (!c.legacy_assumed) continue;
+  for (const Conflict& c : ctx.DeviceConflictsOf(op, before)) {
+    if (!c.legacy_assumed || ctx.Saturated()) continue;
     LintDiagnostic d = DeviceConflictDiagnostic(rule(), op, c, before, ctx);
     Explain(d, c, before, ctx);
     if (KindOf(before, op.stream.key) == StreamKind::kNonBlocking) {
@@ -37,8 +37,8 @@ void NonBlockingLegacyOrderCheck::OnDeviceOp(const DeviceOp& op, const FlowState
 
 void NonBlockingLegacyOrderCheck::OnHostAccess(const HostAccess& access, const FlowState& before,
                                                CheckContext& ctx) {
-  for (const Conflict& c : HostConflicts(access, before, ctx.ops())) {
-    if (!c.legacy_assumed) continue;
+  for (const Conflict& c : ctx.HostConflictsOf(access, before)) {
+    if (!c.legacy_assumed || ctx.Saturated()) continue;
     LintDiagnostic d = HostConflictDiagnostic(rule(), access, c, before, ctx);
     Explain(d, c, before, ctx);
     ctx.Emit(std::move(d));

@@ -7,6 +7,10 @@ PageableAsyncCopyCheck::PageableAsyncCopyCheck() : LintCheck(rules::RuleId::kPag
 void PageableAsyncCopyCheck::OnAsyncCopy(const AsyncCopy& copy, const FlowState& before, CheckContext& ctx) {
   if (copy.host_info == nullptr || copy.host_info->kind != MemoryKind::kPageableHost) return;
   const DeviceOp& op = *copy.op;
+  // Copy and allocation both inside one inlined helper: the finding does not
+  // depend on the caller and is reported in the helper itself (analysed on
+  // its own), not again at every call.
+  if (!op.context.empty() && op.context == copy.host_info->context) return;
   LintDiagnostic d = ctx.Make(rule(), op.loc,
                               op.api + " " + (copy.host_is_source ? "from" : "to") + " pageable host memory `" +
                                   copy.host_side.base.text + "` (" + copy.host_info->allocated_by +

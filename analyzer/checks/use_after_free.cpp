@@ -8,6 +8,8 @@ namespace {
 void Report(const BufferRef& ref, clang::SourceLocation at, const std::string& what, FindingAccess access,
             const FlowState& s, CheckContext& ctx, rules::RuleId rule) {
   auto it = s.freed.find(ref.base.key);
+  // `chunks[0]` after a loop freed every element (`chunks[*]`).
+  if (it == s.freed.end()) it = s.freed.find(AnyElementKey(ref.base.key));
   if (it == s.freed.end()) return;
   LintDiagnostic d = ctx.Make(rule, at, what + " uses `" + ref.base.text + "` after it was freed");
   d.finding.kind = FindingKind::kUseAfterFree;
@@ -21,7 +23,7 @@ void Report(const BufferRef& ref, clang::SourceLocation at, const std::string& w
 
 void UseAfterFreeCheck::OnDeviceOp(const DeviceOp& op, const FlowState& before, CheckContext& ctx) {
   for (const BufferAccess& a : op.accesses) {
-    if (before.freed.count(a.ref.base.key) != 0) {
+    if (before.freed.count(a.ref.base.key) != 0 || before.freed.count(AnyElementKey(a.ref.base.key)) != 0) {
       Report(a.ref, op.loc, op.what, ctx.DeviceSide(op, a, before, "use"), before, ctx, rule());
       return;
     }

@@ -60,8 +60,12 @@ std::string Replace(std::string text, const std::string& from, const std::string
   return text;
 }
 
-// What changes from machine to machine and version to version, made fixed.
-std::string NormalizeText(const std::string& text) { return Replace(text, kSource, "<src>"); }
+// The text report is all recorded data: source paths are those of the machine
+// that recorded the trace, and stay as they are wherever this checkout lives.
+std::string NormalizeText(const std::string& text) { return text; }
+
+// What changes from machine to machine and version to version, made fixed. The
+// run's command names the trace by this checkout's path.
 
 std::string NormalizeJson(const std::string& text) {
   json report = json::parse(text);
@@ -71,7 +75,7 @@ std::string NormalizeJson(const std::string& text) {
     run["tool_version"] = "<version>";
     run["start_time_ns"] = 0;
     run["end_time_ns"] = 0;
-    run["command"] = NormalizeText(run["command"].get<std::string>());
+    run["command"] = Replace(run["command"].get<std::string>(), kSource, "<src>");
   }
   return report.dump(2) + "\n";
 }

@@ -47,6 +47,8 @@ TEST(NvccTranslation, DropsDeviceOnlyAndValues) {
   EXPECT_TRUE(Has(out, "-fgpu-rdc"));
   EXPECT_TRUE(Has(out, "-c"));
   EXPECT_TRUE(Has(out, "-fgpu-default-stream=per-thread"));
+  EXPECT_TRUE(Has(PrepareClangCommand(out, "a.cu", CudaSetup{"/opt/cuda", "", true}),
+                  "-DCUDA_API_PER_THREAD_DEFAULT_STREAM=1"));
   EXPECT_TRUE(Has(out, "-std=c++20"));
   EXPECT_TRUE(Has(out, "a.cu"));
 }
@@ -69,6 +71,48 @@ TEST(PrepareClangCommand, PlainCppStaysCpp) {
   const auto out = PrepareClangCommand({"g++", "-c", "a.cpp"}, "a.cpp", CudaSetup{"/opt/cuda", "", true});
   EXPECT_FALSE(Has(out, "--cuda-host-only"));
   EXPECT_EQ(out[0], "clang++");
+}
+
+// What CMake writes for the samples: nvcc's `-isystem=DIR`, which clang would read
+// as sysroot-relative; value-taking nvcc options whose value must not become an input.
+TEST(NvccTranslation, SamplesStyleIncludesAndValueOptions) {
+  const auto out = TranslateNvccCommand({"nvcc", "-isystem=/usr/local/cuda/include", "-Xcompiler=-fPIE,-fopenmp",
+                                         "-time", "t.csv", "--keep-dir", "kd", "-ftemplate-depth", "512", "-noeh",
+                                         "--machine", "64", "-v", "a.cu"});
+  EXPECT_TRUE(Has(out, "-isystem"));
+  EXPECT_TRUE(Has(out, "/usr/local/cuda/include"));
+  EXPECT_FALSE(Has(out, "-isystem=/usr/local/cuda/include"));
+  EXPECT_TRUE(Has(out, "-fopenmp"));
+  EXPECT_FALSE(Has(out, "t.csv"));
+  EXPECT_FALSE(Has(out, "-time"));
+  EXPECT_FALSE(Has(out, "kd"));
+  EXPECT_FALSE(Has(out, "64"));
+  EXPECT_FALSE(Has(out, "-v"));
+  EXPECT_TRUE(Has(out, "-ftemplate-depth=512"));
+  EXPECT_TRUE(Has(out, "-fno-exceptions"));
+  // CMake's `-Xcompiler "-Wall -Wextra"`: one value, two flags.
+  const auto quoted = TranslateNvccCommand({"nvcc", "-Xcompiler", "-Wmissing-declarations -fopenmp", "a.cu"});
+  EXPECT_TRUE(Has(quoted, "-Wmissing-declarations"));
+  EXPECT_TRUE(Has(quoted, "-fopenmp"));
+}
+
+TEST(PrepareClangCommand, CudaGetsTheNvccPreludeAndEveryFileTheFallbackHeaders) {
+  const std::string prelude = std::string(kPreludeDir) + "/nvcc_host_prelude.h";
+  const std::string fallback = std::string(kPreludeDir) + "/fallback";
+  const auto cu = PrepareClangCommand({"nvcc", "-c", "a.cu"}, "a.cu", CudaSetup{"/opt/cuda", "", true});
+  EXPECT_TRUE(Has(cu, prelude));
+  EXPECT_TRUE(Has(cu, fallback));
+  const auto cpp = PrepareClangCommand({"g++", "-c", "a.cpp"}, "a.cpp", CudaSetup{"/opt/cuda", "", true});
+  EXPECT_FALSE(Has(cpp, prelude));
+  EXPECT_TRUE(Has(cpp, fallback));
+  // A .cpp file including cuda_runtime.h finds it, searched after the command's own paths.
+  EXPECT_TRUE(Has(cpp, "/opt/cuda/include"));
+}
+
+TEST(PrepareClangCommand, CFilesStayC) {
+  const auto out = PrepareClangCommand({"/usr/bin/cc", "-std=gnu11", "-c", "a.c"}, "a.c", CudaSetup{"/opt/cuda", "", true});
+  EXPECT_EQ(out[0], "clang");
+  EXPECT_TRUE(Has(out, "-std=gnu11"));
 }
 
 TEST(SplitCommandLine, Quotes) {

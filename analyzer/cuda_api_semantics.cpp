@@ -1,0 +1,450 @@
+// What each CUDA runtime call the analysis models does to the stream state:
+// the ordering semantics of every ApiKind in cuda_api.h's table, following
+// the CUDA runtime's "API synchronization behavior" and the programming
+// guide's stream rules. Grep an API name in cuda_api.cpp for its row and its
+// ApiKind here for its effect.
+#include "analyzer/transfer_walker.h"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Decl.h>
+
+namespace streamcheck::lint {
+namespace {
+
+const clang::FunctionDecl* FunctionOf(const clang::Expr* e) {
+  if (e == nullptr) return nullptr;
+  e = e->IgnoreParenCasts();
+  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u != nullptr && u->getOpcode() == clang::UO_AddrOf) {
+    e = u->getSubExpr()->IgnoreParenCasts();
+  }
+  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) return llvm::dyn_cast<clang::FunctionDecl>(ref->getDecl());
+  return nullptr;
+}
+
+}  // namespace
+
+DeviceOp& TransferWalker::NewOp(const clang::Stmt* st, const std::string& api, const std::string& what,
+                                const Symbol& stream, const std::string& part) {
+  DeviceOp& op = fa_.ops_[fa_.ops_.Intern(st, frame_.context + part)];
+  op.api = api;
+  op.what = what;
+  op.stream = stream;
+  op.stream_id = fa_.ops_.StreamId(stream.key);
+  op.context = frame_.context;
+  op.accesses.clear();
+  op.captured = false;
+  op.loc = Loc(st->getBeginLoc());
+  op.inner_loc = st->getBeginLoc();
+  op.helper = frame_.helper;
+  return op;
+}
+
+void TransferWalker::AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode mode, const clang::Expr* count) {
+  if (ptr == nullptr) return;
+  BufferAccess a;
+  a.ref = Buf(ptr);
+  if (!a.ref.valid()) return;
+  a.first_step = FirstStep(ptr);
+  a.mode = mode;
+  if (count != nullptr) {
+    a.size_bytes = ConstantOf(count, ast_);
+    const Symbol c = SymbolOf(count, frame_.bindings, ast_);
+    a.size_key = c.empty() ? "?" : c.key;
+  }
+  op.accesses.push_back(a);
+}
+
+void TransferWalker::Issue(DeviceOp& op) {
+  op.captured = s_.capturing.count(op.stream.key) != 0;
+  if (report_) {
+    fa_.ctx_.NewEvent();
+    for (const auto& check : fa_.checks_) check->OnDeviceOp(op, s_, fa_.ctx_);
+  }
+  IssueOp(s_, op, fa_.ops_);
+  // The budget: every op checks every pending one, so their number is bounded;
+  // the oldest are taken as finished (a race with them is missed, none is made up).
+  if (s_.pending.size() > fa_.options_.max_pending) {
+    s_.pending.keep_newest(fa_.options_.max_pending);
+    fa_.budget_.forgot_pending = true;
+  }
+}
+
+void TransferWalker::KernelArgs(DeviceOp& op, const clang::FunctionDecl* kernel,
+                                const std::vector<const clang::Expr*>& args) {
+  if (kernel == nullptr) return;
+  const std::vector<AccessMode>& modes = fa_.summaries_.ParamModes(kernel);
+  for (size_t i = 0; i < args.size() && i < modes.size(); ++i) {
+    if (args[i] == nullptr || !kernel->getParamDecl(i)->getType()->isPointerType()) continue;
+    AddAccess(op, args[i], modes[i], nullptr);
+  }
+}
+
+void TransferWalker::KernelLaunch(const clang::CUDAKernelCallExpr* k) {
+  const clang::FunctionDecl* kernel = k->getDirectCallee();
+  const clang::CallExpr* config = k->getConfig();
+  const Symbol stream = StreamSym(config != nullptr ? Arg(config, 3) : nullptr);
+  ++fa_.cuda_calls_;
+  const std::string name = kernel != nullptr ? kernel->getNameAsString() : TextOf(k->getCallee(), ast_);
+  DeviceOp& op = NewOp(k, "<<<>>>", "kernel `" + name + "`", stream);
+  std::vector<const clang::Expr*> args(k->arg_begin(), k->arg_end());
+  KernelArgs(op, kernel, args);
+  Issue(op);
+}
+
+// cudaLaunchKernel(func, grid, block, args, shmem, stream) with `void* args[] = {&a, &b}`.
+void TransferWalker::LaunchKernelApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  const clang::FunctionDecl* kernel = FunctionOf(Arg(call, name == "cudaLaunchKernelEx" ? 1 : 0));
+  Symbol stream;
+  std::vector<const clang::Expr*> args;
+  if (name == "cudaLaunchKernelEx") {
+    const Symbol cfg = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
+    const std::string field = PointeeKey(cfg) + ".stream";
+    if (auto it = s_.values.find(field); !cfg.empty() && it != s_.values.end()) {
+      stream = it->second;
+    } else {
+      stream = {"?" + field, PointeeText(cfg) + ".stream"};
+    }
+    for (unsigned i = 2; i < call->getNumArgs(); ++i) args.push_back(call->getArg(i));
+  } else {
+    stream = StreamSym(Arg(call, api.stream));
+    const clang::Expr* array = Arg(call, 3);
+    if (const auto* ref = array != nullptr ? llvm::dyn_cast<clang::DeclRefExpr>(array->IgnoreParenCasts()) : nullptr) {
+      const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+      const auto* init = var != nullptr && var->getInit() != nullptr
+                             ? llvm::dyn_cast<clang::InitListExpr>(var->getInit()->IgnoreParenCasts())
+                             : nullptr;
+      for (unsigned i = 0; init != nullptr && i < init->getNumInits(); ++i) {
+        const clang::Expr* e = init->getInit(i)->IgnoreParenCasts();
+        const auto* addr = llvm::dyn_cast<clang::UnaryOperator>(e);
+        args.push_back(addr != nullptr && addr->getOpcode() == clang::UO_AddrOf ? addr->getSubExpr() : nullptr);
+      }
+    }
+  }
+  DeviceOp& op = NewOp(call, name, "kernel `" + (kernel != nullptr ? kernel->getNameAsString() : "?") + "`", stream);
+  KernelArgs(op, kernel, args);
+  Issue(op);
+}
+
+void TransferWalker::Free(const BufferRef& ref, const Symbol& stream, const std::string& api,
+                          clang::SourceLocation loc) {
+  if (!ref.valid()) return;
+  if (report_) {
+    FreeEvent f{ref, api, stream, Loc(loc)};
+    for (const auto& check : fa_.checks_) check->OnFree(f, s_, fa_.ctx_);
+  }
+  s_.freed[ref.base.key] = Loc(loc);
+}
+
+void TransferWalker::EventWaitHook(const Symbol& event, const Symbol& stream, const std::string& api,
+                                   clang::SourceLocation loc) {
+  if (!report_) return;
+  EventWait w{event, stream, api, Loc(loc)};
+  for (const auto& check : fa_.checks_) check->OnEventWait(w, s_, fa_.ctx_);
+}
+
+void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync) {
+  const Symbol stream = sync ? DefaultStream() : StreamSym(Arg(call, api.stream));
+  DeviceOp& op = NewOp(call, name, name, stream);
+  AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
+  AddAccess(op, Arg(call, api.src), AccessMode::kRead, Arg(call, api.count));
+  std::optional<int64_t> kind = api.copy_kind >= 0 ? ConstantOf(Arg(call, api.copy_kind), ast_) : std::nullopt;
+  if (api.copy_kind < 0) kind = static_cast<int>(CopyKind::kDeviceToDevice);
+  if (report_ && !sync) {
+    // Which side is host memory: by the copy kind, or by what we know of the buffers.
+    for (int side : {api.src, api.dst}) {
+      const bool is_src = side == api.src;
+      if (kind && ((*kind == int(CopyKind::kHostToDevice) && !is_src) ||
+                   (*kind == int(CopyKind::kDeviceToHost) && is_src) || *kind == int(CopyKind::kDeviceToDevice))) {
+        continue;
+      }
+      const BufferRef r = Buf(Arg(call, side));
+      auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
+      if (it == s_.buffers.end()) continue;
+      AsyncCopy c{&op, r, &it->second, is_src};
+      for (const auto& check : fa_.checks_) check->OnAsyncCopy(c, s_, fa_.ctx_);
+    }
+  }
+  Issue(op);
+  if (sync && !(kind && *kind == int(CopyKind::kDeviceToDevice))) HostSyncStream(s_, stream.key, fa_.ops_);
+}
+
+void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  ++fa_.cuda_calls_;
+  const clang::SourceLocation loc = call->getBeginLoc();
+  switch (api.kind) {
+    case ApiKind::kKernelLaunch: LaunchKernelApi(call, api, name); return;
+    case ApiKind::kMemcpyAsync: Copy(call, api, name, false); return;
+    case ApiKind::kMemcpySync: Copy(call, api, name, true); return;
+    case ApiKind::kMemsetAsync:
+    case ApiKind::kMemsetSync: {
+      const Symbol stream = api.kind == ApiKind::kMemsetSync ? DefaultStream() : StreamSym(Arg(call, api.stream));
+      DeviceOp& op = NewOp(call, name, name, stream);
+      AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
+      Issue(op);
+      return;
+    }
+    case ApiKind::kMallocDevice:
+    case ApiKind::kMallocAsync:
+    case ApiKind::kMallocPinned:
+    case ApiKind::kMallocManaged: {
+      const Symbol out = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
+      if (out.empty()) return;
+      const MemoryKind kind = api.kind == ApiKind::kMallocPinned    ? MemoryKind::kPinnedHost
+                              : api.kind == ApiKind::kMallocManaged ? MemoryKind::kManaged
+                              : api.kind == ApiKind::kMallocAsync   ? MemoryKind::kAsyncPool
+                                                                    : MemoryKind::kDevice;
+      NoteAllocation(PointeeKey(out), kind, name, loc);
+      if (api.kind == ApiKind::kMallocAsync) {
+        // Captured, it is a graph allocation node: the memory exists during each launch.
+        const Symbol stream = StreamSym(Arg(call, api.stream));
+        if (s_.capturing.count(stream.key) != 0) {
+          DeviceOp& op = NewOp(call, name, name, stream);
+          op.allocates = PointeeKey(out);
+          Issue(op);
+        }
+      }
+      return;
+    }
+    case ApiKind::kHostRegister: {
+      const BufferRef r = Buf(Arg(call, api.dst));
+      if (r.valid()) s_.buffers[r.base.key] = BufferInfo{MemoryKind::kRegisteredHost, name, Loc(loc)};
+      return;
+    }
+    case ApiKind::kMallocPageable: return;  // bound where the result is stored
+    case ApiKind::kFreeDevice:
+      // cudaFree and cudaFreeHost synchronize the device before freeing.
+      HostSyncDevice(s_, fa_.ops_);
+      Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc);
+      return;
+    case ApiKind::kFreeAsync: {
+      const Symbol stream = StreamSym(Arg(call, api.stream));
+      const BufferRef ref = Buf(Arg(call, api.dst));
+      if (s_.capturing.count(stream.key) == 0) {
+        Free(ref, stream, name, loc);
+      } else if (ref.valid()) {
+        // Captured, it is a graph free node: the memory is freed by each launch, not now.
+        DeviceOp& op = NewOp(call, name, name, stream);
+        op.frees = ref.base.key;
+        Issue(op);
+      }
+      return;
+    }
+    case ApiKind::kFreeHost: Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc); return;
+    case ApiKind::kStreamCreate: {
+      const Symbol out = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
+      if (out.empty()) return;
+      const std::optional<int64_t> flags = call->getNumArgs() > 1 ? ConstantOf(Arg(call, 1), ast_) : 0;
+      StreamInfo info;
+      info.kind = !flags ? StreamKind::kUnknown
+                  : (*flags & kCudaStreamNonBlocking) ? StreamKind::kNonBlocking
+                                                      : StreamKind::kBlocking;
+      info.owned = true;
+      info.created = Loc(loc);
+      const std::string key = PointeeKey(out);
+      s_.streams[key] = info;
+      s_.after.erase(key);
+      s_.values.erase(key);
+      // streams[i] created in a loop: the whole array shares the flags.
+      if (const size_t bracket = key.find('['); bracket != std::string::npos) {
+        s_.streams[key.substr(0, bracket) + "[]"] = info;
+      }
+      return;
+    }
+    case ApiKind::kStreamSync: HostSyncStream(s_, StreamSym(Arg(call, 0)).key, fa_.ops_); return;
+    case ApiKind::kStreamQuery:
+    case ApiKind::kEventQuery: return;  // a successful query synchronizes: see the CFG edges
+    case ApiKind::kStreamWaitEvent: {
+      const Symbol stream = StreamSym(Arg(call, 0));
+      const Symbol event = Sym(Arg(call, 1));
+      EventWaitHook(event, stream, name, loc);
+      if (!event.empty()) StreamWaitEvent(s_, stream.key, event.key);
+      return;
+    }
+    case ApiKind::kEventCreate: {
+      const Symbol out = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
+      if (out.empty()) return;
+      const std::string key = PointeeKey(out);
+      s_.events_created.insert(key);
+      s_.event_recorded.erase(key);
+      s_.event_capture.erase(key);
+      return;
+    }
+    case ApiKind::kEventRecord: {
+      const Symbol event = Sym(Arg(call, 0));
+      if (!event.empty()) RecordEvent(s_, event.key, StreamSym(Arg(call, 1)), Loc(loc), fa_.ops_);
+      return;
+    }
+    case ApiKind::kEventSync: {
+      const Symbol event = Sym(Arg(call, 0));
+      EventWaitHook(event, Symbol{}, name, loc);
+      if (!event.empty()) HostSyncEvent(s_, event.key, fa_.ops_);
+      return;
+    }
+    case ApiKind::kEventElapsed: {
+      if (!report_) return;
+      ElapsedTime e{Sym(Arg(call, 1)), Sym(Arg(call, 2)), Loc(loc)};
+      if (e.stop.empty()) return;
+      for (const auto& check : fa_.checks_) check->OnElapsedTime(e, s_, fa_.ctx_);
+      return;
+    }
+    case ApiKind::kDeviceSync: HostSyncDevice(s_, fa_.ops_); return;
+    case ApiKind::kBeginCapture: {
+      const Symbol stream = StreamSym(Arg(call, 0));
+      s_.capturing[stream.key] = stream.key;
+      return;
+    }
+    case ApiKind::kEndCapture: {
+      const std::string origin = StreamSym(Arg(call, 0)).key;
+      const Symbol graph = SymbolOf(Arg(call, 1), frame_.bindings, ast_);
+      GraphInfo captured;
+      for (int id : s_.pending) {
+        const DeviceOp& op = fa_.ops_[id];
+        auto it = s_.capturing.find(op.stream.key);
+        if (!op.captured || it == s_.capturing.end() || it->second != origin) continue;
+        captured.nodes.insert(id);
+        if (!op.allocates.empty()) captured.allocates.insert(op.allocates);
+        if (!op.frees.empty()) captured.frees.insert(op.frees);
+      }
+      Complete(s_, captured.nodes);
+      if (!graph.empty()) s_.graphs[PointeeKey(graph)] = std::move(captured);
+      for (auto it = s_.capturing.begin(); it != s_.capturing.end();) {
+        it = it->second == origin ? s_.capturing.erase(it) : std::next(it);
+      }
+      return;
+    }
+    case ApiKind::kGraphInstantiate: {
+      const Symbol exec = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
+      const Symbol graph = Sym(Arg(call, 1));
+      if (exec.empty()) return;
+      auto it = graph.empty() ? s_.graphs.end() : s_.graphs.find(graph.key);
+      // From a graph of unknown content: whatever the exec held before is gone.
+      if (it == s_.graphs.end()) {
+        s_.graphs.erase(PointeeKey(exec));
+      } else {
+        s_.graphs[PointeeKey(exec)] = it->second;
+      }
+      return;
+    }
+    case ApiKind::kGraphLaunch: {
+      const Symbol exec = Sym(Arg(call, 0));
+      auto it = exec.empty() ? s_.graphs.end() : s_.graphs.find(exec.key);
+      if (it == s_.graphs.end()) return;
+      const GraphInfo graph = it->second;
+      // Each launch allocates its memory nodes' memory again (at the same
+      // addresses), so it is live for this launch whatever freed it before.
+      for (const std::string& base : graph.allocates) {
+        s_.freed.erase(base);
+        s_.buffers.try_emplace(base, BufferInfo{MemoryKind::kAsyncPool, "a graph memory node", Loc(loc)});
+      }
+      DeviceOp& op = NewOp(call, name, "graph `" + exec.text + "`", StreamSym(Arg(call, 1)));
+      for (int id : graph.nodes) {
+        for (const BufferAccess& a : fa_.ops_[id].accesses) op.accesses.push_back(a);
+      }
+      Issue(op);
+      for (const std::string& base : graph.frees) s_.freed[base] = Loc(loc);
+      return;
+    }
+    case ApiKind::kGraphCreate: {
+      const Symbol out = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
+      if (!out.empty()) s_.graphs[PointeeKey(out)] = GraphInfo{};
+      return;
+    }
+    case ApiKind::kGraphMemAllocNode: {
+      // The node's address comes back in params.dptr: a new buffer of the graph's own.
+      const Symbol graph = Sym(Arg(call, api.graph));
+      const Symbol params = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
+      if (graph.empty() || params.empty()) return;
+      const std::string field = PointeeKey(params) + ".dptr";
+      const Symbol memory{"@graph-alloc" + std::to_string(fa_.ops_.Intern(call, frame_.context)),
+                          PointeeText(params) + ".dptr"};
+      BufferRef ref;
+      ref.base = memory;
+      ref.offset_bytes = 0;
+      s_.aliases[field] = ref;
+      s_.buffers[memory.key] = BufferInfo{MemoryKind::kAsyncPool, name, Loc(loc)};
+      s_.freed.erase(memory.key);
+      s_.graphs[graph.key].allocates.insert(memory.key);
+      return;
+    }
+    case ApiKind::kGraphMemFreeNode: {
+      const Symbol graph = Sym(Arg(call, api.graph));
+      const BufferRef ref = Buf(Arg(call, api.dst));
+      if (!graph.empty() && ref.valid()) s_.graphs[graph.key].frees.insert(ref.base.key);
+      return;
+    }
+    case ApiKind::kGraphMemcpyNode: {
+      const Symbol graph = Sym(Arg(call, api.graph));
+      if (graph.empty()) return;
+      // Runs only when the graph is launched: never pending by itself.
+      DeviceOp& op = NewOp(call, name, name, Symbol{"#graph-node", "a graph node"});
+      op.captured = true;
+      AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
+      AddAccess(op, Arg(call, api.src), AccessMode::kRead, Arg(call, api.count));
+      s_.graphs[graph.key].nodes.insert(op.id);
+      return;
+    }
+    case ApiKind::kHostFunc: return;
+    case ApiKind::kHostClock: return;
+    case ApiKind::kHostMemcpy:
+      Host(Arg(call, api.dst), nullptr, Use::kWrite, loc);
+      Host(Arg(call, api.src), nullptr, Use::kRead, loc);
+      return;
+    case ApiKind::kHostMemset: Host(Arg(call, api.dst), nullptr, Use::kWrite, loc); return;
+  }
+}
+
+const clang::CallExpr* QueryBranch(const clang::Expr* cond, const clang::ASTContext& ast, int* success_succ) {
+  if (cond == nullptr) return nullptr;
+  cond = cond->IgnoreParenImpCasts();
+  const auto query_of = [](const clang::Expr* e) -> const clang::CallExpr* {
+    e = e->IgnoreParenCasts();
+    if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b != nullptr && b->getOpcode() == clang::BO_Assign) {
+      e = b->getRHS()->IgnoreParenCasts();
+    }
+    const auto* call = llvm::dyn_cast<clang::CallExpr>(e);
+    const clang::FunctionDecl* fd = call != nullptr ? call->getDirectCallee() : nullptr;
+    if (fd == nullptr || fd->getIdentifier() == nullptr) return nullptr;
+    const ApiModel* api = FindApi(fd->getName());
+    return api != nullptr && (api->kind == ApiKind::kStreamQuery || api->kind == ApiKind::kEventQuery) ? call : nullptr;
+  };
+  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(cond); u != nullptr && u->getOpcode() == clang::UO_LNot) {
+    const clang::CallExpr* q = QueryBranch(u->getSubExpr(), ast, success_succ);
+    if (q != nullptr) *success_succ = 1 - *success_succ;
+    return q;
+  }
+  if (const clang::CallExpr* q = query_of(cond)) {
+    *success_succ = 1;  // nonzero (an error) is true
+    return q;
+  }
+  const auto* b = llvm::dyn_cast<clang::BinaryOperator>(cond);
+  if (b == nullptr || (b->getOpcode() != clang::BO_EQ && b->getOpcode() != clang::BO_NE)) return nullptr;
+  const clang::CallExpr* q = query_of(b->getLHS());
+  const clang::Expr* other = b->getRHS();
+  if (q == nullptr) {
+    q = query_of(b->getRHS());
+    other = b->getLHS();
+  }
+  if (q == nullptr) return nullptr;
+  const std::optional<int64_t> c = ConstantOf(other, ast);
+  if (!c) return nullptr;
+  const bool eq = b->getOpcode() == clang::BO_EQ;
+  const bool compares_success = *c == 0;  // cudaSuccess; anything else (cudaErrorNotReady) means "not yet"
+  *success_succ = (eq == compares_success) ? 0 : 1;
+  return q;
+}
+
+void QuerySucceeded(FlowState& s, const clang::CallExpr* query, const Bindings& bindings, const clang::ASTContext& ast,
+                    bool per_thread_default_stream, const OpTable& ops) {
+  const ApiModel* api = FindApi(query->getDirectCallee()->getName());
+  const Symbol target = SymbolOf(query->getArg(0), bindings, ast);
+  if (target.empty()) return;
+  if (api->kind == ApiKind::kStreamQuery) {
+    std::string key = target.key;
+    if (key == "#0") key = per_thread_default_stream ? kPerThreadStream : kLegacyStream;
+    HostSyncStream(s, key, ops);
+  } else {
+    HostSyncEvent(s, target.key, ops);
+  }
+}
+
+}  // namespace streamcheck::lint

@@ -1,0 +1,142 @@
+// Computing a function's summary (FunctionAnalyzer::Summarize) and applying
+// it at a call in another file (TransferWalker::ApplySummary).
+#include "analyzer/function_summary.h"
+
+#include <clang/AST/Decl.h>
+#include <clang/Index/USRGeneration.h>
+
+#include "analyzer/transfer_walker.h"
+
+namespace streamcheck::lint {
+
+std::string UsrOf(const clang::FunctionDecl* fn) {
+  llvm::SmallString<128> usr;
+  if (clang::index::generateUSRForDecl(fn, usr)) return {};  // true: no USR
+  return usr.str().str();
+}
+
+const std::string& FunctionAnalyzer::Usr(const clang::FunctionDecl* fn) {
+  auto it = usrs_.find(fn);
+  if (it == usrs_.end()) it = usrs_.emplace(fn, UsrOf(fn)).first;
+  return it->second;
+}
+
+std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::FunctionDecl* fn) {
+  Frame top;
+  top.stack.push_back(fn);
+  top.bindings.counters = &loop_counters_;
+  FlowState entry;
+  entry.reached = true;
+  // Probes: work the caller queued before the call, on each stream parameter
+  // and on a blocking and a non-blocking stream of the caller's own. Which of
+  // them are still pending at the exit says what the function waited for.
+  OpSet probes;
+  const auto probe = [&](const void* site, const Symbol& stream) {
+    DeviceOp& op = ops_[ops_.Intern(site, "summary-probe")];
+    probes.insert(op.id);
+    op.stream = stream;
+    op.stream_id = ops_.StreamId(stream.key);
+    op.api = "probe";
+    op.accesses.clear();
+    op.captured = false;
+    IssueOp(entry, op, ops_);
+    return op.id;
+  };
+  std::map<int, int> param_probes;
+  std::map<std::string, int> stream_params, pointer_params;
+  for (unsigned i = 0; i < fn->getNumParams(); ++i) {
+    const clang::ParmVarDecl* p = fn->getParamDecl(i);
+    const Symbol sym = SymbolOfDecl(p, top.bindings);
+    if (IsStreamType(p->getType())) {
+      param_probes[static_cast<int>(i)] = probe(p, sym);
+      stream_params[sym.key] = static_cast<int>(i);
+    } else if (p->getType()->isPointerType() && !IsHandleType(p->getType())) {
+      pointer_params[sym.key] = static_cast<int>(i);
+    }
+  }
+  const Symbol blocking{"?caller-blocking-stream", "a stream of the caller"};
+  const Symbol nonblocking{"?caller-nonblocking-stream", "a non-blocking stream of the caller"};
+  entry.streams[blocking.key] = StreamInfo{StreamKind::kBlocking, false, {}};
+  entry.streams[nonblocking.key] = StreamInfo{StreamKind::kNonBlocking, false, {}};
+  const int blocking_probe = probe(&blocking, blocking);
+  const int nonblocking_probe = probe(&nonblocking, nonblocking);
+
+  const FlowState exit = RunCfg(fn, entry, top, /*report=*/false);
+  FunctionSummary summary;
+  summary.name = fn->getQualifiedNameAsString();
+  for (const auto& [param, id] : param_probes) {
+    if (exit.pending.count(id) == 0) summary.synced_stream_params.push_back(param);
+  }
+  summary.syncs_device = exit.pending.count(nonblocking_probe) == 0;
+  summary.syncs_legacy = !summary.syncs_device && exit.pending.count(blocking_probe) == 0;
+  for (int id : exit.pending) {
+    const DeviceOp& op = ops_[id];
+    if (probes.count(id) != 0 || op.captured) continue;
+    SummaryOp queued;
+    queued.api = op.api;
+    queued.what = op.what;
+    if (auto it = stream_params.find(op.stream.key); it != stream_params.end()) {
+      queued.stream_param = it->second;
+    } else if (op.stream.key == kLegacyStream || op.stream.key == kPerThreadStream) {
+      queued.stream = op.stream.key;
+    }
+    // Only accesses to what the caller passed in can meet the caller's work.
+    for (const BufferAccess& a : op.accesses) {
+      auto it = pointer_params.find(a.ref.base.key);
+      if (it == pointer_params.end()) continue;
+      SummaryAccess access;
+      access.param = it->second;
+      access.mode = a.mode;
+      access.offset_bytes = a.ref.offset_key.empty() ? std::optional<int64_t>(0) : a.ref.offset_bytes;
+      access.size_bytes = a.size_bytes;
+      queued.accesses.push_back(access);
+    }
+    if (!queued.accesses.empty()) summary.leaves_queued.push_back(std::move(queued));
+  }
+  if (summary.empty()) return std::nullopt;
+  return summary;
+}
+
+void TransferWalker::ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary) {
+  for (int param : summary.synced_stream_params) HostSyncStream(s_, StreamSym(Arg(call, param)).key, fa_.ops_);
+  if (summary.syncs_device) {
+    HostSyncDevice(s_, fa_.ops_);
+  } else if (summary.syncs_legacy) {
+    HostSyncStream(s_, kLegacyStream, fa_.ops_);
+  }
+  for (size_t i = 0; i < summary.leaves_queued.size(); ++i) {
+    const SummaryOp& queued = summary.leaves_queued[i];
+    Symbol stream;
+    if (queued.stream_param >= 0) {
+      stream = StreamSym(Arg(call, queued.stream_param));
+    } else if (queued.stream == kLegacyStream || queued.stream == kPerThreadStream) {
+      stream = queued.stream == kLegacyStream ? Symbol{kLegacyStream, "the legacy default stream"}
+                                              : Symbol{kPerThreadStream, "the per-thread default stream"};
+    } else {
+      // A stream of the callee's own: distinct from the caller's, unknown otherwise.
+      char site[32];
+      std::snprintf(site, sizeof site, "%p", static_cast<const void*>(call));
+      stream = Symbol{"?" + summary.name + "@" + site + frame_.context, "a stream of `" + summary.name + "`"};
+    }
+    DeviceOp& op = NewOp(call, queued.api, queued.what + " (queued by `" + summary.name + "`)", stream,
+                         "summary#" + std::to_string(i));
+    for (const SummaryAccess& access : queued.accesses) {
+      BufferAccess a;
+      a.ref = Buf(Arg(call, access.param));
+      if (!a.ref.valid()) continue;
+      if (!access.offset_bytes) {
+        a.ref.offset_key += (a.ref.offset_key.empty() ? "" : "+") + std::string("?");
+        a.ref.offset_bytes.reset();
+      } else if (*access.offset_bytes != 0) {
+        a.ref.offset_key += (a.ref.offset_key.empty() ? "#b" : "+#b") + std::to_string(*access.offset_bytes);
+        if (a.ref.offset_bytes) *a.ref.offset_bytes += *access.offset_bytes;
+      }
+      a.mode = access.mode;
+      a.size_bytes = access.size_bytes;
+      op.accesses.push_back(a);
+    }
+    Issue(op);
+  }
+}
+
+}  // namespace streamcheck::lint

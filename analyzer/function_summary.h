@@ -1,0 +1,50 @@
+// What a function defined in another translation unit does to the streams
+// and buffers it is given, as seen from a call to it: which of its stream
+// parameters (or the device) it waits for before returning, and the work it
+// leaves queued, in terms of its parameters. Computed when the defining file
+// is linted, applied where another file calls it (lint_driver.cpp runs the
+// callers again once the summaries are known). Plain data: it outlives the
+// translation unit it came from.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "runtime/trace_record.h"
+
+namespace streamcheck::lint {
+
+struct SummaryAccess {
+  int param = -1;  // the pointer parameter the access is to
+  AccessMode mode = AccessMode::kUnknown;
+  std::optional<int64_t> offset_bytes;  // from the parameter; unknown: anywhere in it
+  std::optional<int64_t> size_bytes;
+};
+
+// Work the function leaves queued when it returns.
+struct SummaryOp {
+  int stream_param = -1;  // on the stream given as this parameter,
+  std::string stream;     // else on this one: kLegacyStream, kPerThreadStream, or "" (one of its own)
+  std::string api;
+  std::string what;
+  std::vector<SummaryAccess> accesses;
+};
+
+struct FunctionSummary {
+  std::string name;
+  std::vector<int> synced_stream_params;  // waits for the work queued on these
+  bool syncs_device = false;              // cudaDeviceSynchronize, cudaFree, ...
+  bool syncs_legacy = false;              // waits for the legacy stream (and so every blocking stream)
+  std::vector<SummaryOp> leaves_queued;
+  bool empty() const {
+    return synced_stream_params.empty() && !syncs_device && !syncs_legacy && leaves_queued.empty();
+  }
+};
+
+// By the function's USR (clang::index::generateUSRForDecl), the same in every file.
+using SummaryTable = std::map<std::string, FunctionSummary>;
+
+}  // namespace streamcheck::lint

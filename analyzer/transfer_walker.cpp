@@ -1,0 +1,562 @@
+// The statement walk of the transfer function: declarations, assignments,
+// host reads and writes, and calls (a modeled CUDA API, a host clock, or a
+// helper of the main file analysed in place). CUDA calls are handed to
+// TransferWalker::Api (cuda_api_semantics.cpp).
+#include "analyzer/transfer_walker.h"
+
+#include "analyzer/host_loops.h"
+
+#include <clang/AST/ASTContext.h>
+#include <clang/AST/Attr.h>
+#include <clang/AST/Decl.h>
+#include <clang/AST/DeclCXX.h>
+#include <clang/Basic/SourceManager.h>
+
+#include <cstdio>
+
+namespace streamcheck::lint {
+namespace {
+
+AccessMode ModeOf(Use u) {
+  switch (u) {
+    case Use::kWrite: return AccessMode::kWrite;
+    case Use::kReadWrite: return AccessMode::kReadWrite;
+    default: return AccessMode::kRead;
+  }
+}
+
+const clang::CallExpr* AsCall(const clang::Expr* e) {
+  return e == nullptr ? nullptr : llvm::dyn_cast<clang::CallExpr>(e->IgnoreParenCasts());
+}
+
+}  // namespace
+
+// `&s` names the object s; a pointer parameter `s` names `*s`.
+std::string PointeeKey(const Symbol& s) {
+  if (s.key.rfind("&", 0) == 0) return s.key.substr(1);
+  return "*" + s.key;
+}
+std::string PointeeText(const Symbol& s) {
+  if (s.text.rfind("&", 0) == 0) return s.text.substr(1);
+  return "*" + s.text;
+}
+
+// A reference to a handle (`cudaStream_t& s = streams[i]`) names the handle.
+bool IsStreamType(clang::QualType t) {
+  const std::string name = t.getNonReferenceType().getUnqualifiedType().getAsString();
+  return name == "cudaStream_t" || name == "struct CUstream_st *" || name == "CUstream";
+}
+
+bool IsHandleType(clang::QualType t) {
+  const std::string name = t.getNonReferenceType().getUnqualifiedType().getAsString();
+  return IsStreamType(t) || name == "cudaEvent_t" || name == "cudaGraph_t" || name == "cudaGraphExec_t";
+}
+
+bool IsIterator(clang::QualType t) {
+  const auto* rd = t.getNonReferenceType()->getAsCXXRecordDecl();
+  return rd != nullptr && rd->getIdentifier() != nullptr && rd->getName().contains("iterator");
+}
+
+bool IsStdVector(clang::QualType t) {
+  const auto* rd = t->getAsCXXRecordDecl();
+  return rd != nullptr && rd->getQualifiedNameAsString() == "std::vector";
+}
+
+void TransferWalker::Visit(const clang::Stmt* st, Use use) {
+  if (st == nullptr || !done_.insert(st).second) return;
+  if (llvm::isa<clang::LambdaExpr>(st) || llvm::isa<clang::UnaryExprOrTypeTraitExpr>(st)) return;
+  if (const auto* c = llvm::dyn_cast<clang::AbstractConditionalOperator>(st)) {
+    Visit(c->getCond(), Use::kValue);  // the arms are blocks of their own
+    return;
+  }
+  if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(st)) {
+    if (b->isLogicalOp()) {
+      Visit(b->getLHS(), Use::kValue);
+      return;
+    }
+    if (b->isAssignmentOp()) {
+      Assign(b);
+      return;
+    }
+  }
+  if (const auto* ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
+    for (const clang::Decl* d : ds->decls()) {
+      if (const auto* v = llvm::dyn_cast<clang::VarDecl>(d)) Declare(v);
+    }
+    return;
+  }
+  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(st)) {
+    if (u->isIncrementDecrementOp()) {
+      Visit(u->getSubExpr(), Use::kReadWrite);
+      Step(u->getSubExpr(), u->isIncrementOp() ? 1 : -1, nullptr);
+      return;
+    }
+    if (u->getOpcode() == clang::UO_AddrOf) {
+      Visit(u->getSubExpr(), Use::kAddress);
+      return;
+    }
+    if (u->getOpcode() == clang::UO_Deref) {
+      if (use != Use::kAddress) Host(u->getSubExpr(), nullptr, use, u->getBeginLoc());
+      Visit(u->getSubExpr(), Use::kValue);
+      return;
+    }
+  }
+  if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(st)) {
+    if (use != Use::kAddress) Host(sub->getBase(), sub->getIdx(), use, sub->getBeginLoc());
+    Visit(sub->getBase(), Use::kValue);
+    Visit(sub->getIdx(), Use::kValue);
+    return;
+  }
+  if (const auto* m = llvm::dyn_cast<clang::MemberExpr>(st); m != nullptr && m->isArrow()) {
+    if (use != Use::kAddress) Host(m->getBase(), nullptr, use, m->getBeginLoc());
+    Visit(m->getBase(), Use::kValue);
+    return;
+  }
+  if (const auto* del = llvm::dyn_cast<clang::CXXDeleteExpr>(st)) {
+    Free(BufferOf(del->getArgument(), frame_.bindings, ast_), Symbol{}, del->isArrayForm() ? "delete[]" : "delete",
+         del->getBeginLoc());
+    return;
+  }
+  if (const auto* k = llvm::dyn_cast<clang::CUDAKernelCallExpr>(st)) {
+    KernelLaunch(k);
+    return;
+  }
+  if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(st)) {
+    // std::vector<T>::operator[] on the host.
+    if (op->getOperator() == clang::OO_Subscript && op->getNumArgs() == 2 && IsStdVector(op->getArg(0)->getType())) {
+      if (use != Use::kAddress) Host(op->getArg(0), op->getArg(1), use, op->getBeginLoc());
+      Visit(op->getArg(1), Use::kValue);
+      return;
+    }
+    // An iterator's *it and ++it (a range-for over a std::vector).
+    if (op->getNumArgs() == 1 && IsIterator(op->getArg(0)->getType())) {
+      if (op->getOperator() == clang::OO_Star) {
+        if (use != Use::kAddress) Host(op->getArg(0), nullptr, use, op->getBeginLoc());
+        return;
+      }
+      if (op->getOperator() == clang::OO_PlusPlus || op->getOperator() == clang::OO_MinusMinus) {
+        Step(op->getArg(0), op->getOperator() == clang::OO_PlusPlus ? 1 : -1, nullptr);
+        return;
+      }
+    }
+  }
+  if (const auto* call = llvm::dyn_cast<clang::CallExpr>(st)) {
+    Call(call);
+    return;
+  }
+  if (const auto* cast = llvm::dyn_cast<clang::ImplicitCastExpr>(st);
+      cast != nullptr && cast->getCastKind() == clang::CK_LValueToRValue) {
+    Visit(cast->getSubExpr(), Use::kRead);
+    return;
+  }
+  const bool transparent = llvm::isa<clang::ParenExpr>(st) || llvm::isa<clang::CastExpr>(st);
+  for (const clang::Stmt* child : st->children()) Visit(child, transparent ? use : Use::kValue);
+}
+
+clang::SourceLocation TransferWalker::Loc(clang::SourceLocation inner) const {
+  return frame_.anchor.isValid() ? frame_.anchor : inner;
+}
+
+BufferRef TransferWalker::Buf(const clang::Expr* e) const {
+  BufferRef r = BufferOf(e, frame_.bindings, ast_);
+  if (!r.valid()) return r;
+  // A range-for's hidden `__begin1` is not a name the reader wrote.
+  const std::string spelled = r.base.text.rfind("__", 0) == 0 ? "" : r.Text();
+  // Follow `float* q = p + off` to p; messages keep the name written here.
+  for (int i = 0; i < 4; ++i) {
+    auto it = s_.aliases.find(r.base.key);
+    if (it == s_.aliases.end()) break;
+    BufferRef base = it->second;
+    if (!r.offset_key.empty()) {
+      base.offset_key += (base.offset_key.empty() ? "" : "+") + r.offset_key;
+      base.offset_text += (base.offset_text.empty() ? "" : " + ") + r.offset_text;
+      base.offset_bytes = base.offset_bytes && r.offset_bytes
+                              ? std::optional<int64_t>(*base.offset_bytes + *r.offset_bytes)
+                              : std::nullopt;
+    }
+    r = base;
+    if (!spelled.empty()) {
+      r.base.text = spelled;
+      r.offset_text.clear();
+    }
+  }
+  return r;
+}
+
+Symbol TransferWalker::Sym(const clang::Expr* e) const {
+  Symbol s = SymbolOf(e, frame_.bindings, ast_);
+  for (int i = 0; i < 4 && !s.empty(); ++i) {
+    auto it = s_.values.find(s.key);
+    if (it == s_.values.end()) break;
+    s = it->second;
+  }
+  return s;
+}
+
+Symbol TransferWalker::DefaultStream() const {
+  return fa_.options_.per_thread_default_stream ? Symbol{kPerThreadStream, "the per-thread default stream"}
+                                                : Symbol{kLegacyStream, "the legacy default stream"};
+}
+
+Symbol TransferWalker::StreamSym(const clang::Expr* e) const {
+  if (e == nullptr || llvm::isa<clang::CXXDefaultArgExpr>(e)) return DefaultStream();
+  Symbol s = Sym(e);
+  if (s.key == "#0") return DefaultStream();
+  if (s.key == "#1") return {kLegacyStream, "cudaStreamLegacy"};
+  if (s.key == "#2") return {kPerThreadStream, "cudaStreamPerThread"};
+  if (s.empty()) return {"?" + TextOf(e, ast_), TextOf(e, ast_)};
+  return s;
+}
+
+const clang::Expr* TransferWalker::Arg(const clang::CallExpr* call, int i) const {
+  if (i < 0 || static_cast<unsigned>(i) >= call->getNumArgs()) return nullptr;
+  return call->getArg(i);
+}
+
+void TransferWalker::Host(const clang::Expr* base, const clang::Expr* index, Use use, clang::SourceLocation loc) {
+  if (!report_ || use == Use::kAddress) return;
+  const clang::QualType type = base->getType();
+  if (!type->isPointerType() && !type->isArrayType() && !IsStdVector(type) && !IsIterator(type)) return;
+  const BufferRef whole = Buf(base);
+  if (!whole.valid()) return;
+  const clang::QualType element = type->getPointeeOrArrayElementType()->getCanonicalTypeUnqualified();
+  // `base[index]`, the index as written (`i * n`) or as a known value.
+  const auto element_at = [&](const Symbol& idx, std::optional<int64_t> c) {
+    BufferRef ref = whole;
+    if (c && *c == 0) return ref;
+    ref.offset_key += (ref.offset_key.empty() ? "" : "+") + (idx.empty() ? "?" : idx.key);
+    ref.offset_text += (ref.offset_text.empty() ? "" : " + ") + TextOf(index, ast_);
+    if (c && ref.offset_bytes && !element->isIncompleteType() && !element->isDependentType() &&
+        !element->isVoidType()) {
+      ref.offset_bytes = *ref.offset_bytes + *c * ast_.getTypeSizeInChars(element).getQuantity();
+    } else {
+      ref.offset_bytes.reset();
+    }
+    return ref;
+  };
+  if (index == nullptr) {
+    HostRef(whole, ModeOf(use), loc);
+    return;
+  }
+  const std::optional<int64_t> c = ConstantOf(index, ast_);
+  HostRef(element_at(SymbolOf(index, frame_.bindings, ast_), c), ModeOf(use), loc, FirstStep(base, index));
+}
+
+std::optional<BufferRef> TransferWalker::FirstStep(const clang::Expr* base, const clang::Expr* offset) const {
+  if (base == nullptr || offset == nullptr || ConstantOf(offset, ast_)) return std::nullopt;
+  const std::optional<int64_t> first = FirstIterationValue(offset, fa_.loop_counters_, ast_);
+  if (!first) return std::nullopt;
+  BufferRef r = Buf(base);
+  if (!r.valid() || *first == 0) return r.valid() ? std::optional<BufferRef>(r) : std::nullopt;
+  r.offset_key += std::string(r.offset_key.empty() ? "#" : "+#") + std::to_string(*first);
+  r.offset_text += (r.offset_text.empty() ? "" : " + ") + std::to_string(*first);
+  const clang::QualType element = base->getType()->getPointeeOrArrayElementType()->getCanonicalTypeUnqualified();
+  if (r.offset_bytes && !element->isIncompleteType() && !element->isDependentType() && !element->isVoidType()) {
+    r.offset_bytes = *r.offset_bytes + *first * ast_.getTypeSizeInChars(element).getQuantity();
+  } else {
+    r.offset_bytes.reset();
+  }
+  return r;
+}
+
+std::optional<BufferRef> TransferWalker::FirstStep(const clang::Expr* pointer) const {
+  if (pointer == nullptr) return std::nullopt;
+  pointer = pointer->IgnoreParenCasts();
+  if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(pointer); bin != nullptr && bin->getOpcode() == clang::BO_Add) {
+    const bool pointer_left = bin->getLHS()->getType()->isPointerType() || bin->getLHS()->getType()->isArrayType();
+    return pointer_left ? FirstStep(bin->getLHS(), bin->getRHS()) : FirstStep(bin->getRHS(), bin->getLHS());
+  }
+  const auto* address = llvm::dyn_cast<clang::UnaryOperator>(pointer);
+  if (address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
+    if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(address->getSubExpr()->IgnoreParenCasts())) {
+      return FirstStep(sub->getBase(), sub->getIdx());
+    }
+  }
+  return std::nullopt;
+}
+
+void TransferWalker::HostRef(const BufferRef& ref, AccessMode mode, clang::SourceLocation loc,
+                             const std::optional<BufferRef>& first_step) {
+  if (!report_ || !ref.valid()) return;
+  HostAccess h;
+  h.access.ref = ref;
+  h.access.mode = mode;
+  h.access.first_step = first_step;
+  h.access.size_bytes = 1;
+  h.loc = Loc(loc);
+  h.inner_loc = loc;
+  h.helper = frame_.helper;
+  fa_.ctx_.NewEvent();
+  for (const auto& check : fa_.checks_) check->OnHostAccess(h, s_, fa_.ctx_);
+}
+
+// The algorithm's first step stands for its sweep: a range read from `first`
+// conflicts with pending device writes there, a range written with any use.
+void TransferWalker::HostAlgorithmCall(const clang::CallExpr* call, const HostAlgorithm& algorithm) {
+  const auto range = [&](int arg) { return arg < 0 ? BufferRef{} : Buf(Arg(call, arg)); };
+  if (algorithm.read >= 0 && algorithm.read == algorithm.write) {
+    HostRef(range(algorithm.read), AccessMode::kReadWrite, call->getBeginLoc());
+    return;
+  }
+  HostRef(range(algorithm.read), AccessMode::kRead, call->getBeginLoc());
+  HostRef(range(algorithm.read2), AccessMode::kRead, call->getBeginLoc());
+  HostRef(range(algorithm.write), AccessMode::kWrite, call->getBeginLoc());
+}
+
+void TransferWalker::Step(const clang::Expr* pointer, int64_t sign, const clang::Expr* by) {
+  const Symbol p = SymbolOf(pointer, frame_.bindings, ast_);
+  auto it = p.empty() ? s_.aliases.end() : s_.aliases.find(p.key);
+  if (it == s_.aliases.end()) return;
+  BufferRef& r = it->second;
+  const std::optional<int64_t> count = by == nullptr ? std::optional<int64_t>(1) : ConstantOf(by, ast_);
+  const Symbol amount = by == nullptr ? Symbol{"#1", "1"} : SymbolOf(by, frame_.bindings, ast_);
+  const std::string minus = sign < 0 ? "-" : "";
+  r.offset_key += (r.offset_key.empty() ? "" : "+") + minus + (amount.empty() ? "?" : amount.key);
+  r.offset_text += (r.offset_text.empty() ? "" : " + ") + minus + amount.text;
+  const clang::QualType element = pointer->getType()->getPointeeType();
+  if (count && r.offset_bytes && !element.isNull() && !element->isIncompleteType() && !element->isDependentType()) {
+    r.offset_bytes = *r.offset_bytes + sign * *count * ast_.getTypeSizeInChars(element).getQuantity();
+  } else {
+    r.offset_bytes.reset();
+  }
+}
+
+void TransferWalker::NoteAllocation(const std::string& key, MemoryKind kind, const std::string& api,
+                                    clang::SourceLocation loc) {
+  s_.buffers[key] = BufferInfo{kind, api, Loc(loc), frame_.context};
+  s_.freed.erase(key);
+  s_.aliases.erase(key);
+}
+
+// `p = malloc(n)`, `p = new T[n]`, `q = p + k`, `cfg.stream = s`.
+void TransferWalker::Bind(const std::string& key, clang::QualType type, const clang::Expr* init,
+                          clang::SourceLocation loc) {
+  if (init == nullptr) return;
+  const clang::Expr* stripped = init->IgnoreParenCasts();
+  if (IsHandleType(type)) {
+    const Symbol v = IsStreamType(type) ? StreamSym(init) : Sym(init);
+    if (!v.empty() && v.key != key) s_.values[key] = v;
+    return;
+  }
+  if (type->isPointerType() || IsIterator(type)) {
+    if (llvm::isa<clang::CXXNewExpr>(stripped)) {
+      NoteAllocation(key, MemoryKind::kPageableHost, "new[]", loc);
+      return;
+    }
+    if (const clang::CallExpr* call = AsCall(stripped)) {
+      if (const clang::FunctionDecl* fd = call->getDirectCallee(); fd != nullptr && fd->getIdentifier() != nullptr) {
+        if (const ApiModel* api = FindApi(fd->getName()); api != nullptr && api->kind == ApiKind::kMallocPageable) {
+          NoteAllocation(key, MemoryKind::kPageableHost, fd->getName().str(), loc);
+          return;
+        }
+      }
+    }
+    const BufferRef r = Buf(init);
+    if (r.valid() && r.base.key != key) {
+      s_.aliases[key] = r;
+    } else {
+      s_.aliases.erase(key);
+    }
+    return;
+  }
+  if (IsStreamType(type)) {
+    const Symbol v = StreamSym(init);
+    if (!v.empty() && v.key != key) s_.values[key] = v;
+  }
+}
+
+void TransferWalker::Declare(const clang::VarDecl* v) {
+  const Symbol self = SymbolOfDecl(v, frame_.bindings);
+  if (v->getType()->isArrayType() && !v->hasGlobalStorage()) {
+    NoteAllocation(self.key, MemoryKind::kPageableHost, "a local array", v->getLocation());
+  } else if (IsStdVector(v->getType())) {
+    NoteAllocation(self.key, MemoryKind::kPageableHost, "std::vector", v->getLocation());
+  }
+  if (const clang::Expr* init = v->getInit()) {
+    Visit(init, Use::kValue);
+    // `Pipeline p(n);`: the constructor runs with `this` = &p.
+    if (const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(init->IgnoreImplicit())) {
+      if (const clang::FunctionDecl* ctor = Inlinable(construct->getConstructor())) {
+        Inline(construct, ctor, std::vector<const clang::Expr*>(construct->arg_begin(), construct->arg_end()),
+               Symbol{"&" + self.key, "&" + self.text});
+      }
+    }
+    Bind(self.key, v->getType(), init, v->getLocation());
+    // A reference to an array or container names it (the range of a range-for).
+    const clang::QualType referred = v->getType().getNonReferenceType();
+    if (v->getType()->isReferenceType() && (referred->isArrayType() || IsStdVector(referred))) {
+      const BufferRef r = Buf(init);
+      if (r.valid() && r.base.key != self.key) s_.aliases[self.key] = r;
+    }
+  }
+}
+
+void TransferWalker::Assign(const clang::BinaryOperator* b) {
+  Visit(b->getRHS(), Use::kValue);
+  const clang::Expr* lhs = b->getLHS()->IgnoreParenImpCasts();
+  // `*out = p` stores a pointer or handle through an out-parameter: a binding
+  // of the caller's variable, not a host access to a buffer.
+  const auto* deref = llvm::dyn_cast<clang::UnaryOperator>(lhs);
+  const bool out_param = deref != nullptr && deref->getOpcode() == clang::UO_Deref &&
+                         (lhs->getType()->isPointerType() || IsHandleType(lhs->getType()));
+  if (!b->isCompoundAssignmentOp() &&
+      (llvm::isa<clang::DeclRefExpr>(lhs) || llvm::isa<clang::MemberExpr>(lhs) || out_param)) {
+    const Symbol key = SymbolOf(lhs, frame_.bindings, ast_);
+    if (!key.empty()) {
+      s_.values.erase(key.key);
+      Bind(key.key, lhs->getType(), b->getRHS(), b->getBeginLoc());
+    }
+    if (const auto* m = llvm::dyn_cast<clang::MemberExpr>(lhs)) Visit(m->getBase(), Use::kValue);
+    if (out_param) Visit(deref->getSubExpr(), Use::kValue);
+    return;
+  }
+  // `chunks[n] = p`: an element of an array of pointers gets a new pointer.
+  // It is no longer freed, and neither is "any element" once one is refilled
+  // (a loop freed them all; which are live again is not known). Storing
+  // NULL after a free (`free(c[i]); c[i] = NULL;`) revives nothing.
+  const bool element = llvm::isa<clang::ArraySubscriptExpr>(lhs) || llvm::isa<clang::CXXOperatorCallExpr>(lhs);
+  const std::optional<int64_t> stored = ConstantOf(b->getRHS(), ast_);
+  if (!b->isCompoundAssignmentOp() && element && lhs->getType()->isPointerType() && !IsHandleType(lhs->getType()) &&
+      !(stored && *stored == 0)) {
+    const Symbol key = SymbolOf(lhs, frame_.bindings, ast_);
+    if (!key.empty()) {
+      s_.freed.erase(key.key);
+      s_.freed.erase(AnyElementKey(key.key));
+      Bind(key.key, lhs->getType(), b->getRHS(), b->getBeginLoc());
+    }
+  }
+  if ((b->getOpcode() == clang::BO_AddAssign || b->getOpcode() == clang::BO_SubAssign) &&
+      lhs->getType()->isPointerType()) {
+    Step(lhs, b->getOpcode() == clang::BO_AddAssign ? 1 : -1, b->getRHS());
+    return;
+  }
+  Visit(b->getLHS(), b->isCompoundAssignmentOp() ? Use::kReadWrite : Use::kWrite);
+}
+
+void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* fd,
+                            const std::vector<const clang::Expr*>& args, const Symbol& this_object) {
+  FunctionAnalyzer::Frame inner;
+  inner.anchor = Loc(site->getBeginLoc());
+  inner.helper = fd->getNameAsString();
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p/", static_cast<const void*>(site));
+  inner.context = frame_.context + buf;
+  inner.stack = frame_.stack;
+  inner.stack.push_back(fd);
+  inner.bindings.this_object = this_object;
+  inner.bindings.counters = &fa_.loop_counters_;
+  for (unsigned i = 0; i < fd->getNumParams() && i < args.size(); ++i) {
+    const clang::ParmVarDecl* p = fd->getParamDecl(i);
+    const clang::Expr* a = args[i];
+    Symbol v = IsStreamType(p->getType()) ? StreamSym(a) : Sym(a);
+    if (!v.empty()) inner.bindings.values[p] = v;
+    if (p->getType()->isPointerType() && !IsHandleType(p->getType())) {
+      const BufferRef r = Buf(a);
+      if (r.valid()) inner.bindings.buffers[p] = r;
+    }
+  }
+  s_ = fa_.RunCfg(fd, s_, inner, report_);
+}
+
+void TransferWalker::Call(const clang::CallExpr* call) {
+  const clang::FunctionDecl* fd = call->getDirectCallee();
+  for (const clang::Expr* a : call->arguments()) Visit(a, a->getType()->isPointerType() ? Use::kAddress : Use::kValue);
+  if (fd == nullptr) return;
+  const clang::SourceManager& sm = ast_.getSourceManager();
+  const bool user_code = sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()));
+  // Operators have no plain name: only the main file's (a lambda's or
+  // functor's operator()) are of interest, and they are followed below.
+  if (!user_code && fd->getIdentifier() == nullptr) return;
+  const llvm::StringRef name = fd->getIdentifier() != nullptr ? fd->getName() : llvm::StringRef();
+  if (name == "__cudaPushCallConfiguration" || name == "cudaConfigureCall") return;
+  // Defined in another file of the project: what its summary says it does.
+  if (!fd->isDefined() && !sm.isInSystemHeader(sm.getExpansionLoc(fd->getLocation())) &&
+      (fa_.options_.summaries != nullptr || fa_.options_.external_calls != nullptr) &&
+      (name.empty() || FindApi(name) == nullptr)) {
+    const std::string& usr = fa_.Usr(fd);
+    if (fa_.options_.external_calls != nullptr && !usr.empty()) fa_.options_.external_calls->insert(usr);
+    if (fa_.options_.summaries != nullptr) {
+      if (auto it = fa_.options_.summaries->find(usr); it != fa_.options_.summaries->end()) {
+        ApplySummary(call, it->second);
+        return;
+      }
+    }
+    if (name.empty() || FindApi(name) == nullptr) ForgetFreedUnder(call);
+  }
+  if (!user_code) {
+    if (IsHostClock(fd->getQualifiedNameAsString())) {
+      if (report_) {
+        ClockRead r{fd->getQualifiedNameAsString(), Loc(call->getBeginLoc())};
+        for (const auto& check : fa_.checks_) check->OnHostClock(r, s_, fa_.ctx_);
+      }
+      s_.since_clock = OpSet{};
+      s_.clock_loc = Loc(call->getBeginLoc());
+      return;
+    }
+    if (const ApiModel* api = FindApi(name)) {
+      Api(call, *api, std::string(name));
+    } else if (const HostAlgorithm* algorithm =
+                   FindHostAlgorithm(fd->getQualifiedNameAsString(), call->getNumArgs())) {
+      HostAlgorithmCall(call, *algorithm);
+    }
+    return;
+  }
+  const clang::FunctionDecl* def = Inlinable(fd);
+  if (def == nullptr) {
+    ForgetFreedUnder(call);
+    return;
+  }
+  // A method: `this` is the object it is called on (`obj.f()`, `p->f()`, a
+  // functor's or lambda's `operator()`).
+  std::vector<const clang::Expr*> args(call->arg_begin(), call->arg_end());
+  Symbol this_object;
+  if (const auto* member = llvm::dyn_cast<clang::CXXMemberCallExpr>(call)) {
+    this_object = ObjectOf(member->getImplicitObjectArgument(), frame_.bindings, ast_);
+  } else if (llvm::isa<clang::CXXOperatorCallExpr>(call) && llvm::isa<clang::CXXMethodDecl>(def) && !args.empty()) {
+    this_object = ObjectOf(args.front(), frame_.bindings, ast_);
+    args.erase(args.begin());
+  }
+  Inline(call, def, args, this_object);
+}
+
+// A call the analysis does not follow (too deep, recursive, defined
+// elsewhere) may allocate again what its pointer arguments lead to
+// (`add_chunk(alloc)` refilling `alloc->chunks[n]`): what was freed under
+// them is no longer known to be freed.
+void TransferWalker::ForgetFreedUnder(const clang::CallExpr* call) {
+  if (s_.freed.empty()) return;
+  const auto bare = [](const std::string& key) { return key.substr(key.find_first_not_of("&*")); };
+  for (const clang::Expr* a : call->arguments()) {
+    const clang::QualType type = a->getType();
+    if (!type->isPointerType() && !type->isReferenceType() && !type->isRecordType()) continue;
+    const Symbol arg = Sym(a);
+    if (arg.empty() || arg.key.find_first_not_of("&*") == std::string::npos) continue;
+    const std::string root = bare(arg.key);
+    for (auto it = s_.freed.begin(); it != s_.freed.end();) {
+      const std::string key = bare(it->first);
+      const bool under = key.rfind(root, 0) == 0 &&
+                         (key.size() == root.size() || key[root.size()] == '.' || key[root.size()] == '[');
+      it = under ? s_.freed.erase(it) : std::next(it);
+    }
+  }
+}
+
+const clang::FunctionDecl* TransferWalker::Inlinable(const clang::FunctionDecl* fd) const {
+  const clang::SourceManager& sm = ast_.getSourceManager();
+  if (fd == nullptr || !sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()))) return nullptr;
+  const clang::FunctionDecl* def = fd->getDefinition();
+  if (def == nullptr || !def->hasBody() || def->hasAttr<clang::CUDAGlobalAttr>()) return nullptr;
+  if (def->hasAttr<clang::CUDADeviceAttr>() && !def->hasAttr<clang::CUDAHostAttr>()) return nullptr;
+  if (static_cast<int>(frame_.stack.size()) > fa_.options_.max_inline_depth) return nullptr;
+  if (fa_.options_.not_compiled != nullptr && fa_.options_.not_compiled->count(def) != 0) return nullptr;
+  for (const clang::FunctionDecl* f : frame_.stack) {
+    if (f == def) return nullptr;  // recursion: not followed
+  }
+  if (fa_.budget_.transfers > fa_.options_.max_transfers) {
+    fa_.budget_.stopped_inlining = true;
+    return nullptr;
+  }
+  return def;
+}
+
+}  // namespace streamcheck::lint

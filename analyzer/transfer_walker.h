@@ -1,0 +1,114 @@
+// The transfer function of one CFG element, written as a top-down walk over
+// the statement that carries how each lvalue is used (read, written, address
+// taken). The walk itself (declarations, assignments, host accesses, calls
+// into helpers) lives in transfer_walker.cpp; what each CUDA API call does to
+// the stream state lives beside the API table, in cuda_api_semantics.cpp.
+// Internal to the analyzer: included by function_analyzer.cpp and those two.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include <clang/AST/Expr.h>
+#include <clang/AST/ExprCXX.h>
+
+#include "analyzer/cuda_api.h"
+#include "analyzer/host_loops.h"
+#include "analyzer/function_analyzer.h"
+#include "analyzer/function_summary.h"
+
+namespace streamcheck::lint {
+
+struct FunctionAnalyzer::Frame {
+  Bindings bindings;
+  clang::SourceLocation anchor;  // the call site in the analysed function; invalid at the top
+  std::string helper;            // innermost inlined helper's name
+  std::string context;           // call-site chain, keeps op ids distinct per call site
+  std::vector<const clang::FunctionDecl*> stack;
+};
+
+// How the value of an lvalue expression is used where it appears.
+enum class Use { kValue, kRead, kWrite, kReadWrite, kAddress };
+
+// `&s` names the object s; a pointer parameter `s` names `*s`.
+std::string PointeeKey(const Symbol& s);
+std::string PointeeText(const Symbol& s);
+bool IsStreamType(clang::QualType t);
+// Opaque CUDA handles: copied by value, never buffers.
+bool IsHandleType(clang::QualType t);
+bool IsStdVector(clang::QualType t);
+// A class whose name says it is an iterator (std::vector's, and the like).
+bool IsIterator(clang::QualType t);
+
+class TransferWalker {
+ public:
+  TransferWalker(FunctionAnalyzer& fa, FlowState& state, const FunctionAnalyzer::Frame& frame, bool report,
+                 std::set<const clang::Stmt*>& done)
+      : fa_(fa), ast_(fa.ast_), s_(state), frame_(frame), report_(report), done_(done) {}
+
+  void Visit(const clang::Stmt* st, Use use);
+
+ private:
+  // transfer_walker.cpp: names, host accesses, declarations, helpers.
+  clang::SourceLocation Loc(clang::SourceLocation inner) const;
+  BufferRef Buf(const clang::Expr* e) const;
+  Symbol Sym(const clang::Expr* e) const;
+  Symbol DefaultStream() const;
+  Symbol StreamSym(const clang::Expr* e) const;
+  const clang::Expr* Arg(const clang::CallExpr* call, int i) const;
+  void Host(const clang::Expr* base, const clang::Expr* index, Use use, clang::SourceLocation loc);
+  void HostRef(const BufferRef& ref, AccessMode mode, clang::SourceLocation loc,
+               const std::optional<BufferRef>& first_step = std::nullopt);
+  // In a loop, where `base[offset]` (`pointer` = `p + off`, `&p[off]`) is on the
+  // first iteration, when the offset moves with loop counters (`h[i]` from i = 0 is h[0]).
+  std::optional<BufferRef> FirstStep(const clang::Expr* base, const clang::Expr* offset) const;
+  std::optional<BufferRef> FirstStep(const clang::Expr* pointer) const;
+  // `++p`, `p += k`: a pointer (or iterator) aliasing a buffer moves through it.
+  void Step(const clang::Expr* pointer, int64_t sign, const clang::Expr* by);
+  void HostAlgorithmCall(const clang::CallExpr* call, const HostAlgorithm& algorithm);
+  void NoteAllocation(const std::string& key, MemoryKind kind, const std::string& api, clang::SourceLocation loc);
+  void Bind(const std::string& key, clang::QualType type, const clang::Expr* init, clang::SourceLocation loc);
+  void Declare(const clang::VarDecl* v);
+  void Assign(const clang::BinaryOperator* b);
+  // The definition to analyse in place for a call to `fd`, or nullptr (not
+  // the main file's, a kernel, too deep, recursive, does not compile).
+  const clang::FunctionDecl* Inlinable(const clang::FunctionDecl* fd) const;
+  void Inline(const clang::Expr* site, const clang::FunctionDecl* fd, const std::vector<const clang::Expr*>& args,
+              const Symbol& this_object);
+  void Call(const clang::CallExpr* call);
+  void ForgetFreedUnder(const clang::CallExpr* call);
+
+  // cuda_api_semantics.cpp: what each modeled CUDA call does.
+  // `part` tells apart several ops one statement issues (a summary's).
+  DeviceOp& NewOp(const clang::Stmt* st, const std::string& api, const std::string& what, const Symbol& stream,
+                  const std::string& part = "");
+  void AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode mode, const clang::Expr* count);
+  void Issue(DeviceOp& op);
+  void KernelArgs(DeviceOp& op, const clang::FunctionDecl* kernel, const std::vector<const clang::Expr*>& args);
+  void KernelLaunch(const clang::CUDAKernelCallExpr* k);
+  void LaunchKernelApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  void Free(const BufferRef& ref, const Symbol& stream, const std::string& api, clang::SourceLocation loc);
+  void EventWaitHook(const Symbol& event, const Symbol& stream, const std::string& api, clang::SourceLocation loc);
+  void Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync);
+  void Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  // function_summary.cpp: a call to a function defined in another file.
+  void ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary);
+
+  FunctionAnalyzer& fa_;
+  clang::ASTContext& ast_;
+  FlowState& s_;
+  const FunctionAnalyzer::Frame& frame_;
+  bool report_;
+  std::set<const clang::Stmt*>& done_;
+};
+
+// For a branch on cudaStreamQuery/cudaEventQuery: the query and which
+// successor (0 = true branch) is taken when it returned cudaSuccess.
+const clang::CallExpr* QueryBranch(const clang::Expr* cond, const clang::ASTContext& ast, int* success_succ);
+// On the successor where `query` returned cudaSuccess: the host has seen the
+// queried stream's (event's) work finish.
+void QuerySucceeded(FlowState& s, const clang::CallExpr* query, const Bindings& bindings, const clang::ASTContext& ast,
+                    bool per_thread_default_stream, const OpTable& ops);
+
+}  // namespace streamcheck::lint

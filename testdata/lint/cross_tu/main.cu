@@ -1,0 +1,39 @@
+// Calls helpers of another translation unit (launchers.cu, through the
+// compile database): the work they leave queued races with this file's, and
+// the waits they do order it.
+#include "launchers.h"
+
+__global__ void consume(const float* in, float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2 * in[i]; }
+
+void racy_streams(float* a, float* b, int n) {
+  cudaStream_t s1, s2;
+  cudaStreamCreate(&s1);
+  cudaStreamCreate(&s2);
+  launch_produce(a, n, s1);
+  consume<<<(n + 255) / 256, 256, 0, s2>>>(a, b, n);  // expected-warning{{cross-stream-race}}
+  cudaDeviceSynchronize();
+}
+
+void fixed_streams(float* a, float* b, int n) {
+  cudaStream_t s1, s2;
+  cudaStreamCreate(&s1);
+  cudaStreamCreate(&s2);
+  produce_and_wait(a, n, s1);
+  consume<<<(n + 255) / 256, 256, 0, s2>>>(a, b, n);
+  cudaDeviceSynchronize();
+}
+
+float racy_host(float* d, float* h, int n) {
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  copy_back(h, d, n, s);
+  return h[0];  // expected-warning{{host-device-race}}
+}
+
+float fixed_host(float* d, float* h, int n) {
+  cudaStream_t s;
+  cudaStreamCreate(&s);
+  copy_back(h, d, n, s);
+  finish(s);
+  return h[0];
+}
