@@ -145,22 +145,22 @@ void TransferWalker::EventWaitHook(const Symbol& event, const Symbol& stream, co
 void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync) {
   const Symbol stream = sync ? DefaultStream() : StreamSym(Arg(call, api.stream));
   DeviceOp& op = NewOp(call, name, name, stream);
-  AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
-  AddAccess(op, Arg(call, api.src), AccessMode::kRead, Arg(call, api.count));
   std::optional<int64_t> kind = api.copy_kind >= 0 ? ConstantOf(Arg(call, api.copy_kind), ast_) : std::nullopt;
   if (api.copy_kind < 0) kind = static_cast<int>(CopyKind::kDeviceToDevice);
+  AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
+  // An async copy from pageable memory has read it when the call returns (as
+  // observed and as the dynamic half models it: runtime/transfer_semantics.cpp),
+  // so the host buffer is not left pending on the stream.
+  if (sync || !IsPageableHost(Arg(call, api.src))) AddAccess(op, Arg(call, api.src), AccessMode::kRead, Arg(call, api.count));
   if (report_ && !sync) {
     // Which side is host memory: by the copy kind, or by what we know of the buffers.
-    for (int side : {api.src, api.dst}) {
-      const bool is_src = side == api.src;
-      if (kind && ((*kind == int(CopyKind::kHostToDevice) && !is_src) ||
-                   (*kind == int(CopyKind::kDeviceToHost) && is_src) || *kind == int(CopyKind::kDeviceToDevice))) {
-        continue;
-      }
-      const BufferRef r = Buf(Arg(call, side));
-      auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
-      if (it == s_.buffers.end()) continue;
-      AsyncCopy c{&op, r, &it->second, is_src};
+    // Into host memory, when the copy kind does not say otherwise: only the
+    // destination's ordering depends on whether the copy ran synchronously.
+    const bool into_host = !kind || *kind == int(CopyKind::kDeviceToHost) || *kind == int(CopyKind::kDefault);
+    const BufferRef r = into_host ? Buf(Arg(call, api.dst)) : BufferRef{};
+    auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
+    if (it != s_.buffers.end()) {
+      AsyncCopy c{&op, r, &it->second};
       for (const auto& check : fa_.checks_) check->OnAsyncCopy(c, s_, fa_.ctx_);
     }
   }

@@ -43,11 +43,11 @@ struct ElapsedTime {
   clang::SourceLocation loc;
 };
 
+// An async copy into host memory the function knows (its destination).
 struct AsyncCopy {
   const DeviceOp* op = nullptr;
-  BufferRef host_side;  // the host buffer of the copy
+  BufferRef host_side;
   const BufferInfo* host_info = nullptr;
-  bool host_is_source = true;
 };
 
 class CheckContext {

@@ -157,6 +157,12 @@ clang::SourceLocation TransferWalker::Loc(clang::SourceLocation inner) const {
   return frame_.anchor.isValid() ? frame_.anchor : inner;
 }
 
+bool TransferWalker::IsPageableHost(const clang::Expr* e) const {
+  const BufferRef r = Buf(e);
+  auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
+  return it != s_.buffers.end() && it->second.kind == MemoryKind::kPageableHost;
+}
+
 BufferRef TransferWalker::Buf(const clang::Expr* e) const {
   BufferRef r = BufferOf(e, frame_.bindings, ast_);
   if (!r.valid()) return r;

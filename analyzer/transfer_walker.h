@@ -53,6 +53,8 @@ class TransferWalker {
   // transfer_walker.cpp: names, host accesses, declarations, helpers.
   clang::SourceLocation Loc(clang::SourceLocation inner) const;
   BufferRef Buf(const clang::Expr* e) const;
+  // Known to be pageable host memory (malloc, new, a vector, an array here).
+  bool IsPageableHost(const clang::Expr* e) const;
   Symbol Sym(const clang::Expr* e) const;
   Symbol DefaultStream() const;
   Symbol StreamSym(const clang::Expr* e) const;

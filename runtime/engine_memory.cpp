@@ -120,7 +120,7 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
   }
   const TransferPlan plan = PlanCopy(kind, src_kind, dst_kind, r.is_async);
   if (plan.pageable_async && options_.report_pageable_async_copies) {
-    AccessDescription copy{s.lane, SiteOf(r), ShadowKind::kRead, r.dst, r.size, index_, r.timestamp_ns};
+    AccessDescription copy{s.lane, SiteOf(r), ShadowKind::kWrite, r.dst, r.size, index_, r.timestamp_ns};
     pending_pageable_.push_back({r.thread, r.stream, copy});
   }
   if (plan.host_waits_for_stream_before) HostWaitsForStreamState(t, s);
@@ -159,11 +159,11 @@ void Engine::Impl::SettlePageableCopies(const TraceRecord& next) {
 
 void Engine::Impl::ReportPageableCopy(const AccessDescription& copy) {
   ReportSingle(rules::RuleId::kPageableAsyncCopy, FindingKind::kPageableAsyncCopy, copy,
-               "asynchronous copy with pageable host memory",
+               "asynchronous copy into pageable host memory",
                "the host buffer was not allocated with cudaMallocHost/cudaHostAlloc nor registered "
                "with cudaHostRegister, so the copy is staged and may run synchronously, and the program "
-               "went on without synchronizing its stream; its host buffer is treated as in use until "
-               "the stream is synchronized");
+               "went on without synchronizing its stream; the buffer is treated as written by the stream "
+               "until the stream is synchronized");
 }
 
 // cudaMemset*, cudaMemset*Async.

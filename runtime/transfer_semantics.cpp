@@ -34,11 +34,25 @@ TransferPlan PlanCopy(CopyKind kind, MemoryKind src, MemoryKind dst, bool is_asy
   }
   if (is_async) {
     // "For transfers between device memory and pageable host memory, the
-    // function might be synchronous with respect to host." We do not rely on
-    // that: the copy stays asynchronous here and is flagged.
-    const bool pageable = (kind == CopyKind::kHostToDevice && src == MemoryKind::kPageableHost) ||
-                          (kind == CopyKind::kDeviceToHost && dst == MemoryKind::kPageableHost);
-    p.pageable_async = pageable;
+    // function might be synchronous with respect to host." and "If pageable
+    // memory must first be staged to pinned memory, the driver may synchronize
+    // with the stream and stage the copy into pinned memory."
+    if (kind == CopyKind::kHostToDevice && src == MemoryKind::kPageableHost) {
+      // From pageable memory we follow what was observed over what the words
+      // leave open: the driver had read the host buffer when the call
+      // returned, at every size tried (28 B to 1 MiB staged in 11-117 us with
+      // the stream busy, 64 MiB after waiting for the stream; H200, CUDA 13.0:
+      // tests/gpu/scenarios/pageable_async_copy.cu checks it on every GPU
+      // round). PyTorch's non-blocking copies from CPU tensors rely on it. So
+      // the host reads the source in the call and may reuse it after; the
+      // device write stays in stream order.
+      p.source = TransferSide::kHost;
+      return p;
+    }
+    // Into pageable memory the copy stays asynchronous here and is flagged: a
+    // program that reads the destination without synchronizing relies on the
+    // copy having happened to run synchronously.
+    p.pageable_async = kind == CopyKind::kDeviceToHost && dst == MemoryKind::kPageableHost;
     return p;
   }
   switch (kind) {

@@ -17,7 +17,7 @@ struct TransferPlan {
   TransferSide destination = TransferSide::kStream;
   bool host_waits_for_stream_before = false;  // a stream sync precedes the copy
   bool host_waits_after = false;              // the call returns after the device work is done
-  bool pageable_async = false;                // async copy with pageable memory (may be synchronous)
+  bool pageable_async = false;                // async copy into pageable memory (may be synchronous)
   // A synchronous copy that returns once its pageable source is staged: the
   // DMA into the destination "may not have completed" by the letter.
   bool staged_destination = false;

@@ -12,14 +12,14 @@ void PageableAsyncCopyCheck::OnAsyncCopy(const AsyncCopy& copy, const FlowState&
   // its own), not again at every call.
   if (!op.context.empty() && op.context == copy.host_info->context) return;
   LintDiagnostic d = ctx.Make(rule(), op.loc,
-                              op.api + " " + (copy.host_is_source ? "from" : "to") + " pageable host memory `" +
-                                  copy.host_side.base.text + "` (" + copy.host_info->allocated_by +
-                                  ") is staged and not asynchronous; the host buffer has no clear ordering");
+                              op.api + " to pageable host memory `" + copy.host_side.base.text + "` (" +
+                                  copy.host_info->allocated_by +
+                                  ") is staged and may run synchronously; when the buffer is written is not defined");
   d.finding.kind = FindingKind::kPageableAsyncCopy;
   d.finding.reason = "the CUDA runtime copies pageable memory through a staging buffer";
   BufferAccess a;
   a.ref = copy.host_side;
-  a.mode = copy.host_is_source ? AccessMode::kRead : AccessMode::kWrite;
+  a.mode = AccessMode::kWrite;
   d.finding.accesses.push_back(ctx.DeviceSide(op, a, before, "copy"));
   d.finding.buffer.memory_kind = MemoryKind::kPageableHost;
   ctx.SetBuffer(d, copy.host_side, before);

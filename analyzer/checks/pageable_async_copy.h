@@ -1,4 +1,6 @@
-// pageable-async-copy: an async copy whose host side is pageable memory (malloc, new, a local array, std::vector).
+// pageable-async-copy: an async copy into pageable host memory (malloc, new, a
+// local array, std::vector). From pageable memory it is not reported: the
+// driver has read the source when the call returns (rules/docs/pageable-async-copy.md).
 #pragma once
 
 #include "analyzer/lint_check.h"

@@ -1,4 +1,4 @@
-// A helper that copies two pageable buffers is reported once per buffer at
+// A helper that copies into two pageable buffers is reported once per buffer at
 // its call site (the two findings share the place, not the buffer); the
 // fixed twin allocates them pinned.
 #include <cuda_runtime.h>
@@ -18,7 +18,7 @@ static void prepare_pinned(HostArrays* a, size_t bytes) {
   cudaMallocHost((void**)&a->out, bytes);
 }
 static void round_trip(HostArrays* a, float* d, size_t bytes, cudaStream_t s) {
-  cudaMemcpyAsync(d, a->in, bytes, cudaMemcpyHostToDevice, s);
+  cudaMemcpyAsync(a->in, d, bytes, cudaMemcpyDeviceToHost, s);
   cudaMemcpyAsync(a->out, d, bytes, cudaMemcpyDeviceToHost, s);
 }
 

@@ -1,4 +1,5 @@
-// free() of a host buffer an async copy may still read.
+// free() of a host buffer an async copy may still write; the buffer a copy
+// reads from pageable memory is free to go when the call returns.
 #include <cuda_runtime.h>
 #include <cstdlib>
 #include <cstring>
@@ -15,8 +16,11 @@ int main() {
   float* h = (float*)malloc(4096);
   cudaStream_t s;
   cudaStreamCreate(&s);
-  cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s);  // expected-warning{{pageable-async-copy}}
+  cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);  // expected-warning{{pageable-async-copy}}
   free(h);  // expected-warning{{free-while-in-use}}
+  float* src = (float*)malloc(4096);
+  cudaMemcpyAsync(d, src, 4096, cudaMemcpyHostToDevice, s);
+  free(src);
   cudaStreamSynchronize(s);
   return 0;
 }

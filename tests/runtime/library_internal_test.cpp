@@ -47,8 +47,12 @@ TEST(LibraryInternal, RacesAndPageableCopiesAmongALibrarysOwnOperations) {
   EngineStats stats;
   const auto fs = t.Run(&stats);
   EXPECT_TRUE(fs.empty()) << Summary(fs);
+  // The copy into pageable memory would be a warning of the program's own; the
+  // copy from it is none (the driver has read it when the call returns), but
+  // that read on the host does not wait for the first copy's write.
   EXPECT_EQ(stats.library_internal, (std::map<std::string, uint64_t>{{"nccl: cross-stream-race", 1},
-                                                                      {"nccl: pageable-async-copy", 2}}));
+                                                                      {"nccl: host-device-race", 1},
+                                                                      {"nccl: pageable-async-copy", 1}}));
 }
 
 // dist.all_reduce(x, async_op=True); x.mul_(2) before work.wait().

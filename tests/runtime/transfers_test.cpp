@@ -7,7 +7,7 @@
 namespace streamcheck::testing {
 namespace {
 
-constexpr Handle kS1 = 0x10, kLegacy = kLegacyStreamHandle;
+constexpr Handle kS1 = 0x10, kS2 = 0x30, kLegacy = kLegacyStreamHandle;
 constexpr Address kDev = 0x1000, kDev2 = 0x5000, kPinned = 0x9000, kPageable = 0xd000;
 
 TraceBuilder Given() {
@@ -103,23 +103,41 @@ TEST(Transfers, AsyncCopyWithPageableMemoryIsFlaggedAndTreatedAsAsync) {
 }
 
 TEST(Transfers, PageableCopyFollowedByItsStreamsSynchronizationIsNotFlagged) {
-  auto t = Given();  // PyTorch's blocking Tensor.to("cuda"): cudaMemcpyAsync, then cudaStreamSynchronize
-  t.Copy(kS1, kDev, kPageable, 256, CopyKind::kHostToDevice, true).StreamSync(kS1);
+  auto t = Given();  // PyTorch's blocking Tensor.to("cpu"): cudaMemcpyAsync, then cudaStreamSynchronize
+  t.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true).StreamSync(kS1).HostRead(kPageable, 256);
   t.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true).DeviceSync().HostRead(kPageable, 256);
   EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
 
   auto other = Given();  // synchronizing another stream does not make the copy synchronous
-  other.Copy(kS1, kDev, kPageable, 256, CopyKind::kHostToDevice, true).StreamSync(kLegacy);
+  other.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true).StreamSync(kLegacy);
   EXPECT_EQ(CountRule(other.Run(), "pageable-async-copy"), 1u);
 
   auto last = Given();  // the trace ends before anything settles it
-  last.Copy(kS1, kDev, kPageable, 256, CopyKind::kHostToDevice, true);
+  last.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true);
   EXPECT_EQ(CountRule(last.Run(), "pageable-async-copy"), 1u);
 
   auto two_threads = Given();  // another thread's call settles nothing
-  two_threads.Copy(kS1, kDev, kPageable, 256, CopyKind::kHostToDevice, true);
+  two_threads.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true);
   two_threads.OnThread(2).Kernel(kS1, "k", {}).OnThread(1).StreamSync(kS1);
   EXPECT_TRUE(two_threads.Run().empty()) << Summary(two_threads.Run());
+}
+
+TEST(Transfers, AsyncCopyFromPageableMemoryHasReadItWhenTheCallReturns) {
+  // As observed at every size (tests/gpu/scenarios/pageable_async_copy.cu):
+  // the host may overwrite or free the source at once; no warning.
+  auto t = Given();
+  t.Kernel(kS1, "busy", {W(kDev2, 256)});
+  t.Copy(kS1, kDev, kPageable, 256, CopyKind::kHostToDevice, true).HostWrite(kPageable, 256);
+  t.Kernel(kS1, "reader", {R(kDev, 256)}).StreamSync(kS1);
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+
+  // The device write is still the stream's: another stream must wait for it.
+  auto racy = Given();
+  racy.StreamCreate(kS2, kStreamNonBlocking);
+  racy.Copy(kS1, kDev, kPageable, 256, CopyKind::kHostToDevice, true).Kernel(kS2, "reader", {R(kDev, 256)});
+  const auto fs = racy.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].rule, "cross-stream-race");
 }
 
 TEST(Transfers, MemsetIsAsynchronousToTheHostOnDeviceMemory) {
