@@ -140,10 +140,14 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
 // A pageable async copy is judged by its thread's next call: synchronizing
 // the copy's stream (or the device) right away makes it a synchronous copy in
 // effect (PyTorch's blocking Tensor.to / copy_ do exactly that), which is not
-// worth a warning; anything else first, and it is reported.
+// worth a warning; anything else first, and it is reported. Records that are
+// not CUDA calls (names, stacks, the host-thread ordering the tracer writes
+// before a synchronize or at a lock) are looked past.
 void Engine::Impl::SettlePageableCopies(const TraceRecord& next) {
   const bool definition = next.op == OpCode::kDefineString || next.op == OpCode::kDefineStack ||
-                          next.op == OpCode::kProcessInfo || next.op == OpCode::kThreadName;
+                          next.op == OpCode::kProcessInfo || next.op == OpCode::kThreadName ||
+                          next.op == OpCode::kHostThreadOrder || next.op == OpCode::kThreadRelease ||
+                          next.op == OpCode::kThreadAcquire;
   for (size_t i = 0; i < pending_pageable_.size();) {
     const PendingPageableCopy& p = pending_pageable_[i];
     if (definition || p.thread != next.thread) {

@@ -145,7 +145,7 @@ std::string SingleHeadline(const Finding& f, const Side& s) {
       return fmt::format("{} waits for an event that was never recorded, so {} waits for nothing", s.Label(),
                          s.host() ? "the host" : s.stream);
     case FindingKind::kPageableAsyncCopy:
-      return fmt::format("{} on {} copies from or to pageable host memory asynchronously, and nothing synchronized "
+      return fmt::format("{} on {} copies into pageable host memory asynchronously, and nothing synchronized "
                          "{} afterwards",
                          s.Label(), s.stream, s.stream);
     case FindingKind::kUnsynchronizedTiming:
