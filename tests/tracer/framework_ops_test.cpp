@@ -229,6 +229,33 @@ TEST(FrameworkOps, PointersOutsideEveryRegionKeepThePolicysGuess) {
   EXPECT_EQ(accesses[0], workspace);
 }
 
+// PyTorch's _foreach kernels take TensorListMetadata by value with its unused
+// address slots uninitialized: stale stack words, pointing anywhere.
+TEST(FrameworkOps, StructWordsOutsideAKnownOpsTensorsAreNotPointersItUses) {
+  Ops ops;
+  const StreamcheckTensorRegion regions[] = {{kSegment, kSegment + 512, 0}, {kSegment + 4096, kSegment + 8192, 1}};
+  const auto struct_word = [](Address a) { return MemoryAccess{a, 2048, AccessMode::kUnknown, AccessCertainty::kNone}; };
+  const MemoryAccess plain = Guessed(kSegment + 65536, 4096, AccessMode::kRead);
+  ops.Begin(kSum, 0, regions, 2);
+  ops.AddFreshBlock(kSegment + 16384, 256);  // the op's own workspace
+  std::vector<MemoryAccess> accesses = {struct_word(kSegment + 4096), struct_word(kSegment + 32768), plain,
+                                        struct_word(kSegment + 16384)};
+  ops.Refine(&accesses);
+  ASSERT_EQ(accesses.size(), 3u);
+  EXPECT_EQ(accesses[0], At(kSegment + 4096, 4096, AccessMode::kWrite));
+  EXPECT_EQ(accesses[1], plain);  // a pointer parameter is the kernel's for certain
+  EXPECT_EQ(accesses[2], At(kSegment + 16384, 256, AccessMode::kWrite));
+  ops.End();
+  // No op, or an op whose tensors are not known: nothing to tell a stale word by.
+  accesses = {struct_word(kSegment + 32768)};
+  ops.Refine(&accesses);
+  EXPECT_EQ(accesses.size(), 1u);
+  ops.Begin(kNormal, 0, nullptr, 0);
+  ops.AddFreshBlock(kSegment + 16384, 256);  // memory it allocated does not make its tensors known
+  ops.Refine(&accesses);
+  EXPECT_EQ(accesses.size(), 1u);
+}
+
 TEST(AllocationBounds, PoolBlocksBoundPointersInsideTheirSegment) {
   AllocationBounds b;
   b.Add(kSegment, kSegmentSize, MemoryKind::kDevice);

@@ -59,6 +59,7 @@ void OpRegionStack::Apply(const TraceRecord& open_ops) {
     // Stable: equal regions (one tensor passed twice) keep the arguments' order,
     // so which one Holding() picks does not depend on the sort.
     std::stable_sort(op.regions.begin(), op.regions.end(), StartsBefore);
+    op.tensors = !op.regions.empty();
   }
 }
 
@@ -84,14 +85,27 @@ void OpRegionStack::AddFreshBlock(Address base, uint64_t size) {
 }
 
 void OpRegionStack::Refine(std::vector<MemoryAccess>* accesses) const {
+  bool tensors_known = false;
+  for (size_t i = 0; i < open_; ++i) tensors_known |= ops_[i].tensors;
+  size_t kept = 0;
   for (MemoryAccess& a : *accesses) {
-    for (size_t i = open_; i-- > 0;) {
-      const StreamcheckTensorRegion* r = ops_[i].Holding(a.addr);
-      if (r == nullptr) continue;
+    const StreamcheckTensorRegion* r = nullptr;
+    for (size_t i = open_; r == nullptr && i-- > 0;) r = ops_[i].Holding(a.addr);
+    if (r != nullptr) {
       a = {r->begin, r->end - r->begin, r->writes ? AccessMode::kWrite : AccessMode::kRead};
-      break;
+    } else if (tensors_known && a.certainty == AccessCertainty::kNone) {
+      // A word inside a by-value struct that points into none of the open
+      // ops' tensors nor into memory they allocated: taken as no pointer the
+      // kernel uses. PyTorch's TensorListMetadata (the _foreach kernels)
+      // leaves its unused address slots uninitialized, and those stale stack
+      // words pointed at other ops' buffers (a pinned staging block, a
+      // layer_norm output) in FSDP2's all_gather_copy_in: possible races on a
+      // correct program. `run --precise` sees what the kernel really touches.
+      continue;
     }
+    (*accesses)[kept++] = a;
   }
+  accesses->resize(kept);
 }
 
 }  // namespace streamcheck::tracer

@@ -90,13 +90,16 @@ class OpRegionStack {
   // Memory allocated while an op runs is its output or workspace: written.
   void AddFreshBlock(Address base, uint64_t size);
   // Each access whose pointer lies in a region of an open op (innermost op
-  // first, smallest region first) takes that region's bytes and mode.
+  // first, smallest region first) takes that region's bytes and mode. Where
+  // the open ops' tensors are known, a by-value struct's word (certainty
+  // kNone) in none of them is dropped: not a pointer the op's kernel uses.
   void Refine(std::vector<MemoryAccess>* accesses) const;
 
  private:
   struct Op {
     std::vector<StreamcheckTensorRegion> regions;  // sorted by begin
     uint64_t widest = 0;                           // the largest region's size
+    bool tensors = false;                          // the op's own tensors are among the regions
     // The smallest region holding addr, or null. Only regions starting within
     // `widest` below addr can hold it, so ops with hundreds of tensors
     // (_foreach over a model's parameters) take a binary search, not a scan.
