@@ -2,11 +2,17 @@
 
 #include <string_view>
 
+#include "store/text_escape.h"
+
 namespace streamcheck::lint {
 namespace {
 
+// Paths and messages (which quote names from the source) may hold control
+// bytes: shown escaped, so a name cannot move the cursor or fake a line.
+using store::EscapeControl;
+
 std::string Location(const SourcePoint& p) {
-  return p.file + ":" + std::to_string(p.line) + ":" + std::to_string(p.column);
+  return EscapeControl(p.file) + ":" + std::to_string(p.line) + ":" + std::to_string(p.column);
 }
 
 void Snippet(const SourcePoint& p, std::string* out) {
@@ -53,11 +59,11 @@ std::string RenderText(const LintDiagnostic& d, bool color) {
   const char* magenta = color ? "\033[1;35m" : "";
   const char* black = color ? "\033[1;30m" : "";
   const char* reset = color ? "\033[0m" : "";
-  std::string out = std::string(bold) + Location(d.at) + ": " + magenta + "warning: " + reset + bold + d.message +
+  std::string out = std::string(bold) + Location(d.at) + ": " + magenta + "warning: " + reset + bold + EscapeControl(d.message) +
                     " [" + d.rule + "]" + reset + "\n";
   Snippet(d.at, &out);
   for (const LintNote& n : d.notes) {
-    out += std::string(bold) + Location(n.at) + ": " + black + "note: " + reset + n.message + "\n";
+    out += std::string(bold) + Location(n.at) + ": " + black + "note: " + reset + EscapeControl(n.message) + "\n";
     Snippet(n.at, &out);
   }
   for (const LintFixIt& f : d.fixits) {
