@@ -207,7 +207,7 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
     }
     case ApiKind::kHostRegister: {
       const BufferRef r = Buf(Arg(call, api.dst));
-      if (r.valid()) s_.buffers[r.base.key] = BufferInfo{MemoryKind::kRegisteredHost, name, Loc(loc)};
+      if (r.valid()) s_.buffers[r.base.key] = BufferInfo{MemoryKind::kRegisteredHost, name, Loc(loc), ""};
       return;
     }
     case ApiKind::kMallocPageable: return;  // bound where the result is stored
@@ -334,7 +334,7 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       // addresses), so it is live for this launch whatever freed it before.
       for (const std::string& base : graph.allocates) {
         s_.freed.erase(base);
-        s_.buffers.try_emplace(base, BufferInfo{MemoryKind::kAsyncPool, "a graph memory node", Loc(loc)});
+        s_.buffers.try_emplace(base, BufferInfo{MemoryKind::kAsyncPool, "a graph memory node", Loc(loc), ""});
       }
       DeviceOp& op = NewOp(call, name, "graph `" + exec.text + "`", StreamSym(Arg(call, 1)));
       for (int id : graph.nodes) {
@@ -361,7 +361,7 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       ref.base = memory;
       ref.offset_bytes = 0;
       s_.aliases[field] = ref;
-      s_.buffers[memory.key] = BufferInfo{MemoryKind::kAsyncPool, name, Loc(loc)};
+      s_.buffers[memory.key] = BufferInfo{MemoryKind::kAsyncPool, name, Loc(loc), ""};
       s_.freed.erase(memory.key);
       s_.graphs[graph.key].allocates.insert(memory.key);
       return;

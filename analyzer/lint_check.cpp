@@ -86,10 +86,10 @@ FindingAccess CheckContext::DeviceSide(const DeviceOp& op, const BufferAccess& a
   f.mode = a.mode;
   f.size = a.size_bytes.value_or(0);
   const SourcePoint p = Point(op.inner_loc.isValid() ? op.inner_loc : op.loc);
-  f.stack.push_back({op.helper, p.file, p.line, p.column, 0});
+  f.stack.push_back(SourceFrame(op.helper, p.file, p.line, p.column));
   if (op.inner_loc.isValid() && op.inner_loc != op.loc) {
     const SourcePoint outer = Point(op.loc);
-    f.stack.push_back({"", outer.file, outer.line, outer.column, 0});
+    f.stack.push_back(SourceFrame("", outer.file, outer.line, outer.column));
   }
   return f;
 }
@@ -103,7 +103,7 @@ FindingAccess CheckContext::HostSide(clang::SourceLocation loc, AccessMode mode,
   f.mode = mode;
   f.stream = "host";
   const SourcePoint p = Point(loc);
-  f.stack.push_back({"", p.file, p.line, p.column, 0});
+  f.stack.push_back(SourceFrame("", p.file, p.line, p.column));
   return f;
 }
 
@@ -114,7 +114,7 @@ void CheckContext::SetBuffer(LintDiagnostic& d, const BufferRef& ref, const Flow
     d.finding.buffer.allocated_by = it->second.allocated_by;
     if (it->second.allocated.isValid()) {
       const SourcePoint p = Point(it->second.allocated);
-      d.finding.buffer.allocation_stack.push_back({"", p.file, p.line, p.column, 0});
+      d.finding.buffer.allocation_stack.push_back(SourceFrame("", p.file, p.line, p.column));
     }
   }
 }

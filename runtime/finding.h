@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/ids.h"
@@ -40,6 +41,16 @@ struct ResolvedFrame {
   std::string module;
   uint64_t module_offset = 0;
 };
+
+// A frame known by its source place alone (the lint's, a symbolized one).
+inline ResolvedFrame SourceFrame(std::string function, std::string file, uint32_t line, uint32_t column = 0) {
+  ResolvedFrame f;
+  f.function = std::move(function);
+  f.file = std::move(file);
+  f.line = line;
+  f.column = column;
+  return f;
+}
 
 // Where a stream or event came from, so reports can name it for people
 // ("stream 2 (created at train.py:12)") instead of by handle. The engine

@@ -328,7 +328,7 @@ StackId Tracer::AddFrameworkStack(const StreamcheckFrame* frames, size_t count) 
   def.op = OpCode::kDefineStack;
   for (size_t i = 0; i < count; ++i) {
     const StreamcheckFrame& f = frames[i];
-    resolved.push_back({f.function ? f.function : "", f.file ? f.file : "", f.line, 0, 0});
+    resolved.push_back(SourceFrame(f.function ? f.function : "", f.file ? f.file : "", f.line));
     def.frames.push_back({Intern(resolved.back().function), Intern(resolved.back().file), f.line, 0});
   }
   def.id = stacks_.AddSymbolized(std::move(resolved));

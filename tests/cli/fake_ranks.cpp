@@ -39,7 +39,7 @@ int main(int argc, char** argv) {
   race.fingerprint = "fp-every-rank";
   FindingAccess access;
   access.op = "all_reduce";
-  access.stack = {{"train_step", "train.py", 12, 0, 0}};
+  access.stack = {SourceFrame("train_step", "train.py", 12)};
   race.accesses = {access, access};
   for (int i = 1; i < argc; ++i) {
     store::ProcessOutput* output =

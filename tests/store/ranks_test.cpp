@@ -29,7 +29,9 @@ void WriteJob(Store& store, const std::vector<int32_t>& ranks, uint64_t count) {
     Finding race = RaceFinding();
     race.count = count;
     ASSERT_GT(store.AddFinding(run, process, 1, race), 0) << store.last_error();
-    if (rank == 1) ASSERT_GT(store.AddFinding(run, process, 2, RaceFinding("fp-other")), 0);
+    if (rank == 1) {
+      ASSERT_GT(store.AddFinding(run, process, 2, RaceFinding("fp-other")), 0);
+    }
   }
 }
 

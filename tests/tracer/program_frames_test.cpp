@@ -6,7 +6,7 @@ namespace streamcheck::tracer {
 namespace {
 
 ResolvedFrame Frame(std::string function, std::string file = "app.cu", uint32_t line = 1) {
-  return {std::move(function), std::move(file), line, 0, 0};
+  return SourceFrame(std::move(function), std::move(file), line);
 }
 
 std::vector<std::string> Functions(const std::vector<ResolvedFrame>& frames) {
