@@ -4,7 +4,10 @@
 #include <elf.h>
 #include <link.h>
 
+#include <algorithm>
 #include <cstring>
+
+#include "tracer/static_cuda_runtime.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -17,6 +20,7 @@ constexpr const char* kIgnoredLibraries[] = {"libcuda.so",     "libcupti.so", "l
 
 struct Scan {
   std::vector<streamcheck_code_range> ranges;
+  std::vector<const void*>* scanned;  // objects whose symbols were read (by their program headers)
 };
 
 bool Ignored(const char* path) {
@@ -27,13 +31,38 @@ bool Ignored(const char* path) {
   return false;
 }
 
+bool HasCode(const dl_phdr_info& info) {
+  for (int i = 0; i < info.dlpi_phnum; ++i)
+    if (info.dlpi_phdr[i].p_type == PT_LOAD && (info.dlpi_phdr[i].p_flags & PF_X) != 0) return true;
+  return false;
+}
+
+// The program and every other object may link the CUDA runtime statically
+// (nvcc's default): its functions, found by their symbols, are left out.
+// Once per object: the tracer asks again after loading its plugins.
+void AddStaticRuntime(const dl_phdr_info& info, Scan& scan) {
+  const bool program = info.dlpi_name == nullptr || info.dlpi_name[0] == '\0';
+  if (!program && info.dlpi_name[0] != '/') return;  // the vDSO: no file
+  if (!HasCode(info)) return;
+  std::vector<const void*>& scanned = *scan.scanned;
+  if (std::find(scanned.begin(), scanned.end(), info.dlpi_phdr) != scanned.end()) return;
+  scanned.push_back(info.dlpi_phdr);
+  for (const streamcheck_code_range& r : StaticCudaRuntimeCode(program ? "/proc/self/exe" : info.dlpi_name,
+                                                              info.dlpi_addr))
+    scan.ranges.push_back(r);
+}
+
 int AddCode(dl_phdr_info* info, size_t, void* data) {
-  if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0' || !Ignored(info->dlpi_name)) return 0;
+  Scan& scan = *static_cast<Scan*>(data);
+  if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0' || !Ignored(info->dlpi_name)) {
+    AddStaticRuntime(*info, scan);
+    return 0;
+  }
   for (int i = 0; i < info->dlpi_phnum; ++i) {
     const ElfW(Phdr)& segment = info->dlpi_phdr[i];
     if (segment.p_type != PT_LOAD || (segment.p_flags & PF_X) == 0) continue;
     const uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
-    static_cast<Scan*>(data)->ranges.push_back({begin, begin + segment.p_memsz});
+    scan.ranges.push_back({begin, begin + segment.p_memsz});
   }
   return 0;
 }
@@ -55,6 +84,7 @@ bool HostThreadOrder::Start() {
 void HostThreadOrder::IgnoreCudaAndOwnCode() {
   if (!on_) return;
   Scan scan;
+  scan.scanned = &scanned_;
   dl_iterate_phdr(AddCode, &scan);
   api_->activate(scan.ranges.data(), static_cast<int>(scan.ranges.size()));
 }

@@ -18,10 +18,17 @@ class HostThreadOrder {
  public:
   // Finds the preloaded library and starts it observing; false without it.
   bool Start();
-  // Leaves out the synchronization inside the CUDA driver, CUPTI, the tracer
-  // and its plugins (their internal locks order nothing the program relies
-  // on): called again once plugins are loaded.
+  // Leaves out the synchronization inside the CUDA driver, CUPTI, the CUDA
+  // runtime (shared, or linked statically into any object:
+  // static_cuda_runtime.h), the tracer and its plugins (their internal locks
+  // order nothing the program relies on): called again once plugins are
+  // loaded.
   void IgnoreCudaAndOwnCode();
+  // Brackets a traced CUDA runtime call on the calling thread: what it
+  // synchronizes meanwhile is the runtime's (tracer/preload/interpose.c).
+  void SetInsideRuntimeCall(bool inside) {
+    if (on_) api_->self()->in_cuda_call = inside ? 1 : 0;
+  }
   bool on() const { return on_; }
   // The thread's first traced call: its place in the clocks, or null when it
   // has none (too many threads): then GiveUp().
@@ -80,6 +87,7 @@ class HostThreadOrder {
 
   const streamcheck_thread_order_api* api_ = nullptr;
   bool on_ = false;
+  std::vector<const void*> scanned_;  // objects whose symbols IgnoreCudaAndOwnCode read
   uint64_t deps_[STREAMCHECK_ORDERED_THREADS];
 };
 

@@ -4,6 +4,7 @@
 // after the synchronize only when the handover is one it can see.
 #include <dlfcn.h>
 #include <gtest/gtest.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -21,10 +22,34 @@
 #include "tests/trace/trace_test_util.h"
 #include "tracer/tracer.h"
 
+// Stand-ins for a statically linked CUDA runtime's internal functions
+// (cudart 13 names them so; tracer/static_cuda_runtime.h): the locks they
+// take themselves are the runtime's, not the program's.
+#define STAND_IN extern "C" __attribute__((noinline, used, visibility("hidden")))
+STAND_IN void libcudart_static_5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e(pthread_mutex_t* m, bool* ready) {
+  pthread_mutex_lock(m);
+  *ready = true;
+  pthread_mutex_unlock(m);
+}
+STAND_IN bool libcudart_static_0ddba11c0ddba11c0ddba11c0ddba11c0ddba11c(pthread_mutex_t* m, const bool* ready) {
+  pthread_mutex_lock(m);
+  const bool was = *ready;
+  pthread_mutex_unlock(m);
+  return was;
+}
+
 namespace streamcheck::tracer {
 namespace {
 
 using fake_cuda::Call;
+
+// How the main thread hands the buffer over after its synchronize.
+enum class Handover {
+  kProgramsLock,     // a mutex and condition variable of the program's
+  kUnseen,           // an atomic flag the library does not see
+  kRuntimesLock,     // a lock taken by the (statically linked) runtime's code
+  kInsideRuntimeCall,  // the program's lock, but inside a CUDA runtime call (as the runtime's are)
+};
 
 class TracerThreadOrder : public ::testing::Test {
  protected:
@@ -62,7 +87,7 @@ class TracerThreadOrder : public ::testing::Test {
 
   // The main thread fills x on its stream and synchronizes; another thread,
   // started before, reads x on its own stream once `handover` lets it.
-  std::vector<TraceRecord> SyncThenHandOver(bool visible_handover) {
+  std::vector<TraceRecord> SyncThenHandOver(Handover handover) {
     const CUstream mine = Stream(0x5000), theirs = Stream(0x6000);
     void* x = Malloc(0x7f0000000000);
     void* y = Malloc(0x7f0000100000);
@@ -71,24 +96,58 @@ class TracerThreadOrder : public ::testing::Test {
     std::condition_variable cv;
     bool ready = false;
     std::atomic<bool> flag{false};
+    pthread_mutex_t runtime_lock = PTHREAD_MUTEX_INITIALIZER;
     std::thread other([&] {
-      if (visible_handover) {
-        std::unique_lock<std::mutex> lock(m);
-        cv.wait(lock, [&] { return ready; });
-      } else {
-        while (!flag.load()) std::this_thread::yield();
+      switch (handover) {
+        case Handover::kProgramsLock:
+        case Handover::kInsideRuntimeCall: {
+          std::unique_lock<std::mutex> lock(m);
+          cv.wait(lock, [&] { return ready; });
+          break;
+        }
+        case Handover::kUnseen:
+          while (!flag.load()) std::this_thread::yield();
+          break;
+        case Handover::kRuntimesLock:
+          while (!libcudart_static_0ddba11c0ddba11c0ddba11c0ddba11c0ddba11c(&runtime_lock, &ready))
+            std::this_thread::yield();
+          break;
       }
       fake_cuda::LaunchFakeKernel(tracer_.get(), x, z, theirs);
     });
     fake_cuda::LaunchFakeKernel(tracer_.get(), y, x, mine);
     Sync(mine);
-    {
-      std::lock_guard<std::mutex> lock(m);
-      ready = true;
+    auto release = [&] {
+      {
+        std::lock_guard<std::mutex> lock(m);
+        ready = true;
+      }
+      cv.notify_one();
+    };
+    switch (handover) {
+      case Handover::kProgramsLock:
+        release();
+        break;
+      case Handover::kUnseen:
+        flag = true;
+        break;
+      case Handover::kRuntimesLock:
+        libcudart_static_5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e(&runtime_lock, &ready);
+        break;
+      case Handover::kInsideRuntimeCall: {
+        void* w = reinterpret_cast<void*>(0x7f0000300000);
+        // The other thread's launch ends before the call's exit callback:
+        // the tracer's own locks, the program's code in this binary, would
+        // order it after that callback otherwise.
+        fake_cuda::CallAround(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+                              "cudaMalloc", cudaMalloc_v3020_params{&w, 4096}, [&] {
+                                release();
+                                other.join();
+                              });
+        break;
+      }
     }
-    cv.notify_one();
-    flag = true;
-    other.join();
+    if (other.joinable()) other.join();
     tracer_->Finish();
     std::string error;
     auto source = OpenTrace(trace_path_, &error);
@@ -97,6 +156,7 @@ class TracerThreadOrder : public ::testing::Test {
   }
 
   static std::vector<Finding> Analyze(const std::vector<TraceRecord>& records) {
+
     testing::CollectingSink sink;
     Engine engine(&sink);
     for (const TraceRecord& r : records) engine.Process(r);
@@ -110,7 +170,7 @@ class TracerThreadOrder : public ::testing::Test {
 };
 
 TEST_F(TracerThreadOrder, AHandoverTheLibrarySeesOrdersTheOtherThread) {
-  const std::vector<TraceRecord> records = SyncThenHandOver(true);
+  const std::vector<TraceRecord> records = SyncThenHandOver(Handover::kProgramsLock);
   ASSERT_FALSE(records.empty());
   bool per_thread = false, acquired_before_launch = false;
   ThreadId main_thread = 0;
@@ -127,11 +187,29 @@ TEST_F(TracerThreadOrder, AHandoverTheLibrarySeesOrdersTheOtherThread) {
 }
 
 TEST_F(TracerThreadOrder, AHandoverItCannotSeeLeavesAPossibleRace) {
-  const std::vector<Finding> findings = Analyze(SyncThenHandOver(false));
+  const std::vector<Finding> findings = Analyze(SyncThenHandOver(Handover::kUnseen));
   ASSERT_EQ(findings.size(), 1u) << testing::Summary(findings);
   EXPECT_EQ(findings[0].rule, "cross-stream-race");
   EXPECT_EQ(findings[0].confidence, Confidence::kPossible);
   EXPECT_NE(findings[0].reason.find("host thread"), std::string::npos) << findings[0].reason;
+}
+
+// The race of tests/gpu/scenarios/thread_handover.cu (racy): cudart_static's
+// locks inside the program's executable ordered the threads, and the race
+// was missed.
+TEST_F(TracerThreadOrder, TheStaticRuntimesLocksOrderNothing) {
+  const std::vector<Finding> findings = Analyze(SyncThenHandOver(Handover::kRuntimesLock));
+  ASSERT_EQ(findings.size(), 1u) << testing::Summary(findings);
+  EXPECT_EQ(findings[0].confidence, Confidence::kPossible);
+}
+
+// Where no symbols name the runtime's code (a stripped program), what the
+// thread synchronizes inside a traced runtime call is taken as the runtime's
+// (after the call it is the program's again: the handover above).
+TEST_F(TracerThreadOrder, WhatARuntimeCallSynchronizesOrdersNothing) {
+  const std::vector<Finding> findings = Analyze(SyncThenHandOver(Handover::kInsideRuntimeCall));
+  ASSERT_EQ(findings.size(), 1u) << testing::Summary(findings);
+  EXPECT_EQ(findings[0].confidence, Confidence::kPossible);
 }
 
 }  // namespace

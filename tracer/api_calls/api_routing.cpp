@@ -162,7 +162,7 @@ bool IsQuery(ApiCallbackId cbid) {
 // graph kernel node), so it runs without the tracer's lock; the host
 // guards' part takes what it needs itself.
 void OnRuntimeEntry(ApiCallbackId cbid, const ApiCall& call) {
-  EnterRuntimeCall();
+  EnterRuntimeCall(call.tracer);
   if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) {
     const auto& params = call.params<cudaGraphAddKernelNode_v10000_params>();
     OpenPendingKernel(params.pNodeParams ? params.pNodeParams->kernelParams : nullptr);
@@ -173,7 +173,7 @@ void OnRuntimeEntry(ApiCallbackId cbid, const ApiCall& call) {
 void OnRuntimeExit(ApiCallbackId cbid, const ApiCall& call) {
   ApiCall c = call;
   c.per_thread_default = IsPerThreadVariant(cbid);
-  LeaveRuntimeCall();
+  LeaveRuntimeCall(c.tracer);
   if (host::HostGuards* guards = c.tracer.host_guards()) guards->Resume();  // what the entry opened
   const cudaError_t rc = c.result();
   if (rc != cudaSuccess && !(IsQuery(cbid) && rc == cudaErrorNotReady)) {  // failed calls do nothing

@@ -138,10 +138,14 @@ void ResolvePending(Tracer& t, const char* symbol_fallback, TraceRecord* node) {
 }  // namespace
 
 STREAMCHECK_HOT bool InsideRuntimeCall() { return ThisThread().runtime_depth > 0; }
-void EnterRuntimeCall() { ++ThisThread().runtime_depth; }
-void LeaveRuntimeCall() {
+// The preloaded library leaves out what the thread synchronizes inside the
+// call (the runtime's own locks, where no symbols name its code).
+void EnterRuntimeCall(Tracer& t) {
+  if (ThisThread().runtime_depth++ == 0) t.host_thread_order().SetInsideRuntimeCall(true);
+}
+void LeaveRuntimeCall(Tracer& t) {
   int& depth = ThisThread().runtime_depth;
-  if (depth > 0) --depth;
+  if (depth > 0 && --depth == 0) t.host_thread_order().SetInsideRuntimeCall(false);
 }
 
 STREAMCHECK_HOT bool HandleDriverLaunch(const ApiCall& c, ApiCallbackId cbid) {

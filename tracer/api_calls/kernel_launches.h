@@ -25,9 +25,10 @@ void TakePendingKernel(const ApiCall& c, TraceRecord* node);
 // launch is its own again.
 void DiscardPendingKernel();
 // True while this thread is inside a traced runtime call (its nested driver
-// calls are not separate operations).
+// calls are not separate operations, and what it synchronizes is the
+// runtime's).
 bool InsideRuntimeCall();
-void EnterRuntimeCall();
-void LeaveRuntimeCall();
+void EnterRuntimeCall(Tracer& t);
+void LeaveRuntimeCall(Tracer& t);
 
 }  // namespace streamcheck::tracer

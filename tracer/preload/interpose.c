@@ -6,21 +6,50 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 
 _Atomic int streamcheck_observing;
 __thread struct streamcheck_thread_order streamcheck_this_thread __attribute__((tls_model("initial-exec")));
 
-enum { kMaxIgnored = 32 };
-static struct streamcheck_code_range g_ignored[kMaxIgnored];
-static _Atomic int g_ignored_count; /* only grows: entries are written before the count */
+/* The ignored code ranges: sorted, disjoint, found by binary search on every
+ * observed lock (a statically linked CUDA runtime adds a few ranges per
+ * object that links it, so there may be dozens). A table is never changed
+ * once published: Activate builds a new one and publishes it with one store,
+ * and the old one stays (it is small, and Activate runs a few times a
+ * process), so a reader needs no lock and never sees a half-written table. */
+struct ignored_table {
+  size_t count;
+  struct streamcheck_code_range ranges[];
+};
+enum { kMaxIgnored = 4096 }; /* far above what a process loads */
+static _Atomic(const struct ignored_table*) g_ignored;
 
+static int InIgnoredCode(uintptr_t pc) {
+  const struct ignored_table* table = atomic_load_explicit(&g_ignored, memory_order_acquire);
+  if (table == NULL) return 0;
+  size_t lo = 0, hi = table->count; /* the first range beginning after pc is at hi */
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (table->ranges[mid].begin <= pc) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && pc < table->ranges[lo - 1].end;
+}
+
+/* Not the program's synchronization: a signal handler's inside the library,
+ * a call made inside a traced CUDA runtime call (the runtime's own locks,
+ * wherever its code lives; the program's code does not run there on this
+ * thread: host functions and callbacks run on threads of their own), or a
+ * call from ignored code. The in-call rule is a fallback, not the whole
+ * answer: the tracer takes the entry and exit of only the runtime calls it
+ * models (a kernel launch is taken from the driver's call inside
+ * cudaLaunchKernel), and the runtime locks before the entry callback and
+ * after the exit; the ranges of a statically linked runtime's functions,
+ * read from the object's symbols (tracer/static_cuda_runtime.h), cover all
+ * of its code where the object keeps them. */
 static inline int Observed(const void* caller) {
-  if (streamcheck_this_thread.busy) return 0;
-  const uintptr_t pc = (uintptr_t)caller;
-  const int count = atomic_load_explicit(&g_ignored_count, memory_order_acquire);
-  for (int i = 0; i < count; ++i)
-    if (pc >= g_ignored[i].begin && pc < g_ignored[i].end) return 0;
-  return 1;
+  if (streamcheck_this_thread.busy | streamcheck_this_thread.in_cuda_call) return 0;
+  return !InIgnoredCode((uintptr_t)caller);
 }
 
 int streamcheck_observed_slow(const void* caller) { return Observed(caller); }
@@ -82,15 +111,45 @@ void* streamcheck_real(const char* name, const char* version) {
   return f ? f : Fallback(name);
 }
 
-/* Called again as code is loaded (the tracer's plugins): ranges are added. */
+/* Insertion sort: libc's qsort may allocate, and the tables hold dozens. */
+static void SortByBegin(struct streamcheck_code_range* ranges, size_t n) {
+  for (size_t i = 1; i < n; ++i) {
+    const struct streamcheck_code_range r = ranges[i];
+    size_t j = i;
+    for (; j > 0 && ranges[j - 1].begin > r.begin; --j) ranges[j] = ranges[j - 1];
+    ranges[j] = r;
+  }
+}
+
+/* Called again as code is loaded (the tracer's plugins): ranges are added.
+ * mmap, not malloc: the program's allocator may take locks we interpose. */
 static void Activate(const struct streamcheck_code_range* ignored, int count) {
-  int n = atomic_load_explicit(&g_ignored_count, memory_order_relaxed);
-  for (int i = 0; i < count; ++i) {
-    int known = 0;
-    for (int j = 0; j < n; ++j) known |= g_ignored[j].begin == ignored[i].begin && g_ignored[j].end == ignored[i].end;
-    if (known || n == kMaxIgnored) continue;
-    g_ignored[n++] = ignored[i];
-    atomic_store_explicit(&g_ignored_count, n, memory_order_release);
+  const struct ignored_table* old = atomic_load_explicit(&g_ignored, memory_order_relaxed);
+  const size_t had = old ? old->count : 0;
+  size_t n = had + (count > 0 ? (size_t)count : 0);
+  if (n > kMaxIgnored) n = kMaxIgnored;
+  if (n > had) {
+    const size_t bytes = sizeof(struct ignored_table) + n * sizeof(struct streamcheck_code_range);
+    void* memory = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (memory != MAP_FAILED) {
+      struct ignored_table* table = memory;
+      if (had > 0) memcpy(table->ranges, old->ranges, had * sizeof(struct streamcheck_code_range));
+      size_t k = had;
+      for (int i = 0; i < count && k < n; ++i)
+        if (ignored[i].begin < ignored[i].end) table->ranges[k++] = ignored[i];
+      SortByBegin(table->ranges, k);
+      /* Overlapping and touching ranges become one: the search needs them disjoint. */
+      size_t merged = 0;
+      for (size_t i = 0; i < k; ++i) {
+        if (merged > 0 && table->ranges[i].begin <= table->ranges[merged - 1].end) {
+          if (table->ranges[i].end > table->ranges[merged - 1].end) table->ranges[merged - 1].end = table->ranges[i].end;
+          continue;
+        }
+        table->ranges[merged++] = table->ranges[i];
+      }
+      table->count = merged;
+      atomic_store_explicit(&g_ignored, table, memory_order_release);
+    }
   }
   atomic_store_explicit(&streamcheck_observing, 1, memory_order_release);
 }

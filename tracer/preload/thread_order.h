@@ -28,7 +28,7 @@ extern "C" {
 /* Thread ids 1..127 have an entry in a clock; the tracer gives up per-thread
  * clocks (back to trace order) when a 128th thread makes CUDA calls. */
 #define STREAMCHECK_ORDERED_THREADS 128
-#define STREAMCHECK_THREAD_ORDER_VERSION 1
+#define STREAMCHECK_THREAD_ORDER_VERSION 2
 
 /* One host thread's knowledge: for each thread id, the latest epoch of that
  * thread it is after. Owned and written by its thread only. */
@@ -40,6 +40,9 @@ struct streamcheck_thread_order {
   uint8_t released;  /* it released something during the current epoch */
   uint8_t acquired;  /* clock grew since the tracer last took it */
   uint8_t busy;      /* inside the library: a signal handler's call passes untracked */
+  /* Inside a traced CUDA runtime call (set by the tracer at its entry and
+   * exit callbacks): what it synchronizes is the runtime's (interpose.c). */
+  uint8_t in_cuda_call;
   uint8_t read_held_count;
   uintptr_t read_held[8]; /* read-write locks it holds for reading (their unlock releases to readers' stamp) */
   struct {
@@ -53,7 +56,8 @@ struct streamcheck_thread_order {
 };
 
 /* Address ranges of code whose synchronization is not the program's: the
- * CUDA driver's and CUPTI's internal locks, the tracer's own. */
+ * CUDA driver's and CUPTI's internal locks, the tracer's own, a statically
+ * linked CUDA runtime's. */
 struct streamcheck_code_range {
   uintptr_t begin, end;
 };
@@ -69,8 +73,9 @@ enum {
 struct streamcheck_thread_order_api {
   int version; /* STREAMCHECK_THREAD_ORDER_VERSION */
   /* Starts observing, leaving out the calls from the code ranges given
-   * (called again, it adds ranges). Until then every interposer only
-   * forwards: before the tracer has made a record there is nothing to order. */
+   * (called again, it adds ranges; called by one thread at a time). Until
+   * then every interposer only forwards: before the tracer has made a record
+   * there is nothing to order. */
   void (*activate)(const struct streamcheck_code_range* ignored, int count);
   void (*deactivate)(void);
   /* The calling thread's state (its own: read and written on that thread only). */
