@@ -82,6 +82,8 @@ void Engine::Impl::Process(const TraceRecord& r) {
     case OpCode::kHostThreadOrder: sync_.SetPerThreadClocks(r.flags == 1); break;
     case OpCode::kThreadRelease: ThreadRelease(r); break;
     case OpCode::kThreadAcquire: ThreadAcquire(r); break;
+    case OpCode::kHostFuncBegin: HostFuncBegin(r); break;
+    case OpCode::kHostFuncEnd: EnterHostCall(r); break;  // a marker: what it signals, the interposers release
     case OpCode::kInvalid:
     case OpCode::kMaxOpCode: Anomaly("invalid opcode"); break;
   }

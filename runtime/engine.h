@@ -70,6 +70,8 @@ inline bool FindingsCiteStackOf(OpCode op) {
     case OpCode::kHostThreadOrder:
     case OpCode::kThreadRelease:
     case OpCode::kThreadAcquire:
+    case OpCode::kHostFuncBegin:
+    case OpCode::kHostFuncEnd:
       return false;
     default:
       return true;

@@ -37,6 +37,21 @@ void Engine::Impl::ThreadAcquire(const TraceRecord& r) {
   }
 }
 
+// A host function (kHostFunc r.id) starts on this thread: CUDA runs it once
+// the work before it on its stream has completed, so the thread is after
+// that work, and whatever it passes on (a thread it creates, a mutex it
+// unlocks) carries it.
+void Engine::Impl::HostFuncBegin(const TraceRecord& r) {
+  ThreadState& t = EnterHostCall(r);
+  auto it = pending_host_funcs_.find(r.id);
+  if (it == pending_host_funcs_.end()) {
+    Anomaly("host functions: one ran whose launch was not seen");
+    return;
+  }
+  sync_.JoinIntoThread(t, it->second);
+  pending_host_funcs_.erase(it);
+}
+
 ThreadId Engine::Impl::ThreadAwareOf(Epoch earlier, ThreadId later_thread) const {
   if (!sync_.per_thread_clocks()) return 0;
   ThreadId aware = 0;

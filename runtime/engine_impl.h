@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/allocation_table.h"
@@ -126,6 +127,7 @@ class alignas(64) Engine::Impl {
   // engine_host_threads.cpp
   void ThreadRelease(const TraceRecord& r);
   void ThreadAcquire(const TraceRecord& r);
+  void HostFuncBegin(const TraceRecord& r);
   // A host thread other than `later_thread` whose clock covers `earlier`: had
   // that thread's knowledge reached the later access through a handover
   // streamcheck does not observe, the two would be ordered. 0 when none.
@@ -182,6 +184,12 @@ class alignas(64) Engine::Impl {
     AccessDescription copy;
   };
   std::vector<PendingPageableCopy> pending_pageable_;
+  // Observed host functions not yet run (kHostFunc with an id): the clock of
+  // their place in stream order, which the thread that runs one joins
+  // (kHostFuncBegin). Each runs once, so its entry goes then; bounded in case
+  // a trace never says (a program that exits with host functions queued).
+  static constexpr size_t kMaxPendingHostFuncs = 1 << 16;
+  std::unordered_map<uint32_t, VectorClock> pending_host_funcs_;
   SiteTable sites_;
   SymbolTable symbols_;
   GraphModel graphs_;

@@ -90,11 +90,21 @@ void Engine::Impl::KernelLaunch(const TraceRecord& r) {
   StreamOperation(r, sync_.Stream(r.stream, r.thread), r.accesses);
 }
 
-// cudaLaunchHostFunc, cudaStreamAddCallback: runs in stream order; what the
-// function touches on the host is not visible to us.
+// cudaLaunchHostFunc, cudaStreamAddCallback: runs in stream order. The
+// function runs on a thread of the CUDA driver's; when the tracer observes it
+// run (r.id != 0), that thread is after the function's place in its stream
+// (HostFuncBegin, engine_host_threads.cpp). What it touches on the host is
+// seen only through the host guards, as for any thread.
 void Engine::Impl::HostFunc(const TraceRecord& r) {
   EnterHostCall(r);
-  StreamOperation(r, sync_.Stream(r.stream, r.thread), {});
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  StreamOperation(r, s, {});
+  if (r.id == 0 || s.capture_graph != 0) return;  // not observed, or a graph node (runs at each launch)
+  if (pending_host_funcs_.size() >= kMaxPendingHostFuncs) {
+    Anomaly("host functions: too many launched and not yet run; one more is not followed");
+    return;
+  }
+  pending_host_funcs_[r.id] = s.clock;
 }
 
 // Host reads/writes observed by the tracer (e.g. faults on protected pinned pages).

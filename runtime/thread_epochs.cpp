@@ -31,6 +31,7 @@ bool ChangesThreadClock(const TraceRecordFields& r) {
     // What other threads are after, and a change of the rules itself.
     case OpCode::kThreadAcquire:
     case OpCode::kHostThreadOrder:
+    case OpCode::kHostFuncBegin:  // the thread learns its stream's work
       return true;
     default:
       return false;

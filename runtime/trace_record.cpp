@@ -54,6 +54,8 @@ constexpr std::array<std::string_view, static_cast<size_t>(OpCode::kMaxOpCode)> 
   set(OpCode::kHostThreadOrder, "host_thread_order");
   set(OpCode::kThreadRelease, "thread_release");
   set(OpCode::kThreadAcquire, "thread_acquire");
+  set(OpCode::kHostFuncBegin, "host_func_begin");
+  set(OpCode::kHostFuncEnd, "host_func_end");
   return n;
 }
 constexpr auto kOpCodeNames = MakeOpCodeNames();

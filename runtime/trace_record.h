@@ -54,7 +54,7 @@ enum class OpCode : uint8_t {
   kKernelLaunch = 50,  // stream, name, accesses
   kMemcpy = 51,        // stream, dst, src, size, copy_kind, is_async, [height, dst_pitch, src_pitch]
   kMemset = 52,        // stream, dst, size, is_async, [height, dst_pitch]
-  kHostFunc = 53,      // stream, name
+  kHostFunc = 53,      // stream, name, [id: the host function's run is observed (kHostFuncBegin)]
   kHostAccess = 54,    // accesses (host thread reads/writes memory)
   // Graphs.
   kStreamBeginCapture = 60,  // stream, flags (capture mode)
@@ -74,7 +74,12 @@ enum class OpCode : uint8_t {
                           // learns passes to every thread's later calls, in trace order
   kThreadRelease = 71,    // thread, id: the thread's epoch `id` ends here (others may be after it)
   kThreadAcquire = 72,    // thread, deps (thread << 32 | epoch each): the thread is now after those epochs
-  kMaxOpCode = 73,
+  // A host function (kHostFunc with the same id) running: on the thread the
+  // CUDA driver runs it on, which is after the host function's place in its
+  // stream's order (tracer/api_calls/host_func_trampoline.h).
+  kHostFuncBegin = 73,    // thread, id: the thread is now after the stream's work before kHostFunc `id`
+  kHostFuncEnd = 74,      // thread, id: the host function returned
+  kMaxOpCode = 75,
 };
 
 std::string_view OpCodeName(OpCode op);

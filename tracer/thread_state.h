@@ -51,6 +51,9 @@ struct ThreadState {
   // (tracer/sanitizer/), which the launch's record takes (kernel_launches.cpp).
   uint32_t device_access_ticket = 0;
   PendingKernelNode pending_kernel;
+  // The host function this thread's cudaLaunchHostFunc / cudaStreamAddCallback
+  // in progress follows, between the call's entry and exit (host_func_trampoline.h).
+  void* host_func_run = nullptr;
   // Reused for every record of their kind: their vectors keep their capacity.
   TraceRecord launch;
   TraceRecord open_ops;

@@ -103,6 +103,13 @@ class TraceBuilder {
     r.stream = s; r.dst = dst; r.size = n; r.is_async = async; return *this;
   }
   TraceBuilder& HostFunc(Handle s) { Add(OpCode::kHostFunc, "cudaLaunchHostFunc").stream = s; return *this; }
+  // A host function the tracer follows (its trampoline): `id` names its run.
+  TraceBuilder& HostFunc(Handle s, uint32_t id) {
+    auto& r = Add(OpCode::kHostFunc, "cudaStreamAddCallback"); r.stream = s; r.id = id; return *this;
+  }
+  // The current thread (the driver's) runs host function `id`, then returns.
+  TraceBuilder& HostFuncBegin(uint32_t id) { auto& r = Add(OpCode::kHostFuncBegin, ""); r.id = id; r.api = 0; return *this; }
+  TraceBuilder& HostFuncEnd(uint32_t id) { auto& r = Add(OpCode::kHostFuncEnd, ""); r.id = id; r.api = 0; return *this; }
   TraceBuilder& HostRead(Address a, uint64_t n) { Add(OpCode::kHostAccess, "host read").accesses = {R(a, n)}; return *this; }
   TraceBuilder& HostWrite(Address a, uint64_t n) { Add(OpCode::kHostAccess, "host write").accesses = {W(a, n)}; return *this; }
   TraceBuilder& BeginCapture(Handle s) { Add(OpCode::kStreamBeginCapture, "cudaStreamBeginCapture").stream = s; return *this; }

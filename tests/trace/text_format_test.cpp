@@ -66,6 +66,20 @@ TEST(TextTrace, FieldsInAnyOrderAndDecimalOrHex) {
   EXPECT_EQ(a[0].copy_kind, CopyKind::kHostToDevice);
 }
 
+TEST(TextTrace, AHostFunctionAndItsObservedRun) {
+  const std::string text =
+      "host_func thread=1 stream=0x10 id=3\n"
+      "host_func_begin thread=7 id=3\n"
+      "host_func_end thread=7 id=3\n";
+  auto records = Parse(text);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].id, 3u);
+  EXPECT_EQ(records[1].op, OpCode::kHostFuncBegin);
+  EXPECT_EQ(records[1].thread, 7u);
+  EXPECT_EQ(records[2].op, OpCode::kHostFuncEnd);
+  EXPECT_EQ(FormatTextTrace(records), text);
+}
+
 TEST(TextTrace, LiteralsReuseDefinedStrings) {
   auto records = Parse(
       "define_string id=3 text=\"aten::sum\"\n"

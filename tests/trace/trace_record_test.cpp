@@ -28,7 +28,8 @@ TEST(TraceRecordNames, EveryOpCodeHasAUniqueSnakeCaseName) {
     EXPECT_TRUE(seen.insert(name).second) << name;
     EXPECT_EQ(OpCodeFromName(name), op);
   }
-  EXPECT_EQ(testing::AllOpCodes().size(), 45u);
+  EXPECT_EQ(testing::AllOpCodes().size(), 47u);
+  EXPECT_EQ(OpCodeName(OpCode::kHostFuncBegin), "host_func_begin");
   EXPECT_EQ(OpCodeName(OpCode::kKernelLaunch), "kernel_launch");
   EXPECT_EQ(OpCodeName(OpCode::kStreamWaitEvent), "stream_wait_event");
   EXPECT_EQ(OpCodeFromName("no_such_op"), OpCode::kInvalid);

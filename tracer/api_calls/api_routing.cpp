@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "tracer/api_calls/cuda_call_params.h"
+#include "tracer/api_calls/host_func_trampoline.h"
 #include "tracer/api_calls/kernel_launches.h"
 #include "tracer/host/host_guards.h"
 #include "tracer/hot_path.h"
@@ -168,6 +169,7 @@ void OnRuntimeEntry(ApiCallbackId cbid, const ApiCall& call) {
     OpenPendingKernel(params.pNodeParams ? params.pNodeParams->kernelParams : nullptr);
   }
   GuardHostMemoryAtEntry(call, ApiDomain::kRuntime, cbid);
+  FollowHostFuncAtEntry(call, cbid);
 }
 
 void OnRuntimeExit(ApiCallbackId cbid, const ApiCall& call) {
@@ -178,6 +180,7 @@ void OnRuntimeExit(ApiCallbackId cbid, const ApiCall& call) {
   const cudaError_t rc = c.result();
   if (rc != cudaSuccess && !(IsQuery(cbid) && rc == cudaErrorNotReady)) {  // failed calls do nothing
     if (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000) DiscardPendingKernel();
+    HostFuncNotLaunched();
     return;
   }
   if (DecodeStreamOrEventCall(c, cbid) || DecodeMemoryCall(c, cbid) || DecodeGraphCall(c, cbid)) return;

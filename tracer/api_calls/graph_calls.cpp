@@ -80,6 +80,8 @@ bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
       break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddHostNode_v10000: {
+      // Ordering only: its run is not followed (it runs at every launch of
+      // the graph; host_func_trampoline.h follows runs that happen once).
       const auto& p = c.params<cudaGraphAddHostNode_v10000_params>();
       r = NodeRecord(c, OpCode::kHostFunc, p.pGraphNode, p.graph, p.pDependencies, p.numDependencies);
       break;

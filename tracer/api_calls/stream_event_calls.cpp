@@ -2,6 +2,7 @@
 
 #include "tracer/api_calls/api_call.h"
 #include "tracer/api_calls/cuda_call_params.h"
+#include "tracer/api_calls/host_func_trampoline.h"
 
 namespace streamcheck::tracer {
 
@@ -76,12 +77,18 @@ bool DecodeStreamOrEventCall(const ApiCall& c, ApiCallbackId cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000:
       r = c.Record(OpCode::kHostFunc);
       r.stream = c.Stream(c.params<cudaLaunchHostFunc_v10000_params>().stream);
-      break;
+      r.id = HostFuncIdOfThisCall();  // its run is followed (host_func_trampoline.h)
+      t.Emit(r);
+      HostFuncIssued();
+      return true;
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_v5000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_ptsz_v7000:
       r = c.Record(OpCode::kHostFunc);
       r.stream = c.Stream(c.params<cudaStreamAddCallback_v5000_params>().stream);
-      break;
+      r.id = HostFuncIdOfThisCall();
+      t.Emit(r);
+      HostFuncIssued();
+      return true;
     default:
       return false;
   }

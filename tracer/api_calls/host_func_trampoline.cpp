@@ -1,0 +1,184 @@
+#include "tracer/api_calls/host_func_trampoline.h"
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "tracer/api_calls/cuda_call_params.h"
+#include "tracer/thread_state.h"
+
+namespace streamcheck::tracer {
+namespace {
+
+// One followed host function, from its launch until it has run.
+struct HostFuncRun {
+  enum class Stage : uint8_t { kLaunching, kIssued, kNotLaunched };
+  cudaHostFn_t fn = nullptr;                // cudaLaunchHostFunc's
+  cudaStreamCallback_t callback = nullptr;  // cudaStreamAddCallback's
+  void* data = nullptr;
+  uint32_t id = 0;
+  // The trampoline may start before the launching thread's exit callback
+  // has emitted kHostFunc: it waits for kIssued, so the engine sees the
+  // launch first.
+  std::atomic<Stage> stage{Stage::kLaunching};
+};
+
+// Bounded: a context lives from a launch until its function has run (or the
+// launch failed). Host functions queued faster than they run beyond this,
+// or contexts never taken back because CUDA ignored the substitution, make
+// later launches go unfollowed.
+constexpr size_t kMaxInFlight = 4096;
+
+class RunPool {
+ public:
+  HostFuncRun* Take() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (free_.empty()) {
+      if (used_ == runs_.size()) return nullptr;
+      free_.push_back(&runs_[used_++]);
+    }
+    HostFuncRun* run = free_.back();
+    free_.pop_back();
+    run->stage.store(HostFuncRun::Stage::kLaunching, std::memory_order_relaxed);
+    run->id = next_id_++;
+    if (next_id_ == 0) next_id_ = 1;
+    return run;
+  }
+  void Give(HostFuncRun* run) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(run);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::array<HostFuncRun, kMaxInFlight> runs_;
+  size_t used_ = 0;
+  std::vector<HostFuncRun*> free_;
+  uint32_t next_id_ = 1;
+};
+
+RunPool& Pool() {
+  static RunPool* pool = new RunPool;  // never destroyed: callbacks may run during exit
+  return *pool;
+}
+
+// Emits kHostFuncBegin / kHostFuncEnd on the thread running the function.
+void EmitRunRecord(OpCode op, const HostFuncRun& run) {
+  Tracer* t = GlobalTracer();
+  if (t == nullptr || !t->OwnsThisProcess()) return;
+  GuardInternalErrors("a host function's run", [&] {
+    std::lock_guard<TracerLock> lock(t->tracer_lock());
+    TraceRecord r;
+    r.op = op;
+    r.id = run.id;
+    t->Emit(r);
+  });
+}
+
+// Waits (briefly: the launching call is returning) for the launch's record.
+bool AwaitIssued(const HostFuncRun& run) {
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  for (;;) {
+    const HostFuncRun::Stage stage = run.stage.load(std::memory_order_acquire);
+    if (stage != HostFuncRun::Stage::kLaunching) return stage == HostFuncRun::Stage::kIssued;
+    if (std::chrono::steady_clock::now() > give_up) return false;
+    std::this_thread::sleep_for(std::chrono::microseconds(20));
+  }
+}
+
+template <typename Call>
+void Run(HostFuncRun* run, Call&& call_program) {
+  const bool issued = AwaitIssued(*run);
+  if (issued) EmitRunRecord(OpCode::kHostFuncBegin, *run);
+  call_program(*run);
+  if (issued) EmitRunRecord(OpCode::kHostFuncEnd, *run);
+  Pool().Give(run);
+}
+
+void CUDART_CB HostFnTrampoline(void* data) {
+  Run(static_cast<HostFuncRun*>(data), [](const HostFuncRun& run) { run.fn(run.data); });
+}
+
+void CUDART_CB StreamCallbackTrampoline(cudaStream_t stream, cudaError_t status, void* data) {
+  Run(static_cast<HostFuncRun*>(data),
+      [&](const HostFuncRun& run) { run.callback(stream, status, run.data); });
+}
+
+// A host function launched into a stream capture becomes a graph node, run
+// at every launch of the graph: not followed (its context would be used
+// again after it was given back). Not knowing counts as capturing.
+bool MayBeCapturing(const ApiCall& c, cudaStream_t stream) {
+  CUstream s = reinterpret_cast<CUstream>(c.Stream(stream));
+  CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return cuStreamIsCapturing(s, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+}  // namespace
+
+void FollowHostFuncAtEntry(const ApiCall& call, ApiCallbackId cbid) {
+  ApiCall c = call;
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_ptsz_v7000:
+      c.per_thread_default = true;
+      break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_v5000:
+      break;
+    default:
+      return;  // every other runtime call: nothing to do
+  }
+  ThreadState& thread = ThisThread();
+  thread.host_func_run = nullptr;
+  const bool host_fn = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000 ||
+                       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000;
+  // The parameter struct is the call's own (CUPTI hands it as const).
+  auto* launch = const_cast<cudaLaunchHostFunc_v10000_params*>(&c.params<cudaLaunchHostFunc_v10000_params>());
+  auto* add = const_cast<cudaStreamAddCallback_v5000_params*>(&c.params<cudaStreamAddCallback_v5000_params>());
+  if (host_fn ? launch->fn == nullptr : add->callback == nullptr) return;  // the call fails by itself
+  if (MayBeCapturing(c, host_fn ? launch->stream : add->stream)) return;
+  HostFuncRun* run = Pool().Take();
+  if (run == nullptr) return;
+  if (host_fn) {
+    run->fn = launch->fn;
+    run->callback = nullptr;
+    run->data = launch->userData;
+    launch->fn = HostFnTrampoline;
+    launch->userData = run;
+  } else {
+    run->fn = nullptr;
+    run->callback = add->callback;
+    run->data = add->userData;
+    add->callback = StreamCallbackTrampoline;
+    add->userData = run;
+  }
+  thread.host_func_run = run;
+}
+
+uint32_t HostFuncIdOfThisCall() {
+  const auto* run = static_cast<const HostFuncRun*>(ThisThread().host_func_run);
+  return run != nullptr ? run->id : 0;
+}
+
+void HostFuncIssued() {
+  ThreadState& thread = ThisThread();
+  auto* run = static_cast<HostFuncRun*>(thread.host_func_run);
+  if (run == nullptr) return;
+  thread.host_func_run = nullptr;
+  run->stage.store(HostFuncRun::Stage::kIssued, std::memory_order_release);
+}
+
+// A launch that failed queued nothing: its function will not run, so its
+// context goes back now (the trampoline never sees it).
+void HostFuncNotLaunched() {
+  ThreadState& thread = ThisThread();
+  auto* run = static_cast<HostFuncRun*>(thread.host_func_run);
+  if (run == nullptr) return;
+  thread.host_func_run = nullptr;
+  Pool().Give(run);
+}
+
+}  // namespace streamcheck::tracer

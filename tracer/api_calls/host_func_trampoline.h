@@ -1,0 +1,40 @@
+// Observing where and when a host function runs (cudaLaunchHostFunc,
+// cudaStreamAddCallback). CUDA runs it on a thread of the driver's once the
+// work before it on its stream has completed; nothing in CUPTI says so. At
+// the call's entry the function pointer and its data in the call's
+// parameter struct are replaced by a trampoline and a context of ours; the
+// trampoline, on the driver's thread, emits kHostFuncBegin (the thread is
+// after the host function's place on its stream: runtime/engine_host_threads.cpp),
+// calls the program's function with the program's data, and emits
+// kHostFuncEnd. A thread the function creates, or a lock it releases, then
+// carries that order through the preloaded interposers' records.
+//
+// Writing to the parameter struct is not a documented CUPTI (or Sanitizer
+// API) feature. Should a CUDA version ignore it, the program's function runs
+// as before, its context is never taken back, and once the contexts in
+// flight reach their bound no more calls are followed: the engine then
+// orders host functions as it did before (stream order only).
+//
+// Not followed: host functions captured into a graph (they run at each
+// launch, not once; graph_calls.cpp keeps host nodes as ordering only), and
+// cuLaunchHostFunc / cuStreamAddCallback called directly through the driver
+// (not traced).
+#pragma once
+
+#include <cstdint>
+
+#include "tracer/api_calls/api_call.h"
+
+namespace streamcheck::tracer {
+
+// At a runtime call's entry: for a host-function launch, puts the trampoline
+// in its parameters. No lock held.
+void FollowHostFuncAtEntry(const ApiCall& c, ApiCallbackId cbid);
+// At the call's exit, on the same thread: the id for its kHostFunc record (0:
+// not followed). Then, once the record is emitted, HostFuncIssued(); for a
+// call that failed, HostFuncNotLaunched().
+uint32_t HostFuncIdOfThisCall();
+void HostFuncIssued();
+void HostFuncNotLaunched();
+
+}  // namespace streamcheck::tracer
