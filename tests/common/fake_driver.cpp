@@ -41,6 +41,12 @@ CUresult CUDAAPI cuKernelGetName(const char**, CUkernel) { return CUDA_ERROR_INV
 
 CUresult CUDAAPI cuKernelGetParamInfo(CUkernel, size_t, size_t*, size_t*) { return CUDA_ERROR_INVALID_HANDLE; }
 
+// No stream of a test process is ever being captured.
+CUresult CUDAAPI cuStreamIsCapturing(CUstream, CUstreamCaptureStatus* status) {
+  *status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuGetErrorName(CUresult, const char** name) {
   *name = "CUDA_ERROR (fake driver)";
   return CUDA_SUCCESS;

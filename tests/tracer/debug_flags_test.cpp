@@ -41,8 +41,10 @@ TEST(DebugSwitches, EveryNameIsFoundAloneAndAmongOthers) {
   for (const DebugSwitchInfo& info : kDebugSwitches) {
     EXPECT_TRUE(DebugSwitchListed(info.name, info.id)) << info.name;
     EXPECT_TRUE(DebugSwitchListed("x," + std::string(info.name) + ",y", info.id)) << info.name;
-    for (const DebugSwitchInfo& other : kDebugSwitches)
-      if (other.id != info.id) EXPECT_FALSE(DebugSwitchListed(other.name, info.id)) << info.name << " in " << other.name;
+    for (const DebugSwitchInfo& other : kDebugSwitches) {
+      if (other.id == info.id) continue;
+      EXPECT_FALSE(DebugSwitchListed(other.name, info.id)) << info.name << " in " << other.name;
+    }
   }
 }
 
