@@ -13,10 +13,14 @@ namespace streamcheck::tracer {
 namespace {
 
 // Libraries whose synchronization is theirs, not the program's (the Compute
-// Sanitizer API's, which --precise loads, dispatches every CUDA call).
-constexpr const char* kIgnoredLibraries[] = {"libcuda.so",     "libcupti.so", "libcudart.so",
-                                             "libsanitizer-",  "libnvidia-",  "libstreamcheck_tracer.so",
-                                             "libstreamcheck_torch.so"};
+// Sanitizer API's, which --precise loads, dispatches every CUDA call). The
+// unwinders too: the tracer unwinds the calling thread's stack in every CUDA
+// call, and libunwind's caches (and libgcc_s's, behind C++ exceptions) are
+// guarded by mutexes every thread takes: seen on an H200 ordering a consumer
+// thread after its producer's synchronize in tests/gpu/scenarios/thread_handover.cu.
+constexpr const char* kIgnoredLibraries[] = {"libcuda.so",     "libcupti.so",   "libcudart.so",
+                                             "libsanitizer-",  "libnvidia-",    "libstreamcheck_tracer.so",
+                                             "libstreamcheck_torch.so", "libunwind.so", "libgcc_s.so"};
 
 struct Scan {
   std::vector<streamcheck_code_range> ranges;

@@ -305,3 +305,47 @@ TEST_F(CallbackPath, NcclCallsAreTheProgramsWorkAndWhatIsInsideNcclsOwn) {
 
 }  // namespace
 }  // namespace streamcheck::tracer
+
+namespace streamcheck::tracer {
+namespace {
+
+int g_host_fn_runs = 0;
+void CUDA_CB CountRun(void* data) { g_host_fn_runs += *static_cast<int*>(data); }
+
+// cudaLaunchHostFunc makes cuLaunchHostFunc: there the program's function is
+// swapped for the trampoline, which (run as the driver would, after the
+// launch's exit) emits host_func_begin/end around the program's function with
+// the program's data, under the id of the launch's host_func record.
+TEST_F(CallbackPath, AHostFunctionsRunIsFollowedThroughTheDriverCall) {
+  int weight = 3;
+  cuLaunchHostFunc_params driver{nullptr, CountRun, &weight};
+  fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000,
+                        "cudaLaunchHostFunc", cudaLaunchHostFunc_v10000_params{nullptr, CountRun, &weight}, [&] {
+                          Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, "cuLaunchHostFunc", driver);
+                        });
+  ASSERT_NE(driver.fn, CountRun) << "the driver call's function was not replaced";
+  ASSERT_NE(driver.userData, static_cast<void*>(&weight));
+  g_host_fn_runs = 0;
+  std::thread([&] { driver.fn(driver.userData); }).join();  // the driver's thread
+  EXPECT_EQ(g_host_fn_runs, 3);
+  const auto records = RecordsInTrace({OpCode::kHostFunc, OpCode::kHostFuncBegin, OpCode::kHostFuncEnd});
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].op, OpCode::kHostFunc);
+  EXPECT_NE(records[0].id, 0u);
+  EXPECT_EQ(records[1].op, OpCode::kHostFuncBegin);
+  EXPECT_EQ(records[2].op, OpCode::kHostFuncEnd);
+  EXPECT_EQ(records[1].id, records[0].id);
+  EXPECT_NE(records[1].thread, records[0].thread);
+}
+
+// A driver call of its own (no runtime launch around it) is left alone.
+TEST_F(CallbackPath, ADirectDriverHostFunctionIsLeftAsItIs) {
+  int weight = 1;
+  cuLaunchHostFunc_params driver{nullptr, CountRun, &weight};
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, "cuLaunchHostFunc", driver);
+  EXPECT_EQ(driver.fn, CountRun);
+  EXPECT_EQ(driver.userData, static_cast<void*>(&weight));
+}
+
+}  // namespace
+}  // namespace streamcheck::tracer

@@ -66,6 +66,12 @@ constexpr ApiCallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
 };
+// The driver calls a runtime host-function launch makes: where its function
+// is replaced by a trampoline (host_func_trampoline.h).
+constexpr ApiCallbackId kDriverHostFuncs[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc,    CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback, CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz,
+};
 constexpr ApiCallbackId kDriverKernelNodes[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
@@ -112,7 +118,7 @@ constexpr EnabledCalls kAllEnabled[] = {
     {ApiDomain::kRuntime, kModeledRuntime},  {ApiDomain::kRuntime, kUnmodeledRuntime},
     {ApiDomain::kDriver, kDriverLaunches},   {ApiDomain::kDriver, kDriverKernelNodes},
     {ApiDomain::kDriver, kDriverEventCalls}, {ApiDomain::kDriver, kUnmodeledDriver},
-    {ApiDomain::kDriver, kDriverHostMemory},
+    {ApiDomain::kDriver, kDriverHostMemory}, {ApiDomain::kDriver, kDriverHostFuncs},
 };
 constexpr EnabledCalls kLaunchesOnly[] = {
     {ApiDomain::kDriver, kDriverLaunches},
@@ -219,8 +225,10 @@ STREAMCHECK_HOT void RouteApiCall(Tracer& t, ApiDomain domain, ApiCallbackId cbi
     return t.profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
   if (domain == ApiDomain::kDriver && (call.entry || InsideRuntimeCall())) {
-    if (!HandleDriverLaunch(call, cbid) && call.entry && !InsideRuntimeCall())
-      GuardHostMemoryAtEntry(call, domain, cbid);
+    if (!HandleDriverLaunch(call, cbid) && call.entry) {
+      if (InsideRuntimeCall()) FollowHostFuncAtDriverEntry(call, cbid);
+      else GuardHostMemoryAtEntry(call, domain, cbid);
+    }
     return t.profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
   {

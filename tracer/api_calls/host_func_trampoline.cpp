@@ -16,9 +16,10 @@ namespace {
 // One followed host function, from its launch until it has run.
 struct HostFuncRun {
   enum class Stage : uint8_t { kLaunching, kIssued, kNotLaunched };
-  cudaHostFn_t fn = nullptr;                // cudaLaunchHostFunc's
-  cudaStreamCallback_t callback = nullptr;  // cudaStreamAddCallback's
+  CUhostFn fn = nullptr;                // cuLaunchHostFunc's
+  CUstreamCallback callback = nullptr;  // cuStreamAddCallback's
   void* data = nullptr;
+  Tracer* tracer = nullptr;  // the one that traced the launch
   uint32_t id = 0;
   // The trampoline may start before the launching thread's exit callback
   // has emitted kHostFunc: it waits for kIssued, so the engine sees the
@@ -67,7 +68,7 @@ RunPool& Pool() {
 
 // Emits kHostFuncBegin / kHostFuncEnd on the thread running the function.
 void EmitRunRecord(OpCode op, const HostFuncRun& run) {
-  Tracer* t = GlobalTracer();
+  Tracer* t = run.tracer;
   if (t == nullptr || !t->OwnsThisProcess()) return;
   GuardInternalErrors("a host function's run", [&] {
     std::lock_guard<TracerLock> lock(t->tracer_lock());
@@ -98,11 +99,11 @@ void Run(HostFuncRun* run, Call&& call_program) {
   Pool().Give(run);
 }
 
-void CUDART_CB HostFnTrampoline(void* data) {
+void CUDA_CB HostFnTrampoline(void* data) {
   Run(static_cast<HostFuncRun*>(data), [](const HostFuncRun& run) { run.fn(run.data); });
 }
 
-void CUDART_CB StreamCallbackTrampoline(cudaStream_t stream, cudaError_t status, void* data) {
+void CUDA_CB StreamCallbackTrampoline(CUstream stream, CUresult status, void* data) {
   Run(static_cast<HostFuncRun*>(data),
       [&](const HostFuncRun& run) { run.callback(stream, status, run.data); });
 }
@@ -110,52 +111,70 @@ void CUDART_CB StreamCallbackTrampoline(cudaStream_t stream, cudaError_t status,
 // A host function launched into a stream capture becomes a graph node, run
 // at every launch of the graph: not followed (its context would be used
 // again after it was given back). Not knowing counts as capturing.
-bool MayBeCapturing(const ApiCall& c, cudaStream_t stream) {
-  CUstream s = reinterpret_cast<CUstream>(c.Stream(stream));
+bool MayBeCapturing(CUstream stream) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
-  return cuStreamIsCapturing(s, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
+  return cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
+
+// Between a runtime host-function launch's entry and exit on this thread.
+thread_local bool t_launching_host_func = false;
 
 }  // namespace
 
-void FollowHostFuncAtEntry(const ApiCall& call, ApiCallbackId cbid) {
-  ApiCall c = call;
+void FollowHostFuncAtEntry(const ApiCall&, ApiCallbackId cbid) {
   switch (cbid) {
-    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_ptsz_v7000:
-      c.per_thread_default = true;
-      break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_v5000:
-      break;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_ptsz_v7000:
+      ThisThread().host_func_run = nullptr;
+      t_launching_host_func = true;
+      return;
     default:
       return;  // every other runtime call: nothing to do
   }
+}
+
+void FollowHostFuncAtDriverEntry(const ApiCall& c, ApiCallbackId cbid) {
+  if (!t_launching_host_func) return;
   ThreadState& thread = ThisThread();
-  thread.host_func_run = nullptr;
-  const bool host_fn = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_v10000 ||
-                       cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000;
-  // The parameter struct is the call's own (CUPTI hands it as const).
-  auto* launch = const_cast<cudaLaunchHostFunc_v10000_params*>(&c.params<cudaLaunchHostFunc_v10000_params>());
-  auto* add = const_cast<cudaStreamAddCallback_v5000_params*>(&c.params<cudaStreamAddCallback_v5000_params>());
-  if (host_fn ? launch->fn == nullptr : add->callback == nullptr) return;  // the call fails by itself
-  if (MayBeCapturing(c, host_fn ? launch->stream : add->stream)) return;
-  HostFuncRun* run = Pool().Take();
-  if (run == nullptr) return;
-  if (host_fn) {
-    run->fn = launch->fn;
-    run->callback = nullptr;
-    run->data = launch->userData;
-    launch->fn = HostFnTrampoline;
-    launch->userData = run;
-  } else {
-    run->fn = nullptr;
-    run->callback = add->callback;
-    run->data = add->userData;
-    add->callback = StreamCallbackTrampoline;
-    add->userData = run;
+  if (thread.host_func_run != nullptr) return;  // one host function per runtime call
+  // The parameter struct is the call's own (CUPTI hands it as const). The
+  // _ptsz structs are laid out as the plain ones.
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz: {
+      auto* p = const_cast<cuLaunchHostFunc_params*>(&c.params<cuLaunchHostFunc_params>());
+      if (p->fn == nullptr || MayBeCapturing(p->hStream)) return;
+      HostFuncRun* run = Pool().Take();
+      if (run == nullptr) return;
+      run->tracer = &c.tracer;
+      run->fn = p->fn;
+      run->callback = nullptr;
+      run->data = p->userData;
+      p->fn = HostFnTrampoline;
+      p->userData = run;
+      thread.host_func_run = run;
+      return;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz: {
+      auto* p = const_cast<cuStreamAddCallback_params*>(&c.params<cuStreamAddCallback_params>());
+      if (p->callback == nullptr || MayBeCapturing(p->hStream)) return;
+      HostFuncRun* run = Pool().Take();
+      if (run == nullptr) return;
+      run->tracer = &c.tracer;
+      run->fn = nullptr;
+      run->callback = p->callback;
+      run->data = p->userData;
+      p->callback = StreamCallbackTrampoline;
+      p->userData = run;
+      thread.host_func_run = run;
+      return;
+    }
+    default:
+      return;
   }
-  thread.host_func_run = run;
 }
 
 uint32_t HostFuncIdOfThisCall() {
@@ -164,6 +183,7 @@ uint32_t HostFuncIdOfThisCall() {
 }
 
 void HostFuncIssued() {
+  t_launching_host_func = false;
   ThreadState& thread = ThisThread();
   auto* run = static_cast<HostFuncRun*>(thread.host_func_run);
   if (run == nullptr) return;
@@ -174,6 +194,7 @@ void HostFuncIssued() {
 // A launch that failed queued nothing: its function will not run, so its
 // context goes back now (the trampoline never sees it).
 void HostFuncNotLaunched() {
+  t_launching_host_func = false;
   ThreadState& thread = ThisThread();
   auto* run = static_cast<HostFuncRun*>(thread.host_func_run);
   if (run == nullptr) return;

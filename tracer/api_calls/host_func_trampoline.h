@@ -1,8 +1,11 @@
 // Observing where and when a host function runs (cudaLaunchHostFunc,
 // cudaStreamAddCallback). CUDA runs it on a thread of the driver's once the
 // work before it on its stream has completed; nothing in CUPTI says so. At
-// the call's entry the function pointer and its data in the call's
-// parameter struct are replaced by a trampoline and a context of ours; the
+// the runtime call's entry the launch is noted; in the driver call it makes
+// (cuLaunchHostFunc or cuStreamAddCallback), the function pointer and its data
+// in the driver call's parameter struct are replaced by a trampoline and a
+// context of ours (the runtime call's own parameter struct is a copy: a
+// substitution there was seen to be ignored, CUDA 13.0 on an H200); the
 // trampoline, on the driver's thread, emits kHostFuncBegin (the thread is
 // after the host function's place on its stream: runtime/engine_host_threads.cpp),
 // calls the program's function with the program's data, and emits
@@ -27,9 +30,11 @@
 
 namespace streamcheck::tracer {
 
-// At a runtime call's entry: for a host-function launch, puts the trampoline
-// in its parameters. No lock held.
+// At a runtime call's entry: notes a host-function launch in progress.
 void FollowHostFuncAtEntry(const ApiCall& c, ApiCallbackId cbid);
+// At a driver call's entry inside it: puts the trampoline in the driver
+// call's parameters. No lock held.
+void FollowHostFuncAtDriverEntry(const ApiCall& c, ApiCallbackId cbid);
 // At the call's exit, on the same thread: the id for its kHostFunc record (0:
 // not followed). Then, once the record is emitted, HostFuncIssued(); for a
 // call that failed, HostFuncNotLaunched().
