@@ -111,7 +111,9 @@ Tracer::Tracer(TracerConfig config)
   StartWorker();
 }
 
-Tracer::~Tracer() = default;
+// The worker analyses into the engine and store, declared after it (and so
+// destroyed before it): it stops first.
+Tracer::~Tracer() { worker_.reset(); }
 
 void Tracer::StartWorker() {
   if (config_.analysis_worker) worker_ = std::make_unique<AnalysisWorker>([this](TraceRecord& r) { Analyze(r); });
