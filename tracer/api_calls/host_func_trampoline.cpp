@@ -139,37 +139,34 @@ void FollowHostFuncAtDriverEntry(const ApiCall& c, ApiCallbackId cbid) {
   if (!t_launching_host_func) return;
   ThreadState& thread = ThisThread();
   if (thread.host_func_run != nullptr) return;  // one host function per runtime call
-  // The parameter struct is the call's own (CUPTI hands it as const). The
-  // _ptsz structs are laid out as the plain ones.
+  // Swaps the driver call's function and data (`function`, `data`: fields of
+  // its parameter struct, which is the call's own though CUPTI hands it as
+  // const) for the trampoline and a context holding them.
+  auto follow = [&](auto& function, void*& data, CUstream stream, auto trampoline, auto HostFuncRun::*kept) {
+    if (function == nullptr || MayBeCapturing(stream)) return;
+    HostFuncRun* run = Pool().Take();
+    if (run == nullptr) return;
+    run->tracer = &c.tracer;
+    run->fn = nullptr;
+    run->callback = nullptr;
+    run->*kept = function;
+    run->data = data;
+    function = trampoline;
+    data = run;
+    thread.host_func_run = run;
+  };
+  // The _ptsz structs are laid out as the plain ones.
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
     case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz: {
-      auto* p = const_cast<cuLaunchHostFunc_params*>(&c.params<cuLaunchHostFunc_params>());
-      if (p->fn == nullptr || MayBeCapturing(p->hStream)) return;
-      HostFuncRun* run = Pool().Take();
-      if (run == nullptr) return;
-      run->tracer = &c.tracer;
-      run->fn = p->fn;
-      run->callback = nullptr;
-      run->data = p->userData;
-      p->fn = HostFnTrampoline;
-      p->userData = run;
-      thread.host_func_run = run;
+      auto& p = const_cast<cuLaunchHostFunc_params&>(c.params<cuLaunchHostFunc_params>());
+      follow(p.fn, p.userData, p.hStream, &HostFnTrampoline, &HostFuncRun::fn);
       return;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz: {
-      auto* p = const_cast<cuStreamAddCallback_params*>(&c.params<cuStreamAddCallback_params>());
-      if (p->callback == nullptr || MayBeCapturing(p->hStream)) return;
-      HostFuncRun* run = Pool().Take();
-      if (run == nullptr) return;
-      run->tracer = &c.tracer;
-      run->fn = nullptr;
-      run->callback = p->callback;
-      run->data = p->userData;
-      p->callback = StreamCallbackTrampoline;
-      p->userData = run;
-      thread.host_func_run = run;
+      auto& p = const_cast<cuStreamAddCallback_params&>(c.params<cuStreamAddCallback_params>());
+      follow(p.callback, p.userData, p.hStream, &StreamCallbackTrampoline, &HostFuncRun::callback);
       return;
     }
     default:
