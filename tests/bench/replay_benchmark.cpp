@@ -19,12 +19,15 @@ namespace {
 
 WorkloadShape Shape(int64_t pattern) {
   WorkloadShape shape;
-  shape.pattern = pattern == 0 ? AccessPattern::kProducerConsumer : AccessPattern::kUniformRandom;
+  shape.pattern = pattern == 1 ? AccessPattern::kUniformRandom : AccessPattern::kProducerConsumer;
+  if (pattern == 2) shape.certainty = AccessCertainty::kFirstByte;
   return shape;
 }
 
 // Engine only: the steady state of the workload, records already decoded.
-// Arg: 0 = producer/consumer pattern, 1 = uniformly random accesses.
+// Arg: 0 = producer/consumer pattern, 1 = uniformly random accesses, 2 = the
+// producer/consumer pattern with fast mode's guessed extents (each kernel
+// access a certain first byte and a guessed tail).
 void BM_EngineSteadyState(benchmark::State& state) {
   WorkloadGenerator gen(Shape(state.range(0)));
   Engine engine(nullptr);
@@ -38,7 +41,7 @@ void BM_EngineSteadyState(benchmark::State& state) {
   engine.Finish();
   state.counters["findings"] = double(engine.stats().findings);
 }
-BENCHMARK(BM_EngineSteadyState)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EngineSteadyState)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
 // Writes the workload (prelude + `ops` operations) as a binary trace once.
 std::string TracePath(int64_t ops, int64_t pattern) {

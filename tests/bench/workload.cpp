@@ -116,9 +116,10 @@ void WorkloadGenerator::Next(TraceRecord* r) {
   int out = BufferOf(stream);
   if (out == in) out = BufferOf(stream);  // a kernel rarely writes its own input
   last_output_[stream] = out;
-  r->accesses.push_back({BufferAddress(weights), BufferSize(weights), AccessMode::kRead});
-  r->accesses.push_back({BufferAddress(in), BufferSize(in), AccessMode::kRead});
-  r->accesses.push_back({BufferAddress(out), BufferSize(out), AccessMode::kWrite});
+  const AccessCertainty c = shape_.certainty;
+  r->accesses.push_back({BufferAddress(weights), BufferSize(weights), AccessMode::kRead, c});
+  r->accesses.push_back({BufferAddress(in), BufferSize(in), AccessMode::kRead, c});
+  r->accesses.push_back({BufferAddress(out), BufferSize(out), AccessMode::kWrite, c});
 }
 
 }  // namespace streamcheck::bench

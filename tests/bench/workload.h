@@ -28,6 +28,10 @@ struct WorkloadShape {
   int events = 64;
   int live_buffers = 100000;
   int kernel_names = 64;
+  // What fast mode knows of a kernel's pointer parameters (their first byte:
+  // the rest of each extent is guessed, a second shadow range), or kExact
+  // (copies, framework ops' tensors, --precise).
+  AccessCertainty certainty = AccessCertainty::kExact;
 };
 
 class WorkloadGenerator {
