@@ -15,16 +15,15 @@ namespace {
 
 // One followed host function, from its launch until it has run.
 struct HostFuncRun {
-  enum class Stage : uint8_t { kLaunching, kIssued, kNotLaunched };
   CUhostFn fn = nullptr;                // cuLaunchHostFunc's
   CUstreamCallback callback = nullptr;  // cuStreamAddCallback's
   void* data = nullptr;
   Tracer* tracer = nullptr;  // the one that traced the launch
   uint32_t id = 0;
   // The trampoline may start before the launching thread's exit callback
-  // has emitted kHostFunc: it waits for kIssued, so the engine sees the
-  // launch first.
-  std::atomic<Stage> stage{Stage::kLaunching};
+  // has emitted kHostFunc: it waits for this, so the engine sees the launch
+  // first. (A launch that failed never runs: its context goes straight back.)
+  std::atomic<bool> issued{false};
 };
 
 // Bounded: a context lives from a launch until its function has run (or the
@@ -43,7 +42,7 @@ class RunPool {
     }
     HostFuncRun* run = free_.back();
     free_.pop_back();
-    run->stage.store(HostFuncRun::Stage::kLaunching, std::memory_order_relaxed);
+    run->issued.store(false, std::memory_order_relaxed);
     run->id = next_id_++;
     if (next_id_ == 0) next_id_ = 1;
     return run;
@@ -83,8 +82,7 @@ void EmitRunRecord(OpCode op, const HostFuncRun& run) {
 bool AwaitIssued(const HostFuncRun& run) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
   for (;;) {
-    const HostFuncRun::Stage stage = run.stage.load(std::memory_order_acquire);
-    if (stage != HostFuncRun::Stage::kLaunching) return stage == HostFuncRun::Stage::kIssued;
+    if (run.issued.load(std::memory_order_acquire)) return true;
     if (std::chrono::steady_clock::now() > give_up) return false;
     std::this_thread::sleep_for(std::chrono::microseconds(20));
   }
@@ -185,7 +183,7 @@ void HostFuncIssued() {
   auto* run = static_cast<HostFuncRun*>(thread.host_func_run);
   if (run == nullptr) return;
   thread.host_func_run = nullptr;
-  run->stage.store(HostFuncRun::Stage::kIssued, std::memory_order_release);
+  run->issued.store(true, std::memory_order_release);
 }
 
 // A launch that failed queued nothing: its function will not run, so its
