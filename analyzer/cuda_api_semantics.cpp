@@ -151,11 +151,12 @@ void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, cons
   // An async copy from pageable memory has read it when the call returns (as
   // observed and as the dynamic half models it: runtime/transfer_semantics.cpp),
   // so the host buffer is not left pending on the stream.
-  if (sync || !IsPageableHost(Arg(call, api.src))) AddAccess(op, Arg(call, api.src), AccessMode::kRead, Arg(call, api.count));
+  if (sync || !IsPageableHost(Arg(call, api.src)))
+    AddAccess(op, Arg(call, api.src), AccessMode::kRead, Arg(call, api.count));
   if (report_ && !sync) {
-    // Which side is host memory: by the copy kind, or by what we know of the buffers.
-    // Into host memory, when the copy kind does not say otherwise: only the
-    // destination's ordering depends on whether the copy ran synchronously.
+    // The destination, where the copy kind does not rule out host memory (the
+    // buffer's own kind then decides): only its ordering depends on whether
+    // the copy ran synchronously.
     const bool into_host = !kind || *kind == int(CopyKind::kDeviceToHost) || *kind == int(CopyKind::kDefault);
     const BufferRef r = into_host ? Buf(Arg(call, api.dst)) : BufferRef{};
     auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
