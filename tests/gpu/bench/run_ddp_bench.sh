@@ -3,7 +3,9 @@
 # NPROC ranks (default: min(2, GPUs)), in one run: ROUNDS rounds, each a
 # native and a traced torchrun job (in alternating order, so the machine's
 # speed changes fall on both alike), each timing STEPS steps. Prints each
-# job's ms per step and the traced/native ratios (goal: at most 1.3x).
+# job's ms per step and the traced/native ratios (goal: at most 1.3x). A job
+# that does not end within JOB_TIMEOUT seconds (default 240: a rank waiting
+# in a collective for a peer that left) is killed and named.
 # Usage: run_ddp_bench.sh STREAMCHECK_BINARY OUT_DIR [ROUNDS] [STEPS] [NPROC]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,8 +18,12 @@ nproc=${5:-$((gpus < 2 ? gpus : 2))}
 mkdir -p "$out"
 export NCCL_NVLS_ENABLE=0
 job=(${TORCHRUN:-torchrun} --standalone --nproc_per_node="$nproc" "$here/ddp_step.py" "$steps")
-run_native() { (cd "$here" && "${job[@]}") >"$out/native.$1.log" 2>&1; }
-run_traced() { (cd "$here" && "$sc" run --db "$out/traced.$1.db" -- "${job[@]}") >"$out/traced.$1.log" 2>&1; }
+limit=(timeout -k 10 "${JOB_TIMEOUT:-240}")
+run_native() { (cd "$here" && "${limit[@]}" "${job[@]}") >"$out/native.$1.log" 2>&1 || echo "native job $1: exit $?"; }
+run_traced() {
+  (cd "$here" && "${limit[@]}" "$sc" run --db "$out/traced.$1.db" -- "${job[@]}") >"$out/traced.$1.log" 2>&1 ||
+    echo "traced job $1: exit $?"
+}
 for r in $(seq 1 "$rounds"); do
   if ((r % 2)); then run_native "$r"; run_traced "$r"; else run_traced "$r"; run_native "$r"; fi
 done
