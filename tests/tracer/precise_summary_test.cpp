@@ -1,6 +1,7 @@
 // The precise front-end's parts that need no GPU: merging a launch's logged
 // device ranges into exact accesses, choosing which launches to instrument,
-// and clipping what a kernel touched to the memory the program allocated.
+// clipping what a kernel touched to the memory the program allocated, and
+// sizing the log a launch gets.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "tracer/kernel_access/access_extent.h"
 #include "tracer/sanitizer/access_summary.h"
 #include "tracer/sanitizer/launch_selection.h"
+#include "tracer/sanitizer/log_capacity.h"
 
 namespace streamcheck::tracer::precise {
 namespace {
@@ -146,6 +148,43 @@ TEST(AllocationBounds, ClipToKnownKeepsOnlyAllocatedBytes) {
   b.AddPoolBlock(0x10000, 0x100);
   b.ClipToKnown({0x10000, 0x1000, AccessMode::kWrite}, &out);
   EXPECT_EQ(out, (std::vector<MemoryAccess>{{0x10000, 0x100, AccessMode::kWrite}}));
+}
+
+}  // namespace
+}  // namespace streamcheck::tracer::precise
+
+namespace streamcheck::tracer::precise {
+namespace {
+
+size_t PinnedLogBytes(uint32_t segment_capacity) { return size_t{kSegments} * segment_capacity * sizeof(AccessRange); }
+
+TEST(LogCapacity, ASingleThreadKernelGetsASmallLog) {
+  // simpleHyperQ's <<<1, 1>>> kernels, 64 in flight at once: 1 MiB of
+  // pinned log each, not 16 MiB.
+  EXPECT_EQ(FirstLaunchCapacity(1, 1), kMinSegmentCapacity);
+  EXPECT_LE(PinnedLogBytes(FirstLaunchCapacity(1, 1)), size_t{1} << 20);
+  // One block of 1024 threads: its 32 warps share one SM's segment.
+  EXPECT_EQ(FirstLaunchCapacity(1, 1024), 16384u);
+  EXPECT_EQ(FirstLaunchCapacity(1, 256), 4096u);
+}
+
+TEST(LogCapacity, ALargeFirstLaunchGetsAMillionRanges) {
+  // simpleStreams' 65536 blocks of 256 threads: as much as a first launch gets.
+  EXPECT_EQ(FirstLaunchCapacity(65536, 256), kFirstLaunchCapacity);
+  EXPECT_EQ(size_t{kSegments} * FirstLaunchCapacity(65536, 256), size_t{1} << 20);
+  // In between, a segment's room grows with the warps it may run: up to
+  // 64 blocks each may have a segment of its own.
+  EXPECT_EQ(FirstLaunchCapacity(4, 64), FirstLaunchCapacity(64, 64));
+  EXPECT_LT(FirstLaunchCapacity(64, 64), FirstLaunchCapacity(512, 64));
+}
+
+TEST(LogCapacity, ALaterLaunchGetsWhatItsKernelNeededTwiceOver) {
+  // A kernel that needed 0.5 ranges a thread in its fullest segment, now
+  // launched with 65536 threads: 65536, the next power of two of twice that.
+  EXPECT_EQ(RegrownCapacity(0.5, 65536), 65536u);
+  EXPECT_EQ(RegrownCapacity(0.5, 65537), 131072u);
+  EXPECT_EQ(RegrownCapacity(1e9, 1 << 20), kMaxSegmentCapacity);
+  EXPECT_EQ(RegrownCapacity(0, 1 << 20), kMinSegmentCapacity);
 }
 
 }  // namespace

@@ -7,16 +7,11 @@
 #include <thread>
 
 #include "tracer/sanitizer/access_summary.h"
+#include "tracer/sanitizer/log_capacity.h"
 
 namespace streamcheck::tracer::precise {
 namespace {
 
-// Room per segment of the log (16 bytes a range, kSegments segments): 16 MiB
-// a slot at first, which holds a million ranges, some 64 MiB read and
-// written by coalesced warps; a kernel that needed more gets what it needed,
-// twice over, at its next launch (and this launch's lost ranges are guesses).
-constexpr uint32_t kMinSegmentCapacity = 1u << 14;
-constexpr uint32_t kMaxSegmentCapacity = 1u << 18;
 // Pinned memory all slots may take together. Past it a launch first waits
 // for the worker to give slots back, then keeps fast mode's extents.
 constexpr size_t kMaxPinnedBytes = size_t{2} << 30;
@@ -34,12 +29,6 @@ constexpr uint32_t kMaxMergeThreads = 8;
 constexpr auto kSettledGrace = std::chrono::milliseconds(200);
 
 constexpr const char* kPinnedUsedUp = "precise: pinned memory for launch summaries used up (fast mode's extents)";
-
-uint32_t RoundUpToPowerOfTwo(uint64_t n) {  // at most 2^31
-  uint32_t p = 1;
-  while (p < n && p < (1u << 31)) p <<= 1;
-  return p;
-}
 
 size_t LogBytes(uint32_t segment_capacity) { return size_t{kSegments} * segment_capacity * sizeof(AccessRange); }
 
@@ -62,11 +51,9 @@ std::map<std::string, uint64_t> DeviceSummaries::Notes() const {
 
 uint32_t DeviceSummaries::CapacityFor(const Sanitizer_LaunchData& launch) {
   const auto it = ranges_per_thread_.find(launch.function);
-  if (it == ranges_per_thread_.end()) return kMinSegmentCapacity;
-  // What the kernel needed per thread, twice over, for this launch's threads
-  // (one kernel launched over a whole buffer and then over each quarter).
-  const double wanted = it->second * static_cast<double>(ThreadsOf(launch)) * 2;
-  return std::min(kMaxSegmentCapacity, std::max(kMinSegmentCapacity, RoundUpToPowerOfTwo(static_cast<uint64_t>(wanted))));
+  if (it != ranges_per_thread_.end()) return RegrownCapacity(it->second, ThreadsOf(launch));
+  return FirstLaunchCapacity(uint64_t{launch.gridDim_x} * launch.gridDim_y * launch.gridDim_z,
+                             uint64_t{launch.blockDim_x} * launch.blockDim_y * launch.blockDim_z);
 }
 
 DeviceSummaries::Slot* DeviceSummaries::TakeSlot(CUcontext context, Sanitizer_StreamHandle stream,
