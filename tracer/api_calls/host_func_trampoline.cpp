@@ -177,24 +177,28 @@ uint32_t HostFuncIdOfThisCall() {
   return run != nullptr ? run->id : 0;
 }
 
-void HostFuncIssued() {
+namespace {
+
+// The runtime launch is over on this thread: the run it made (null when it
+// made none), which the thread no longer holds.
+HostFuncRun* EndHostFuncLaunch() {
   t_launching_host_func = false;
   ThreadState& thread = ThisThread();
   auto* run = static_cast<HostFuncRun*>(thread.host_func_run);
-  if (run == nullptr) return;
   thread.host_func_run = nullptr;
-  run->issued.store(true, std::memory_order_release);
+  return run;
+}
+
+}  // namespace
+
+void HostFuncIssued() {
+  if (HostFuncRun* run = EndHostFuncLaunch()) run->issued.store(true, std::memory_order_release);
 }
 
 // A launch that failed queued nothing: its function will not run, so its
 // context goes back now (the trampoline never sees it).
 void HostFuncNotLaunched() {
-  t_launching_host_func = false;
-  ThreadState& thread = ThisThread();
-  auto* run = static_cast<HostFuncRun*>(thread.host_func_run);
-  if (run == nullptr) return;
-  thread.host_func_run = nullptr;
-  Pool().Give(run);
+  if (HostFuncRun* run = EndHostFuncLaunch()) Pool().Give(run);
 }
 
 }  // namespace streamcheck::tracer

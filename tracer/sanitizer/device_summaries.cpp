@@ -32,10 +32,15 @@ constexpr const char* kPinnedUsedUp = "precise: pinned memory for launch summari
 
 size_t LogBytes(uint32_t segment_capacity) { return size_t{kSegments} * segment_capacity * sizeof(AccessRange); }
 
-uint64_t ThreadsOf(const Sanitizer_LaunchData& launch) {
-  return uint64_t{launch.gridDim_x} * launch.gridDim_y * launch.gridDim_z * launch.blockDim_x * launch.blockDim_y *
-         launch.blockDim_z;
+uint64_t BlocksOf(const Sanitizer_LaunchData& launch) {
+  return uint64_t{launch.gridDim_x} * launch.gridDim_y * launch.gridDim_z;
 }
+
+uint64_t ThreadsPerBlockOf(const Sanitizer_LaunchData& launch) {
+  return uint64_t{launch.blockDim_x} * launch.blockDim_y * launch.blockDim_z;
+}
+
+uint64_t ThreadsOf(const Sanitizer_LaunchData& launch) { return BlocksOf(launch) * ThreadsPerBlockOf(launch); }
 
 }  // namespace
 
@@ -52,8 +57,7 @@ std::map<std::string, uint64_t> DeviceSummaries::Notes() const {
 uint32_t DeviceSummaries::CapacityFor(const Sanitizer_LaunchData& launch) {
   const auto it = ranges_per_thread_.find(launch.function);
   if (it != ranges_per_thread_.end()) return RegrownCapacity(it->second, ThreadsOf(launch));
-  return FirstLaunchCapacity(uint64_t{launch.gridDim_x} * launch.gridDim_y * launch.gridDim_z,
-                             uint64_t{launch.blockDim_x} * launch.blockDim_y * launch.blockDim_z);
+  return FirstLaunchCapacity(BlocksOf(launch), ThreadsPerBlockOf(launch));
 }
 
 DeviceSummaries::Slot* DeviceSummaries::TakeSlot(CUcontext context, Sanitizer_StreamHandle stream,
