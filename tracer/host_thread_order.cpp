@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "tracer/static_cuda_runtime.h"
+#include "tracer/sync_call_rebinding.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -25,6 +26,8 @@ constexpr const char* kIgnoredLibraries[] = {"libcuda.so",     "libcupti.so",   
 struct Scan {
   std::vector<streamcheck_code_range> ranges;
   std::vector<const void*>* scanned;  // objects whose symbols were read (by their program headers)
+  RealSyncFunction real;              // null: ignored objects' calls are not rebound
+  int rebound = 0;                    // GOT entries rewritten
 };
 
 bool Ignored(const char* path) {
@@ -68,12 +71,16 @@ int AddCode(dl_phdr_info* info, size_t, void* data) {
     const uintptr_t begin = info->dlpi_addr + segment.p_vaddr;
     scan.ranges.push_back({begin, begin + segment.p_memsz});
   }
+  // Their calls need not pass the interposers' check at all. The ranges stay:
+  // calls through function pointers still do.
+  if (scan.real != nullptr) scan.rebound += RebindSyncCalls(*info, scan.real);
   return 0;
 }
 
 }  // namespace
 
-bool HostThreadOrder::Start() {
+bool HostThreadOrder::Start(bool rebind_sync_calls) {
+  rebind_ = rebind_sync_calls;
   using Lookup = const streamcheck_thread_order_api* (*)();
   auto lookup = reinterpret_cast<Lookup>(dlsym(RTLD_DEFAULT, "streamcheck_thread_order_api"));
   if (lookup == nullptr) return false;
@@ -89,8 +96,10 @@ void HostThreadOrder::IgnoreCudaAndOwnCode() {
   if (!on_) return;
   Scan scan;
   scan.scanned = &scanned_;
+  scan.real = rebind_ ? api_->real_sync_function : nullptr;
   dl_iterate_phdr(AddCode, &scan);
   api_->activate(scan.ranges.data(), static_cast<int>(scan.ranges.size()));
+  rebound_calls_ += scan.rebound;
 }
 
 streamcheck_thread_order* HostThreadOrder::Name(ThreadId id) {

@@ -17,7 +17,9 @@ namespace streamcheck::tracer {
 class HostThreadOrder {
  public:
   // Finds the preloaded library and starts it observing; false without it.
-  bool Start();
+  // rebind_sync_calls: the ignored libraries' calls to the synchronization
+  // functions go straight to libc's (sync_call_rebinding.h).
+  bool Start(bool rebind_sync_calls = true);
   // Leaves out the synchronization inside the CUDA driver, CUPTI, the CUDA
   // runtime (shared, or linked statically into any object:
   // static_cuda_runtime.h), the tracer and its plugins (their internal locks
@@ -52,6 +54,8 @@ class HostThreadOrder {
     Take(order, r, submit);
   }
   uint64_t objects_beyond_table() const { return api_ ? api_->overflowed() : 0; }
+  // GOT entries of ignored libraries bound straight to libc's functions.
+  int rebound_calls() const { return rebound_calls_; }
   // The record that tells the engine how host threads are ordered.
   TraceRecord ModeRecord() const;
 
@@ -87,6 +91,8 @@ class HostThreadOrder {
 
   const streamcheck_thread_order_api* api_ = nullptr;
   bool on_ = false;
+  bool rebind_ = true;
+  int rebound_calls_ = 0;
   std::vector<const void*> scanned_;  // objects whose symbols IgnoreCudaAndOwnCode read
   uint64_t deps_[STREAMCHECK_ORDERED_THREADS];
 };

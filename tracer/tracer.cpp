@@ -106,7 +106,8 @@ TracerConfig TracerConfig::FromEnvironment() {
 
 Tracer::Tracer(TracerConfig config)
     : config_(std::move(config)), os_pid_(getpid()) {
-  if (!DebugFlag(DebugSwitch::kTraceOrderThreads)) host_order_.Start();
+  if (!DebugFlag(DebugSwitch::kTraceOrderThreads))
+    host_order_.Start(/*rebind_sync_calls=*/!DebugFlag(DebugSwitch::kNoSyncRebinding));
   OpenOutputs();
   StartWorker();
 }
@@ -368,10 +369,13 @@ void Tracer::Finish() {
   engine_->Finish();
   session_->FinishProcess(output_, &engine_->stats());
   // Whether host threads were ordered by their observed synchronization
-  // (else in trace order), and objects whose release stamps shared one.
+  // (else in trace order), objects whose release stamps shared one, and the
+  // libraries' lock calls bound past the interposers.
   session_->AddCounters(output_, store::counters::kHostThreads,
                         {{std::string(store::counters::kOrderedByObservedSynchronization), host_order_.on() ? 1u : 0u},
-                         {std::string(store::counters::kObjectsSharingAStamp), host_order_.objects_beyond_table()}});
+                         {std::string(store::counters::kObjectsSharingAStamp), host_order_.objects_beyond_table()},
+                         {std::string(store::counters::kLibraryCallsBoundToLibc),
+                          static_cast<uint64_t>(host_order_.rebound_calls())}});
   if (device_accesses_) {
     const std::map<std::string, uint64_t> notes = device_accesses_->Notes();
     if (session_->has_store())

@@ -9,6 +9,7 @@
 // condition variable back and forth: every acquire learns something.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <condition_variable>
 #include <mutex>
@@ -34,6 +35,26 @@ bool Observe(benchmark::State& state) {
   }
   api->activate(nullptr, 0);
   if (api->self()->id == 0) api->name(api->self(), 1);
+  return true;
+}
+
+// Observing with `ranges` ignored code ranges in the address space's upper
+// half (no code of ours), and, if `ignore_this_code`, this benchmark's own
+// code ignored too. The library keeps ranges once added, so each case runs
+// in a process of its own (--benchmark_filter).
+bool ObserveInProcess(benchmark::State& state, int ranges, bool ignore_this_code) {
+  if (!Observe(state)) return false;
+  std::vector<streamcheck_code_range> ignored;
+  for (int i = 0; i < ranges; ++i) {
+    const uintptr_t begin = (uintptr_t{0x7f00} << 32) + uintptr_t(i) * 0x1000000;
+    ignored.push_back({begin, begin + 0x800000});
+  }
+  Dl_info info{};
+  if (ignore_this_code && dladdr(reinterpret_cast<void*>(&ObserveInProcess), &info) != 0) {
+    const auto base = reinterpret_cast<uintptr_t>(info.dli_fbase);
+    ignored.push_back({base, base + (uintptr_t{64} << 20)});
+  }
+  Library()->activate(ignored.data(), static_cast<int>(ignored.size()));
   return true;
 }
 
@@ -84,6 +105,46 @@ void BM_LockUnlockObservedManyMutexes(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_LockUnlockObservedManyMutexes)->ArgName("new_epoch_every")->Arg(0)->Arg(1000)->Arg(64)->Arg(1);
+
+void LockUnlockLoop(benchmark::State& state) {
+  std::mutex m;
+  for (auto _ : state) {
+    m.lock();
+    m.unlock();
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_LockUnlockObservedInProcess(benchmark::State& state) {
+  if (ObserveInProcess(state, 40, false)) LockUnlockLoop(state);
+}
+BENCHMARK(BM_LockUnlockObservedInProcess);
+
+void BM_LockUnlockFromIgnoredCode(benchmark::State& state) {
+  if (ObserveInProcess(state, 40, true)) LockUnlockLoop(state);
+}
+BENCHMARK(BM_LockUnlockFromIgnoredCode);
+
+// pthread_once on a control whose routine has run (std::call_once's way in
+// libstdc++, and the CUDA runtime's): every call acquires the control.
+void OnceLoop(benchmark::State& state) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  for (auto _ : state) benchmark::DoNotOptimize(pthread_once(&once, [] {}));
+  state.SetItemsProcessed(state.iterations());
+}
+
+void BM_OnceDone(benchmark::State& state) { OnceLoop(state); }
+BENCHMARK(BM_OnceDone);
+
+void BM_OnceDoneObservedInProcess(benchmark::State& state) {
+  if (ObserveInProcess(state, 40, false)) OnceLoop(state);
+}
+BENCHMARK(BM_OnceDoneObservedInProcess);
+
+void BM_OnceDoneFromIgnoredCode(benchmark::State& state) {
+  if (ObserveInProcess(state, 40, true)) OnceLoop(state);
+}
+BENCHMARK(BM_OnceDoneFromIgnoredCode);
 
 void Handover(benchmark::State& state) {
   std::mutex m;

@@ -38,6 +38,12 @@ TEST(ThreadOrderPreload, CallsFromIgnoredCodeAreNotObserved) {
   EXPECT_EQ(Probe("mutex", EXIT_HOOK_LIB, "ignore-main"), "mutex 1\n");
 }
 
+TEST(ThreadOrderPreload, CodeIgnoredLaterIsNotObservedFromThen) {
+  // A thread remembers each call site's verdict; ranges added later (the
+  // tracer's plugins, libraries loaded since) still leave those sites out.
+  EXPECT_EQ(Probe("ignored-later"), "ignored-later 2\nignored-later 2\n");
+}
+
 TEST(ThreadOrderPreload, WithoutTheLibraryTheProgramRunsAsItIs) {
   EXPECT_EQ(Probe("mutex", ""), "no library\n");
 }

@@ -73,6 +73,10 @@ void streamcheck_acquire_from(const void* caller, uintptr_t key) STREAMCHECK_HID
     }                                                                           \
   } while (0)
 
+/* The real function behind an interposed synchronization function, by name;
+ * NULL for any other name (sync_interposers.c). */
+void* streamcheck_real_sync_function(const char* name) STREAMCHECK_HIDDEN;
+
 /* The real function behind an interposed one: looked up at load, or at its
  * first call if that comes earlier (another library's constructor).
  * `version` names glibc's symbol version where several exist (the condition

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <string.h>
 #include <time.h>
 
 #include "tracer/preload/interpose.h"
@@ -28,44 +29,49 @@
  * writers only (key + 1): readers are not ordered with each other. */
 #define READERS_KEY(rwlock) ((uintptr_t)(rwlock) + 1)
 
-STREAMCHECK_REAL(pthread_mutex_lock, NULL)
-STREAMCHECK_REAL(pthread_mutex_trylock, NULL)
-STREAMCHECK_REAL(pthread_mutex_timedlock, NULL)
-STREAMCHECK_REAL(pthread_mutex_clocklock, NULL)
-STREAMCHECK_REAL(pthread_mutex_unlock, NULL)
-STREAMCHECK_REAL(pthread_mutex_init, NULL)
-STREAMCHECK_REAL(pthread_mutex_destroy, NULL)
-STREAMCHECK_REAL(pthread_spin_lock, NULL)
-STREAMCHECK_REAL(pthread_spin_trylock, NULL)
-STREAMCHECK_REAL(pthread_spin_unlock, NULL)
-STREAMCHECK_REAL(pthread_rwlock_rdlock, NULL)
-STREAMCHECK_REAL(pthread_rwlock_tryrdlock, NULL)
-STREAMCHECK_REAL(pthread_rwlock_timedrdlock, NULL)
-STREAMCHECK_REAL(pthread_rwlock_clockrdlock, NULL)
-STREAMCHECK_REAL(pthread_rwlock_wrlock, NULL)
-STREAMCHECK_REAL(pthread_rwlock_trywrlock, NULL)
-STREAMCHECK_REAL(pthread_rwlock_timedwrlock, NULL)
-STREAMCHECK_REAL(pthread_rwlock_clockwrlock, NULL)
-STREAMCHECK_REAL(pthread_rwlock_unlock, NULL)
-STREAMCHECK_REAL(pthread_rwlock_init, NULL)
-STREAMCHECK_REAL(pthread_rwlock_destroy, NULL)
-STREAMCHECK_REAL(pthread_cond_wait, "GLIBC_2.3.2")
-STREAMCHECK_REAL(pthread_cond_timedwait, "GLIBC_2.3.2")
-STREAMCHECK_REAL(pthread_cond_clockwait, NULL)
-STREAMCHECK_REAL(pthread_cond_signal, "GLIBC_2.3.2")
-STREAMCHECK_REAL(pthread_cond_broadcast, "GLIBC_2.3.2")
-STREAMCHECK_REAL(pthread_cond_init, "GLIBC_2.3.2")
-STREAMCHECK_REAL(pthread_cond_destroy, "GLIBC_2.3.2")
-STREAMCHECK_REAL(sem_post, NULL)
-STREAMCHECK_REAL(sem_wait, NULL)
-STREAMCHECK_REAL(sem_trywait, NULL)
-STREAMCHECK_REAL(sem_timedwait, NULL)
-STREAMCHECK_REAL(sem_clockwait, NULL)
-STREAMCHECK_REAL(sem_init, NULL)
-STREAMCHECK_REAL(sem_destroy, NULL)
-STREAMCHECK_REAL(pthread_barrier_wait, NULL)
-STREAMCHECK_REAL(pthread_barrier_destroy, NULL)
-STREAMCHECK_REAL(pthread_once, NULL)
+/* Every interposed synchronization function, with the glibc symbol version
+ * its real one is looked up by (NULL: the default). */
+#define SYNC_FUNCTIONS(X) \
+  X(pthread_mutex_lock, NULL) \
+  X(pthread_mutex_trylock, NULL) \
+  X(pthread_mutex_timedlock, NULL) \
+  X(pthread_mutex_clocklock, NULL) \
+  X(pthread_mutex_unlock, NULL) \
+  X(pthread_mutex_init, NULL) \
+  X(pthread_mutex_destroy, NULL) \
+  X(pthread_spin_lock, NULL) \
+  X(pthread_spin_trylock, NULL) \
+  X(pthread_spin_unlock, NULL) \
+  X(pthread_rwlock_rdlock, NULL) \
+  X(pthread_rwlock_tryrdlock, NULL) \
+  X(pthread_rwlock_timedrdlock, NULL) \
+  X(pthread_rwlock_clockrdlock, NULL) \
+  X(pthread_rwlock_wrlock, NULL) \
+  X(pthread_rwlock_trywrlock, NULL) \
+  X(pthread_rwlock_timedwrlock, NULL) \
+  X(pthread_rwlock_clockwrlock, NULL) \
+  X(pthread_rwlock_unlock, NULL) \
+  X(pthread_rwlock_init, NULL) \
+  X(pthread_rwlock_destroy, NULL) \
+  X(pthread_cond_wait, "GLIBC_2.3.2") \
+  X(pthread_cond_timedwait, "GLIBC_2.3.2") \
+  X(pthread_cond_clockwait, NULL) \
+  X(pthread_cond_signal, "GLIBC_2.3.2") \
+  X(pthread_cond_broadcast, "GLIBC_2.3.2") \
+  X(pthread_cond_init, "GLIBC_2.3.2") \
+  X(pthread_cond_destroy, "GLIBC_2.3.2") \
+  X(sem_post, NULL) \
+  X(sem_wait, NULL) \
+  X(sem_trywait, NULL) \
+  X(sem_timedwait, NULL) \
+  X(sem_clockwait, NULL) \
+  X(sem_init, NULL) \
+  X(sem_destroy, NULL) \
+  X(pthread_barrier_wait, NULL) \
+  X(pthread_barrier_destroy, NULL) \
+  X(pthread_once, NULL)
+
+SYNC_FUNCTIONS(STREAMCHECK_REAL)
 
 /* Looked up while the process starts, before anything contends. */
 __attribute__((constructor(101))) static void LookUpSyncFunctions(void) {
@@ -324,8 +330,8 @@ int pthread_barrier_destroy(pthread_barrier_t* b) {
  * caller acquires on return. The routine takes no argument, so the control
  * it belongs to travels in a thread-local (saved around nested calls). */
 
-static __thread pthread_once_t* t_once_control;
-static __thread void (*t_once_routine)(void);
+static __thread pthread_once_t* t_once_control __attribute__((tls_model("initial-exec")));
+static __thread void (*t_once_routine)(void) __attribute__((tls_model("initial-exec")));
 
 static void RunOnceRoutine(void) {
   pthread_once_t* control = t_once_control;
@@ -347,3 +353,14 @@ int pthread_once(pthread_once_t* control, void (*routine)(void)) {
 }
 
 #pragma GCC visibility pop
+
+/* For the tracer (thread_order.h's real_sync_function): what an interposer
+ * above forwards to, by the function's name; NULL for any other name. */
+void* streamcheck_real_sync_function(const char* name) {
+#define RETURN_IF_NAMED(function, version) \
+  if (strcmp(name, #function) == 0) return (void*)get_##function();
+  SYNC_FUNCTIONS(RETURN_IF_NAMED)
+#undef RETURN_IF_NAMED
+  return NULL;
+}
+

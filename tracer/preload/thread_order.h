@@ -28,7 +28,7 @@ extern "C" {
 /* Thread ids 1..127 have an entry in a clock; the tracer gives up per-thread
  * clocks (back to trace order) when a 128th thread makes CUDA calls. */
 #define STREAMCHECK_ORDERED_THREADS 128
-#define STREAMCHECK_THREAD_ORDER_VERSION 2
+#define STREAMCHECK_THREAD_ORDER_VERSION 3
 
 /* One host thread's knowledge: for each thread id, the latest epoch of that
  * thread it is after. Owned and written by its thread only. */
@@ -90,6 +90,10 @@ struct streamcheck_thread_order_api {
               int* ndeps);
   /* Objects whose stamps did not fit the table (they share one: more order). */
   uint64_t (*overflowed)(void);
+  /* The function the interposer of the synchronization function `name`
+   * forwards to (libc's); NULL for a name that is none of them. The tracer
+   * binds ignored objects' calls to it (tracer/sync_call_rebinding.h). */
+  void* (*real_sync_function)(const char* name);
 };
 
 #ifdef __cplusplus

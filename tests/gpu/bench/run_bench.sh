@@ -15,7 +15,9 @@
 # unwound (repeated stacks not recognized); BENCH_GUARDS=1, the traced run
 # with --no-host-guards too (what the guard pages cost); BENCH_THREADS=1,
 # the traced run without observing host-thread synchronization (what the
-# pthread interposers cost). BENCH_LAUNCH=0,
+# pthread interposers cost); BENCH_REBIND=1, the traced run with the CUDA
+# libraries' lock calls passing the interposers' check instead of going
+# straight to libc (what tracer/sync_call_rebinding.h saves). BENCH_LAUNCH=0,
 # BENCH_LOOP=0, BENCH_TRANSFORMER=0 and BENCH_PINNED=0 (many small
 # non_blocking copies of pinned tensors, torch_pinned_copies.py) leave a
 # workload out.
@@ -82,6 +84,8 @@ variants() {
   [[ ${BENCH_GUARDS:-0} == 1 ]] && add_variant "traced, no host guards" "${tracer/ run / run --no-host-guards }--"
   [[ ${BENCH_THREADS:-0} == 1 ]] &&
     add_variant "traced, host threads not observed" "env STREAMCHECK_DEBUG=trace-order-threads $tracer --"
+  [[ ${BENCH_REBIND:-0} == 1 ]] &&
+    add_variant "traced, sync calls not rebound" "env STREAMCHECK_DEBUG=no-sync-rebinding $tracer --"
   [[ ${BENCH_CUPTI:-1} == 1 ]] && add_variant "CUPTI callbacks only" "env STREAMCHECK_DEBUG=callbacks-only $tracer --"
   if [[ ${BENCH_FLOORS:-0} == 1 ]]; then  # CUPTI's own cost with fewer callbacks enabled
     add_variant "CUPTI launch callbacks only" "env STREAMCHECK_DEBUG=callbacks-only,launch-callbacks-only $tracer --"

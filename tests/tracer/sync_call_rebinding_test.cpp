@@ -1,0 +1,102 @@
+// RebindSyncCalls (tracer/sync_call_rebinding.h) on a library that imports
+// pthread's locks (rebind_target/), linked with a read-only GOT and with a
+// lazily bound writable one: afterwards its calls reach the functions given
+// as the real ones, nothing else changed.
+#include "tracer/sync_call_rebinding.h"
+
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+#include <pthread.h>
+
+#include <cstring>
+#include <string>
+
+namespace {
+
+int g_locks = 0, g_unlocks = 0;
+int CountingLock(pthread_mutex_t* m) {
+  ++g_locks;
+  return pthread_mutex_lock(m);
+}
+int CountingUnlock(pthread_mutex_t* m) {
+  ++g_unlocks;
+  return pthread_mutex_unlock(m);
+}
+
+// Stands in for the preloaded library's real_sync_function.
+void* Real(const char* name) {
+  if (std::strcmp(name, "pthread_mutex_lock") == 0) return reinterpret_cast<void*>(&CountingLock);
+  if (std::strcmp(name, "pthread_mutex_unlock") == 0) return reinterpret_cast<void*>(&CountingUnlock);
+  return nullptr;
+}
+
+struct Found {
+  const char* name;
+  int rebound = -1;
+};
+
+int RebindNamed(dl_phdr_info* info, size_t, void* data) {
+  auto* found = static_cast<Found*>(data);
+  if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, found->name) == nullptr) return 0;
+  found->rebound = streamcheck::tracer::RebindSyncCalls(*info, &Real);
+  return 1;
+}
+
+class SyncCallRebinding : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(SyncCallRebinding, TheLibrarysCallsReachTheGivenFunctions) {
+  const std::string path = std::string(REBIND_TARGET_DIR) + "/" + GetParam();
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << dlerror();
+  auto lock_once = reinterpret_cast<int (*)()>(dlsym(library, "rebind_target_lock_once"));
+  auto lock_address = reinterpret_cast<void* (*)()>(dlsym(library, "rebind_target_lock_address"));
+  ASSERT_NE(lock_once, nullptr);
+  ASSERT_NE(lock_address, nullptr);
+
+  g_locks = g_unlocks = 0;
+  EXPECT_EQ(lock_once(), 0);
+  EXPECT_EQ(g_locks, 0);  // before: libc's, directly
+
+  Found found{GetParam()};
+  dl_iterate_phdr(RebindNamed, &found);
+  // The lock's jump slot (and, where the code takes its address, its GOT
+  // entry) and the unlock's jump slot.
+  EXPECT_GE(found.rebound, 2);
+
+  EXPECT_EQ(lock_once(), 0);
+  EXPECT_EQ(lock_once(), 0);
+  EXPECT_EQ(g_locks, 2);
+  EXPECT_EQ(g_unlocks, 2);
+  EXPECT_EQ(lock_address(), reinterpret_cast<void*>(&CountingLock));
+  // Rebinding again finds the same entries and changes nothing more.
+  Found again{GetParam()};
+  dl_iterate_phdr(RebindNamed, &again);
+  EXPECT_EQ(again.rebound, found.rebound);
+  EXPECT_EQ(lock_once(), 0);
+  EXPECT_EQ(g_locks, 3);
+}
+
+INSTANTIATE_TEST_SUITE_P(ReadOnlyAndLazyGot, SyncCallRebinding,
+                         ::testing::Values("librebind_target_relro.so", "librebind_target_lazy.so"),
+                         [](const auto& info) { return std::string(std::strstr(info.param, "relro") ? "ReadOnlyGot" : "LazyGot"); });
+
+TEST(SyncCallRebindingNames, NothingIsRewrittenWhereNoNameIsGiven) {
+  const std::string path = std::string(REBIND_TARGET_DIR) + "/librebind_target_lazy.so";
+  ASSERT_NE(dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL), nullptr);
+  auto none = [](const char*) -> void* { return nullptr; };
+  struct Data {
+    int rebound = -1;
+    streamcheck::tracer::RealSyncFunction real;
+  } data{-1, none};
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* d) {
+        auto* data = static_cast<Data*>(d);
+        if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "librebind_target_lazy") == nullptr) return 0;
+        data->rebound = streamcheck::tracer::RebindSyncCalls(*info, data->real);
+        return 1;
+      },
+      &data);
+  EXPECT_EQ(data.rebound, 0);
+}
+
+}  // namespace

@@ -1,0 +1,119 @@
+#include "tracer/sync_call_rebinding.h"
+
+#include <elf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace streamcheck::tracer {
+namespace {
+
+#if defined(__x86_64__)
+constexpr uint32_t kJumpSlot = R_X86_64_JUMP_SLOT, kGlobalData = R_X86_64_GLOB_DAT;
+#elif defined(__aarch64__)
+constexpr uint32_t kJumpSlot = R_AARCH64_JUMP_SLOT, kGlobalData = R_AARCH64_GLOB_DAT;
+#else
+constexpr uint32_t kJumpSlot = ~0u, kGlobalData = ~0u;  // no rewriting: the interposers' check stays
+#endif
+
+// What the object's dynamic section says of its imports.
+struct Imports {
+  const ElfW(Sym)* symbols = nullptr;
+  const char* names = nullptr;
+  size_t names_size = 0;
+  const ElfW(Rela)* plt = nullptr;  // the jump slots, called through the PLT
+  size_t plt_bytes = 0;
+  const ElfW(Rela)* data = nullptr;  // other relocations: GOT entries whose address the code loads
+  size_t data_bytes = 0;
+  bool plt_is_rela = true;
+};
+
+// A GOT entry to rewrite and the function it gets.
+struct Rebinding {
+  void** entry;
+  void* function;
+};
+
+Imports ReadImports(const ElfW(Dyn)* dynamic, uintptr_t base) {
+  // The loader relocates these addresses in the dynamic section itself on
+  // most targets; where it does not, they are offsets from the base.
+  auto address = [base](ElfW(Addr) value) { return value < base ? value + base : value; };
+  Imports imports;
+  for (const ElfW(Dyn)* d = dynamic; d->d_tag != DT_NULL; ++d) {
+    switch (d->d_tag) {
+      case DT_SYMTAB: imports.symbols = reinterpret_cast<const ElfW(Sym)*>(address(d->d_un.d_ptr)); break;
+      case DT_STRTAB: imports.names = reinterpret_cast<const char*>(address(d->d_un.d_ptr)); break;
+      case DT_STRSZ: imports.names_size = d->d_un.d_val; break;
+      case DT_JMPREL: imports.plt = reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr)); break;
+      case DT_PLTRELSZ: imports.plt_bytes = d->d_un.d_val; break;
+      case DT_PLTREL: imports.plt_is_rela = d->d_un.d_val == DT_RELA; break;
+      case DT_RELA: imports.data = reinterpret_cast<const ElfW(Rela)*>(address(d->d_un.d_ptr)); break;
+      case DT_RELASZ: imports.data_bytes = d->d_un.d_val; break;
+      default: break;
+    }
+  }
+  return imports;
+}
+
+void CollectRebindings(const Imports& imports, const ElfW(Rela)* relocations, size_t bytes, uintptr_t base,
+                       RealSyncFunction real, std::vector<Rebinding>& out) {
+  if (relocations == nullptr) return;
+  for (size_t i = 0; i < bytes / sizeof(ElfW(Rela)); ++i) {
+    const ElfW(Rela)& r = relocations[i];
+    const uint32_t type = ELF64_R_TYPE(r.r_info);
+    if (type != kJumpSlot && type != kGlobalData) continue;
+    const ElfW(Sym)& symbol = imports.symbols[ELF64_R_SYM(r.r_info)];
+    // The object's own definition of such a name (none is expected) is its business.
+    if (symbol.st_shndx != SHN_UNDEF || symbol.st_name >= imports.names_size) continue;
+    if (void* function = real(imports.names + symbol.st_name))
+      out.push_back({reinterpret_cast<void**>(base + r.r_offset), function});
+  }
+}
+
+}  // namespace
+
+int RebindSyncCalls(const dl_phdr_info& object, RealSyncFunction real) {
+  if (kJumpSlot == ~0u || real == nullptr) return 0;
+  const uintptr_t base = object.dlpi_addr;
+  const ElfW(Dyn)* dynamic = nullptr;
+  uintptr_t relro_begin = 0, relro_end = 0;
+  for (int i = 0; i < object.dlpi_phnum; ++i) {
+    const ElfW(Phdr)& p = object.dlpi_phdr[i];
+    if (p.p_type == PT_DYNAMIC) dynamic = reinterpret_cast<const ElfW(Dyn)*>(base + p.p_vaddr);
+    if (p.p_type == PT_GNU_RELRO) relro_begin = base + p.p_vaddr, relro_end = relro_begin + p.p_memsz;
+  }
+  if (dynamic == nullptr) return 0;
+  const Imports imports = ReadImports(dynamic, base);
+  if (imports.symbols == nullptr || imports.names == nullptr) return 0;
+  std::vector<Rebinding> rebindings;
+  if (imports.plt_is_rela) CollectRebindings(imports, imports.plt, imports.plt_bytes, base, real, rebindings);
+  CollectRebindings(imports, imports.data, imports.data_bytes, base, real, rebindings);
+  if (rebindings.empty()) return 0;
+
+  // The loader made the whole pages of the RELRO part read-only (a partial
+  // last page stays writable); entries there are written with those pages
+  // writable for the moment. Other threads may call through an entry
+  // meanwhile: each is one aligned pointer, read whole, old or new.
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t locked_begin = relro_begin & ~(page - 1), locked_end = relro_end & ~(page - 1);
+  auto locked = [&](const Rebinding& r) {
+    const auto at = reinterpret_cast<uintptr_t>(r.entry);
+    return at >= locked_begin && at < locked_end;
+  };
+  const bool unlocked =
+      std::any_of(rebindings.begin(), rebindings.end(), locked) &&
+      mprotect(reinterpret_cast<void*>(locked_begin), locked_end - locked_begin, PROT_READ | PROT_WRITE) == 0;
+  int rewritten = 0;
+  for (const Rebinding& r : rebindings) {
+    if (locked(r) && !unlocked) continue;  // left to the interposers' check
+    __atomic_store_n(r.entry, r.function, __ATOMIC_RELAXED);
+    ++rewritten;
+  }
+  if (unlocked) mprotect(reinterpret_cast<void*>(locked_begin), locked_end - locked_begin, PROT_READ);
+  return rewritten;
+}
+
+}  // namespace streamcheck::tracer
