@@ -40,7 +40,12 @@ def step():
 
 # Every rank must step as often as the others (each step all-reduces):
 # a warm-up of fixed length, not of a time each rank measures for itself.
-timing = ms_per_call(step, steps, warmup=40, chunk=4, warmup_s=0)
+# In turns with other jobs (turns.py) the ranks wait for their job's turn
+# at a barrier on the CPU: in an NCCL barrier they would spin on the GPUs
+# the other job is being timed on.
+cpu_group = dist.new_group(backend="gloo") if os.environ.get("BENCH_TURN_WAIT") else None
+timing = ms_per_call(step, steps, warmup=40, chunk=4, warmup_s=0,
+                     sync=(lambda: dist.barrier(group=cpu_group)) if cpu_group is not None else None)
 if dist.get_rank() == 0:
     report(f"ddp_step ranks={dist.get_world_size()}", "steps", steps, "step", timing)
 dist.barrier()

@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # A DDP training step (ddp_step.py), native vs under `streamcheck run`, with
 # NPROC ranks (default: min(2, GPUs)), in one run: ROUNDS rounds, each a
-# native and a traced torchrun job (in alternating order, so the machine's
-# speed changes fall on both alike), each timing STEPS steps. Prints each
-# job's ms per step and the traced/native ratios (goal: at most 1.3x). A job
-# that does not end within JOB_TIMEOUT seconds (default 240: a rank waiting
-# in a collective for a peer that left) is killed and named.
+# native and a traced torchrun job timing STEPS steps (goal: at most 1.3x).
+# BENCH_TURNS=1: the two jobs of a round run at once on the
+# same GPUs and time their chunks in turns (turns.py; each job's rank 0
+# takes the turn, its other ranks wait at a CPU barrier), so every traced
+# chunk is paired with the native chunks just before and after it; rank 0's
+# timed thread runs on CPU BENCH_TURN_CPU (default 2), everything else on
+# BENCH_TURN_OTHER_CPUS (default 3 to the last CPU). Prints the paired ratio
+# over all rounds. BENCH_TURNS=0 (the default until the turns have run on a
+# GPU machine): the jobs one after another, in alternating
+# order, each job's ms per step and the ratios of the rounds (the machine's
+# speed changes between jobs move these by more than the goal's margin). A
+# job (or a round in turns) that does not end within JOB_TIMEOUT seconds
+# (default 240: a rank waiting in a collective for a peer that left) is
+# killed and named.
 # Usage: run_ddp_bench.sh STREAMCHECK_BINARY OUT_DIR [ROUNDS] [STEPS] [NPROC]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,6 +33,21 @@ run_traced() {
   (cd "$here" && "${limit[@]}" "$sc" run --db "$out/traced.$1.db" -- "${job[@]}") >"$out/traced.$1.log" 2>&1 ||
     echo "traced job $1: exit $?"
 }
+if [[ ${BENCH_TURNS:-0} == 1 ]]; then
+  : >"$out/turns.jsonl"
+  printf -v native_cmd '%q ' "${job[@]}"
+  cpus=${BENCH_TURN_OTHER_CPUS:-3-$(($(nproc) - 1))}
+  for r in $(seq 1 "$rounds"); do
+    printf -v traced_cmd '%q ' "$sc" run --db "$out/traced.$r.db" -- "${job[@]}"
+    (cd "$here" && "${limit[@]}" taskset -c "$cpus" "${PYTHON:-python3}" turns.py run --workload ddp \
+      --log "$out/turns.jsonl" --cpu "${BENCH_TURN_CPU:-2}" --timeout "${JOB_TIMEOUT:-240}" \
+      --variant native "$native_cmd" --variant traced "$traced_cmd") >"$out/turns.$r.log" 2>&1 ||
+      echo "round $r in turns: exit $? ($(tail -1 "$out/turns.$r.log"))"
+    grep -h "^turns ddp\|streamcheck: [0-9]* finding" "$out/turns.$r.log" | sed "s/^/round $r: /"
+  done
+  "${PYTHON:-python3}" "$here/turns.py" pool "$out/turns.jsonl"
+  exit 0
+fi
 for r in $(seq 1 "$rounds"); do
   if ((r % 2)); then run_native "$r"; run_traced "$r"; else run_traced "$r"; run_native "$r"; fi
 done

@@ -28,26 +28,38 @@ import torch
 from turns import Turn
 
 
-def ms_per_call(step, count, warmup, chunk=64, warmup_s=0.5, settle=None):
+def ms_per_call(step, count, warmup, chunk=64, warmup_s=0.5, settle=None, sync=None):
     """(median, fast) milliseconds per call over count // chunk chunks (at
     least 10); in turns, `settle` untimed calls start each chunk (default:
-    an eighth of the chunk, at least one)."""
+    an eighth of the chunk, at least one). `sync`, for a job of several
+    ranks: a barrier of the job's ranks on the CPU, met after rank 0 took
+    its turn and before it gives it (turns.py)."""
     turn = Turn()
+    meet = sync if (sync is not None and turn.in_turns) else (lambda: None)
+
+    def take():
+        turn.take()
+        meet()
+
+    def give():
+        meet()
+        turn.give()
+
     turn.ready()
-    turn.take()
+    take()
     start = time.perf_counter()
     done = 0
     while done < warmup or time.perf_counter() - start < warmup_s:
         step()
         done += 1
     torch.cuda.synchronize()
-    turn.give()
+    give()
     chunks = max(10, count // chunk)
     per_chunk = max(1, count // chunks)
-    settle = (max(1, per_chunk // 8) if settle is None else settle) if turn.active else 0
+    settle = (max(1, per_chunk // 8) if settle is None else settle) if turn.in_turns else 0
     means = []
     for _ in range(chunks):
-        turn.take()
+        take()
         for _ in range(settle):
             step()
         torch.cuda.synchronize()
@@ -56,7 +68,7 @@ def ms_per_call(step, count, warmup, chunk=64, warmup_s=0.5, settle=None):
             step()
         torch.cuda.synchronize()
         means.append((time.perf_counter() - t0) * 1e3 / per_chunk)
-        turn.give()
+        give()
     turn.save(means)
     return statistics.median(means), statistics.quantiles(means, n=10)[0]
 

@@ -23,6 +23,13 @@ process before it evicted this one's caches, and warming them again is not
 what the tracer costs. At the end each process writes its chunks' times (a
 JSON list, in order) to BENCH_TURN_CHUNKS.
 
+A job of several processes (a DDP job under torchrun, every rank with the
+FIFOs in its environment) takes its turn through its rank 0 (RANK=0, or no
+RANK): the other ranks' Turn is inactive, and the job's ranks meet at a
+barrier of their own (on the CPU: gloo) after rank 0 took the turn and
+before it gives it, so that the whole job waits while another is timed
+(timing.py's `sync`).
+
 The CPU matters as much as the moment: the machine's slow state belongs to
 a CPU (a process on one CPU runs slow for seconds while one on another runs
 fast), so each process's timed thread is moved to the one CPU BENCH_TURN_CPU
@@ -59,7 +66,9 @@ class Turn:
     def __init__(self, env=None):
         env = os.environ if env is None else env
         self._paths = {k: env.get("BENCH_TURN_" + k) for k in ("READY", "WAIT", "PASS", "CHUNKS")}
-        self.active = all(self._paths.values())
+        # The job runs in turns (every rank of it knows); this process takes them.
+        self.in_turns = all(self._paths.values())
+        self.active = self.in_turns and int(env.get("RANK") or 0) == 0
         self._wait = self._pass = None
         if self.active and env.get("BENCH_TURN_CPU"):
             os.sched_setaffinity(0, {int(env["BENCH_TURN_CPU"])})  # this thread only

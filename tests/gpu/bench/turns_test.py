@@ -103,6 +103,19 @@ class TurnsTest(unittest.TestCase):
         self.assertFalse(turn.active)
         turn.ready(), turn.take(), turn.give(), turn.save([1.0])
 
+    def test_a_job_of_ranks_takes_turns_through_rank_0(self):
+        fifo = os.path.join(self.tmp.name, "fifo")
+        os.mkfifo(fifo)
+        env = {f"BENCH_TURN_{k}": fifo for k in ("READY", "WAIT", "PASS")}
+        env["BENCH_TURN_CHUNKS"] = os.path.join(self.tmp.name, "chunks.json")
+        for rank, takes in (("0", True), ("", True), ("1", False), ("3", False)):
+            turn = turns.Turn(env=dict(env, RANK=rank))
+            self.assertTrue(turn.in_turns)
+            self.assertEqual(turn.active, takes, f"RANK={rank!r}")
+        other = turns.Turn(env=dict(env, RANK="1"))
+        other.ready(), other.take(), other.give(), other.save([1.0])  # returns at once, writes nothing
+        self.assertFalse(os.path.exists(env["BENCH_TURN_CHUNKS"]))
+
 
 if __name__ == "__main__":
     unittest.main()
