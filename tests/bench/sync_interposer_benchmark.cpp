@@ -69,7 +69,7 @@ void NewEpoch() {
   api->take(self, 1, &ended, deps, &n);
 }
 
-void BM_LockUnlock(benchmark::State& state) {
+void LockUnlockLoop(benchmark::State& state) {
   std::mutex m;
   for (auto _ : state) {
     m.lock();
@@ -77,16 +77,12 @@ void BM_LockUnlock(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
 }
+
+void BM_LockUnlock(benchmark::State& state) { LockUnlockLoop(state); }
 BENCHMARK(BM_LockUnlock);
 
 void BM_LockUnlockObserved(benchmark::State& state) {
-  if (!Observe(state)) return;
-  std::mutex m;
-  for (auto _ : state) {
-    m.lock();
-    m.unlock();
-  }
-  state.SetItemsProcessed(state.iterations());
+  if (Observe(state)) LockUnlockLoop(state);
 }
 BENCHMARK(BM_LockUnlockObserved);
 
@@ -105,15 +101,6 @@ void BM_LockUnlockObservedManyMutexes(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_LockUnlockObservedManyMutexes)->ArgName("new_epoch_every")->Arg(0)->Arg(1000)->Arg(64)->Arg(1);
-
-void LockUnlockLoop(benchmark::State& state) {
-  std::mutex m;
-  for (auto _ : state) {
-    m.lock();
-    m.unlock();
-  }
-  state.SetItemsProcessed(state.iterations());
-}
 
 void BM_LockUnlockObservedInProcess(benchmark::State& state) {
   if (ObserveInProcess(state, 40, false)) LockUnlockLoop(state);
