@@ -43,7 +43,7 @@ if [[ ${BENCH_TURNS:-0} == 1 ]]; then
       --log "$out/turns.jsonl" --cpu "${BENCH_TURN_CPU:-2}" --timeout "${JOB_TIMEOUT:-240}" \
       --variant native "$native_cmd" --variant traced "$traced_cmd") >"$out/turns.$r.log" 2>&1 ||
       echo "round $r in turns: exit $? ($(tail -1 "$out/turns.$r.log"))"
-    grep -h "^turns ddp\|streamcheck: [0-9]* finding" "$out/turns.$r.log" | sed "s/^/round $r: /"
+    { grep -h "^turns ddp\|streamcheck: [0-9]* finding" "$out/turns.$r.log" || true; } | sed "s/^/round $r: /"
   done
   "${PYTHON:-python3}" "$here/turns.py" pool "$out/turns.jsonl"
   exit 0

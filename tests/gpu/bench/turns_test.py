@@ -39,6 +39,36 @@ turn.save(times)
 print(f"{{label}} done on CPUs {{sorted(os.sched_getaffinity(0))}}")
 """
 
+# A stand-in job of two ranks (what a torchrun job is to timing.py): rank 0
+# takes the job's turns, both ranks meet at the job's barrier after the take
+# and before the give, and every rank journals each chunk it runs.
+JOB = r"""
+import multiprocessing, os, sys, time
+sys.path.insert(0, {here!r})
+from turns import Turn
+label, journal, chunks, seconds = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
+def rank(r, barrier):
+    os.environ["RANK"] = str(r)
+    turn = Turn()
+    meet = barrier.wait if turn.in_turns else (lambda: None)
+    def take(): turn.take(); meet()
+    def give(): meet(); turn.give()
+    turn.ready(); take(); give()
+    times = []
+    for c in range(chunks):
+        take()
+        with open(journal, "a") as j: j.write(f"start {{label}} {{r}} {{time.monotonic()}}\n")
+        time.sleep(seconds)
+        times.append(seconds)
+        with open(journal, "a") as j: j.write(f"end {{label}} {{r}} {{time.monotonic()}}\n")
+        give()
+    turn.save(times)
+barrier = multiprocessing.Barrier(2)
+ranks = [multiprocessing.Process(target=rank, args=(r, barrier)) for r in range(2)]
+[p.start() for p in ranks]; [p.join() for p in ranks]
+sys.exit(max(p.exitcode for p in ranks))
+"""
+
 
 class TurnsTest(unittest.TestCase):
     def setUp(self):
@@ -78,6 +108,33 @@ class TurnsTest(unittest.TestCase):
         # Each variant's timed thread on the CPU asked for.
         self.assertIn(f"native: native done on CPUs [{cpu}]", result.stdout)
         self.assertIn(f"slow: slow done on CPUs [{cpu}]", result.stdout)
+
+    def test_jobs_of_two_ranks_take_turns_whole(self):
+        job = os.path.join(self.tmp.name, "job.py")
+        with open(job, "w") as f:
+            f.write(JOB.format(here=HERE))
+        args = [sys.executable, os.path.join(HERE, "turns.py"), "run", "--workload", "ddp", "--log", self.log,
+                "--timeout", "30"]
+        for label in ("native", "traced"):
+            args += ["--variant", label, f"{sys.executable} {job} {label} {self.journal} 4 0.01"]
+        result = subprocess.run(args, capture_output=True, text=True, timeout=60)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(self.journal) as f:
+            events = [line.split() for line in f]
+        # Both ranks of a job run each of its chunks; no rank of the other job
+        # runs meanwhile: the jobs' chunks alternate whole.
+        self.assertEqual(len(events), 2 * 2 * 4 * 2)  # jobs x ranks x chunks x (start, end)
+        running = set()
+        for kind, label, rank, _ in events:
+            if kind == "start":
+                self.assertTrue(all(other == label for other, _ in running), events)
+                running.add((label, rank))
+            else:
+                running.remove((label, rank))
+        starts = [label for kind, label, _, _ in events if kind == "start"]
+        turns_taken = [label for i, label in enumerate(starts) if i == 0 or starts[i - 1] != label]
+        self.assertEqual(turns_taken, ["native", "traced"] * 4)
+        self.assertIn("turns ddp traced: paired x", result.stdout)
 
     def test_a_failing_variant_ends_the_round(self):
         started = time.monotonic()
