@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <vector>
 
 namespace streamcheck::tracer {
@@ -74,6 +75,29 @@ void CollectRebindings(const Imports& imports, const ElfW(Rela)* relocations, si
   }
 }
 
+// Whether every page of [begin, end) is mapped and none writable, as
+// /proc/self/maps says: the loader applied RELRO. An object another thread
+// is still loading is listed by dl_iterate_phdr before it is relocated; its
+// RELRO part is still writable then, and making it read-only would crash the
+// loader's next relocation.
+bool ReadOnlyNow(uintptr_t begin, uintptr_t end) {
+  FILE* maps = std::fopen("/proc/self/maps", "re");
+  if (maps == nullptr) return false;
+  uintptr_t covered = begin;
+  bool writable = false;
+  char line[512];
+  while (covered < end && !writable && std::fgets(line, sizeof line, maps) != nullptr) {
+    unsigned long low = 0, high = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &low, &high, perms) != 3 || high <= covered || low >= end) continue;
+    if (low > covered) break;  // a hole
+    writable = perms[1] == 'w';
+    covered = high;
+  }
+  std::fclose(maps);
+  return !writable && covered >= end;
+}
+
 }  // namespace
 
 int RebindSyncCalls(const dl_phdr_info& object, RealSyncFunction real) {
@@ -109,7 +133,10 @@ int RebindSyncCalls(const dl_phdr_info& object, RealSyncFunction real) {
     const auto at = reinterpret_cast<uintptr_t>(r.entry);
     return at >= locked_begin && at < locked_end;
   };
-  const bool unlocked = std::any_of(rebindings.begin(), rebindings.end(), locked) &&
+  // Entries in a part the loader has not locked yet are left alone: that
+  // object is still being loaded, and its relocation would write them anew.
+  const bool any_locked = std::any_of(rebindings.begin(), rebindings.end(), locked);
+  const bool unlocked = any_locked && ReadOnlyNow(locked_begin, locked_end) &&
                         protect(locked_begin, locked_end, PROT_READ | PROT_WRITE);
   int rewritten = 0;
   for (const Rebinding& r : rebindings) {

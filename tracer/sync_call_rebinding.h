@@ -25,7 +25,9 @@ using RealSyncFunction = void* (*)(const char* name);
 // Rewrites the GOT entries of `object` (a loaded object, as dl_iterate_phdr
 // gives it) for the synchronization functions it imports, so that its calls
 // go to `real`'s functions; entries in its read-only-after-relocation part
-// are made writable for the rewrite and read-only again. Returns the number
+// are made writable for the rewrite and read-only again, unless that part is
+// not read-only yet (an object another thread is still loading: its entries
+// stay as the loader makes them). Returns the number
 // of entries rewritten (0 on architectures other than x86-64 and AArch64,
 // and for an object without such imports).
 int RebindSyncCalls(const dl_phdr_info& object, RealSyncFunction real);

@@ -7,7 +7,10 @@
 #include <dlfcn.h>
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -97,6 +100,67 @@ TEST(SyncCallRebindingNames, NothingIsRewrittenWhereNoNameIsGiven) {
       },
       &data);
   EXPECT_EQ(data.rebound, 0);
+}
+
+struct Relro {
+  uintptr_t begin = 0, end = 0;  // its whole pages, as the loader locks them
+};
+
+int FindRelro(dl_phdr_info* info, size_t, void* data) {
+  if (info->dlpi_name == nullptr || std::strstr(info->dlpi_name, "librebind_target_loading") == nullptr) return 0;
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    if (info->dlpi_phdr[i].p_type != PT_GNU_RELRO) continue;
+    const uintptr_t begin = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+    *static_cast<Relro*>(data) = {begin & ~(page - 1), (begin + info->dlpi_phdr[i].p_memsz) & ~(page - 1)};
+  }
+  return 1;
+}
+
+// The permissions /proc/self/maps gives the page at `address` ("r--p", ...).
+std::string PermissionsAt(uintptr_t address) {
+  FILE* maps = std::fopen("/proc/self/maps", "r");
+  char line[512];
+  std::string found;
+  while (maps != nullptr && std::fgets(line, sizeof line, maps) != nullptr) {
+    unsigned long low = 0, high = 0;
+    char perms[5] = {};
+    if (std::sscanf(line, "%lx-%lx %4s", &low, &high, perms) == 3 && low <= address && address < high) found = perms;
+  }
+  if (maps != nullptr) std::fclose(maps);
+  return found;
+}
+
+TEST(SyncCallRebindingWhileLoading, AnObjectWhoseRelroIsStillWritableIsLeftAlone) {
+  // dl_iterate_phdr lists an object another thread is still loading before
+  // the loader relocated it and made its RELRO part read-only. Made
+  // read-only under the loader, its next relocation would crash.
+  const std::string path = std::string(REBIND_TARGET_DIR) + "/librebind_target_loading.so";
+  void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(library, nullptr) << dlerror();
+  auto lock_once = reinterpret_cast<int (*)()>(dlsym(library, "rebind_target_lock_once"));
+  Relro relro;
+  dl_iterate_phdr(FindRelro, &relro);
+  ASSERT_LT(relro.begin, relro.end);
+  ASSERT_EQ(PermissionsAt(relro.begin).substr(0, 2), "r-");
+  ASSERT_EQ(mprotect(reinterpret_cast<void*>(relro.begin), relro.end - relro.begin, PROT_READ | PROT_WRITE), 0);
+
+  Found found{"librebind_target_loading"};
+  dl_iterate_phdr(RebindNamed, &found);
+  EXPECT_EQ(found.rebound, 0);  // both its entries lie in the RELRO part
+  EXPECT_EQ(PermissionsAt(relro.begin).substr(0, 2), "rw");
+  g_locks = 0;
+  EXPECT_EQ(lock_once(), 0);
+  EXPECT_EQ(g_locks, 0);
+
+  // Once the loader has locked it, the same object is rebound.
+  ASSERT_EQ(mprotect(reinterpret_cast<void*>(relro.begin), relro.end - relro.begin, PROT_READ), 0);
+  Found later{"librebind_target_loading"};
+  dl_iterate_phdr(RebindNamed, &later);
+  EXPECT_GE(later.rebound, 2);
+  EXPECT_EQ(PermissionsAt(relro.begin).substr(0, 2), "r-");
+  EXPECT_EQ(lock_once(), 0);
+  EXPECT_EQ(g_locks, 1);
 }
 
 }  // namespace
