@@ -27,6 +27,7 @@ struct Scan {
   std::vector<streamcheck_code_range> ranges;
   std::vector<const void*>* scanned;  // objects whose symbols were read (by their program headers)
   RealSyncFunction real;              // null: ignored objects' calls are not rebound
+  std::vector<const void*>* rebound_objects;  // objects whose imports are all bound (by their program headers)
   int rebound = 0;                    // GOT entries rewritten
 };
 
@@ -72,8 +73,13 @@ int AddCode(dl_phdr_info* info, size_t, void* data) {
     scan.ranges.push_back({begin, begin + segment.p_memsz});
   }
   // Their calls need not pass the interposers' check at all. The ranges stay:
-  // calls through function pointers still do.
-  if (scan.real != nullptr) scan.rebound += RebindSyncCalls(*info, scan.real);
+  // calls through function pointers still do. Once per object, unless it was
+  // still being loaded (its entries left for the next scan).
+  std::vector<const void*>& done = *scan.rebound_objects;
+  if (scan.real == nullptr || std::find(done.begin(), done.end(), info->dlpi_phdr) != done.end()) return 0;
+  bool left_some = false;
+  scan.rebound += RebindSyncCalls(*info, scan.real, &left_some);
+  if (!left_some) done.push_back(info->dlpi_phdr);
   return 0;
 }
 
@@ -97,6 +103,7 @@ void HostThreadOrder::IgnoreCudaAndOwnCode() {
   Scan scan;
   scan.scanned = &scanned_;
   scan.real = rebind_ ? api_->real_sync_function : nullptr;
+  scan.rebound_objects = &rebound_objects_;
   dl_iterate_phdr(AddCode, &scan);
   api_->activate(scan.ranges.data(), static_cast<int>(scan.ranges.size()));
   rebound_calls_ += scan.rebound;

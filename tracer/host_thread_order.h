@@ -94,6 +94,7 @@ class HostThreadOrder {
   bool rebind_ = true;
   int rebound_calls_ = 0;
   std::vector<const void*> scanned_;  // objects whose symbols IgnoreCudaAndOwnCode read
+  std::vector<const void*> rebound_objects_;  // ignored objects whose imports it bound (sync_call_rebinding.h)
   uint64_t deps_[STREAMCHECK_ORDERED_THREADS];
 };
 

@@ -100,7 +100,8 @@ bool ReadOnlyNow(uintptr_t begin, uintptr_t end) {
 
 }  // namespace
 
-int RebindSyncCalls(const dl_phdr_info& object, RealSyncFunction real) {
+int RebindSyncCalls(const dl_phdr_info& object, RealSyncFunction real, bool* left_some) {
+  if (left_some != nullptr) *left_some = false;
   if (kJumpSlot == ~0u || real == nullptr) return 0;
   const uintptr_t base = object.dlpi_addr;
   const ElfW(Dyn)* dynamic = nullptr;
@@ -145,6 +146,7 @@ int RebindSyncCalls(const dl_phdr_info& object, RealSyncFunction real) {
     ++rewritten;
   }
   if (unlocked) protect(locked_begin, locked_end, PROT_READ);
+  if (left_some != nullptr) *left_some = rewritten < static_cast<int>(rebindings.size());
   return rewritten;
 }
 

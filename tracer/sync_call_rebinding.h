@@ -29,7 +29,8 @@ using RealSyncFunction = void* (*)(const char* name);
 // not read-only yet (an object another thread is still loading: its entries
 // stay as the loader makes them). Returns the number
 // of entries rewritten (0 on architectures other than x86-64 and AArch64,
-// and for an object without such imports).
-int RebindSyncCalls(const dl_phdr_info& object, RealSyncFunction real);
+// and for an object without such imports); *left_some (if given) tells
+// whether entries were left so, for a later call to try again.
+int RebindSyncCalls(const dl_phdr_info& object, RealSyncFunction real, bool* left_some = nullptr);
 
 }  // namespace streamcheck::tracer

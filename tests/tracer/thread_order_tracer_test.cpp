@@ -163,11 +163,22 @@ class TracerThreadOrder : public ::testing::Test {
     engine.Finish();
     return sink.findings;
   }
+  HostThreadOrder& host_thread_order() { return tracer_->host_thread_order(); }
 
  private:
   std::string trace_path_ = ::testing::TempDir() + "thread_order." + std::to_string(getpid()) + ".trace";
   std::unique_ptr<Tracer> tracer_;
 };
+
+TEST_F(TracerThreadOrder, EachIgnoredLibrarysImportsAreBoundOnce) {
+  // libgcc_s (an ignored library, loaded by every C++ program here) imports
+  // pthread's locks; the tracer scans again after loading its plugins.
+  HostThreadOrder& order = host_thread_order();
+  const int bound = order.rebound_calls();
+  EXPECT_GT(bound, 0);
+  order.IgnoreCudaAndOwnCode();
+  EXPECT_EQ(order.rebound_calls(), bound);
+}
 
 TEST_F(TracerThreadOrder, AHandoverTheLibrarySeesOrdersTheOtherThread) {
   const std::vector<TraceRecord> records = SyncThenHandOver(Handover::kProgramsLock);
