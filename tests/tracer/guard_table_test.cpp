@@ -14,11 +14,11 @@
 
 #include <atomic>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "tests/common/mapped_permissions.h"
 
 namespace streamcheck::tracer::host {
 namespace {
@@ -29,18 +29,9 @@ const uint64_t kPage = GuardTable::PageSize();
 
 // What the host may do at `addr` now, from /proc/self/maps.
 uint8_t RightsAt(const void* addr) {
-  std::ifstream maps("/proc/self/maps");
-  const auto a = reinterpret_cast<uintptr_t>(addr);
-  for (std::string line; std::getline(maps, line);) {
-    std::istringstream in(line);
-    std::string range, perms;
-    in >> range >> perms;
-    const uintptr_t begin = std::stoull(range.substr(0, range.find('-')), nullptr, 16);
-    const uintptr_t end = std::stoull(range.substr(range.find('-') + 1), nullptr, 16);
-    if (a < begin || a >= end) continue;
-    return (perms[0] == 'r' ? kReadOnly : 0) | (perms[1] == 'w' ? 2 : 0);
-  }
-  return 0xff;
+  const std::string perms = streamcheck::testing::MappedPermissions(reinterpret_cast<uintptr_t>(addr));
+  if (perms.size() < 2) return 0xff;
+  return (perms[0] == 'r' ? kReadOnly : 0) | (perms[1] == 'w' ? 2 : 0);
 }
 
 class Mapping {
