@@ -5,12 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
+#include <map>
+#include <random>
+#include <span>
 #include <vector>
 
 #include "tracer/kernel_access/access_extent.h"
 #include "tracer/sanitizer/access_summary.h"
 #include "tracer/sanitizer/launch_selection.h"
 #include "tracer/sanitizer/log_capacity.h"
+#include "tracer/sanitizer/parallel_merge.h"
 
 namespace streamcheck::tracer::precise {
 namespace {
@@ -63,30 +68,94 @@ TEST(AccessSummary, RangesAcrossPagesAndOneMergerForManyLaunches) {
   EXPECT_EQ(out, (std::vector<MemoryAccess>{{0x10800, 1, AccessMode::kRead}}));
 }
 
-TEST(AccessSummary, SeveralMergersOwningPagesGiveWhatOneGives) {
-  // Ranges across many pages, some across page boundaries, read and written.
+// The segments of a log, ranges dealt to them in turn.
+std::vector<std::span<const AccessRange>> Segments(const std::vector<AccessRange>& ranges, size_t segments) {
+  std::vector<std::span<const AccessRange>> out;
+  const size_t per = (ranges.size() + segments - 1) / segments;
+  for (size_t at = 0; at < ranges.size(); at += per) out.push_back({ranges.data() + at, std::min(per, ranges.size() - at)});
+  return out;
+}
+
+TEST(ParallelMerge, SeveralThreadsGiveWhatOneGives) {
+  // Ranges across many pages, some across page boundaries, read and
+  // written, an atomic, and one range across 17 pages.
   std::vector<AccessRange> ranges;
   for (uint64_t i = 0; i < 200; ++i) ranges.push_back({0x100000 + i * 300, 200, i % 3 == 0 ? kW : kR});
   ranges.push_back({0x100000, 70000, kR});
+  ranges.push_back({0x140ffe, 4, kR | kW | kRangeAtomicSystem});
   const std::vector<MemoryAccess> one = Summary(ranges);
-  constexpr uint32_t kParts = 3;
-  std::vector<MemoryAccess> joined_parts, part;
-  bool joined = false;
-  for (uint32_t p = 0; p < kParts; ++p) {
-    RangeMerger merger;
-    merger.Add(ranges, p, kParts);
-    merger.Take(SIZE_MAX, &part, &joined);
-    joined_parts.insert(joined_parts.end(), part.begin(), part.end());
+  ASSERT_GT(one.size(), 100u);
+  for (uint32_t threads : {2u, 3u, 8u}) {
+    ParallelMerge merge(threads, /*parallel_ranges=*/1);
+    for (int launch = 0; launch < 2; ++launch) {  // the second reuses the threads and buckets
+      std::vector<MemoryAccess> out;
+      bool joined = true;
+      merge.Merge(Segments(ranges, 7), 1000, &out, &joined);
+      EXPECT_FALSE(joined);
+      std::sort(out.begin(), out.end(), [](const MemoryAccess& a, const MemoryAccess& b) { return a.addr < b.addr; });
+      EXPECT_EQ(out, one) << threads << " threads, launch " << launch;
+    }
   }
-  JoinParts(&joined_parts);
-  // Cut at the parts' pages, the pieces join again: no more accesses than
-  // one merger gives (some 140), so a limit above that joins nothing.
-  ASSERT_LT(one.size(), 150u);
-  LimitAccesses(&joined_parts, 150, &joined);
+}
+
+TEST(ParallelMerge, TheLimitHoldsForThePiecesJoined) {
+  // Every other 4-byte word of 64 KiB read: 8192 accesses, cut at 16 pages.
+  std::vector<AccessRange> ranges;
+  for (uint64_t i = 0; i < 8192; ++i) ranges.push_back({0x200000 + i * 8, 4, kR});
+  ParallelMerge merge(4, 1);
+  std::vector<MemoryAccess> out;
+  bool joined = false;
+  merge.Merge(Segments(ranges, 64), 300, &out, &joined);
+  EXPECT_TRUE(joined);
+  EXPECT_LE(out.size(), 300u);
+  merge.Merge(Segments(ranges, 64), 10000, &out, &joined);
   EXPECT_FALSE(joined);
-  std::sort(joined_parts.begin(), joined_parts.end(),
-            [](const MemoryAccess& a, const MemoryAccess& b) { return a.addr < b.addr; });
-  EXPECT_EQ(joined_parts, one);
+  EXPECT_EQ(out.size(), 8192u);
+}
+
+TEST(ParallelMerge, ASmallLaunchIsMergedOnTheCallersThread) {
+  ParallelMerge merge(8, /*parallel_ranges=*/100);
+  std::vector<MemoryAccess> out;
+  bool joined = false;
+  const std::vector<AccessRange> ranges{{0x1000, 128, kR}, {0x1080, 128, kR}};
+  merge.Merge(Segments(ranges, 2), 10, &out, &joined);
+  EXPECT_EQ(out, (std::vector<MemoryAccess>{{0x1000, 256, AccessMode::kRead}}));
+}
+
+// What a launch's ranges touched, byte by byte: the accesses a merge must give.
+std::vector<MemoryAccess> ByteByByte(const std::vector<AccessRange>& ranges) {
+  std::map<Address, uint32_t> modes;  // byte -> kRangeRead | kRangeWrite
+  for (const AccessRange& r : ranges)
+    for (Address a = r.address; a < r.address + r.size; ++a) modes[a] |= r.flags & (kRangeRead | kRangeWrite);
+  std::vector<MemoryAccess> out;
+  for (auto [address, flags] : modes) {
+    if (flags == 0) continue;
+    const AccessMode mode = flags == kRangeRead ? AccessMode::kRead : flags == kRangeWrite ? AccessMode::kWrite
+                                                                                           : AccessMode::kReadWrite;
+    if (!out.empty() && out.back().mode == mode && out.back().addr + out.back().size == address) ++out.back().size;
+    else out.push_back({address, 1, mode});
+  }
+  return out;
+}
+
+TEST(AccessSummary, RandomRangesGiveWhatTheirBytesGive) {
+  // Warps' windows out of order, repeats, overlaps, runs continued by the
+  // next range, atomics and prefetches, over a few pages: the run joiner's
+  // table (its places collide) and the pages' bitmaps against a byte map.
+  std::mt19937_64 random(7);
+  for (int round = 0; round < 60; ++round) {
+    std::vector<AccessRange> ranges;
+    const int n = 1 + static_cast<int>(random() % 3000);
+    for (int i = 0; i < n; ++i) {
+      const uint32_t flags = std::array<uint32_t, 5>{kR, kW, kR, kR | kW | kRangeAtomicSystem, kRangePrefetch}[random() % 5];
+      const Address at = 0x40000 + random() % 20000;
+      const uint32_t size = std::array<uint32_t, 4>{1, 4, 128, 700}[random() % 4];
+      ranges.push_back({at, size, flags});
+      // Often the next range continues this one.
+      if (random() % 2) ranges.push_back({at + size, size, flags});
+    }
+    ASSERT_EQ(Summary(ranges, SIZE_MAX), ByteByByte(ranges)) << "round " << round;
+  }
 }
 
 TEST(AccessSummary, GapsStayGaps) {
@@ -185,6 +254,16 @@ TEST(LogCapacity, ALaterLaunchGetsWhatItsKernelNeededTwiceOver) {
   EXPECT_EQ(RegrownCapacity(0.5, 65537), 131072u);
   EXPECT_EQ(RegrownCapacity(1e9, 1 << 20), kMaxSegmentCapacity);
   EXPECT_EQ(RegrownCapacity(0, 1 << 20), kMinSegmentCapacity);
+}
+
+TEST(LogCapacity, PastThePinnedBudgetALaunchWaitsForASlotInFlight) {
+  constexpr size_t kMiB = size_t{1} << 20;
+  // Within the budget: a new slot at once.
+  EXPECT_FALSE(WaitsForSlot(128 * kMiB, 64 * kMiB, 2));
+  // Past it, with launches in flight whose slots will come back: wait.
+  EXPECT_TRUE(WaitsForSlot(kPinnedBudgetBytes - 32 * kMiB, 64 * kMiB, 1));
+  // None in flight: nothing to wait for.
+  EXPECT_FALSE(WaitsForSlot(kPinnedBudgetBytes, 64 * kMiB, 0));
 }
 
 }  // namespace

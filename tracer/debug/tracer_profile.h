@@ -73,6 +73,10 @@ enum class ProfilePhase {
   kEngine,            // the happens-before engine (on the worker)
   kTraceOutput,       // the --trace file (on the worker)
   kFrameworkBlock,    // a framework allocator's block event, lock included
+  kPreciseSlotWait,   // --precise: a launch waiting for a slot the worker gives back
+  kPreciseNewSlot,    // --precise: a launch's slot made (pinned and device memory)
+  kPreciseLaunchEnd,  // --precise: the worker waiting for a launch's end
+  kPreciseMerge,      // --precise: the worker merging a launch's logged ranges
   kCount
 };
 
@@ -81,7 +85,9 @@ class TracerProfile : public PhaseProfile<ProfilePhase> {
   TracerProfile()
       : PhaseProfile("streamcheck[profile]:", {"locked callbacks", "unlocked callbacks", "argument words",
                                                "native stacks", "queue", "waits for analysis", "resolution", "engine",
-                                               "trace output", "framework blocks"}) {}
+                                               "trace output", "framework blocks",
+                                               "precise slot waits", "precise new slots", "precise launch ends",
+                                               "precise merges"}) {}
 };
 
 }  // namespace streamcheck::tracer

@@ -53,7 +53,9 @@ void Coarsen(std::vector<Interval>* intervals, size_t limit, bool* joined) {
 }  // namespace
 
 RangeMerger::Page& RangeMerger::PageAt(Address page_base) {
-  Recent& recent = recent_[(page_base / kPageBytes) % recent_.size()];
+  // Hashed: buffers a power of two apart (a kernel's input and output of
+  // 64 MiB each) would share every entry by their low page bits.
+  Recent& recent = recent_[(page_base / kPageBytes * 0x9E3779B97F4A7C15ull) >> 58];
   if (recent.base == page_base) return pages_[recent.index];
   auto [it, inserted] = page_of_.try_emplace(page_base, static_cast<uint32_t>(bases_.size()));
   if (inserted) {
@@ -67,14 +69,10 @@ RangeMerger::Page& RangeMerger::PageAt(Address page_base) {
   return pages_[it->second];
 }
 
-void RangeMerger::Mark(Address begin, Address end, bool read, bool write, uint32_t part, uint32_t parts) {
+void RangeMerger::Mark(Address begin, Address end, bool read, bool write) {
   while (begin < end) {
     const Address base = begin & ~(kPageBytes - 1);
     const Address stop = std::min(end, base + kPageBytes);
-    if (parts > 1 && (base / kPageBytes) % parts != part) {
-      begin = stop;
-      continue;
-    }
     Page& page = PageAt(base);
     for (Address at = begin; at < stop;) {
       const size_t word = (at - base) / 64;
@@ -89,11 +87,11 @@ void RangeMerger::Mark(Address begin, Address end, bool read, bool write, uint32
   }
 }
 
-void RangeMerger::Add(std::span<const AccessRange> ranges, uint32_t part, uint32_t parts) {
+void RangeMerger::Add(std::span<const AccessRange> ranges) {
   for (const AccessRange& r : ranges) {
     // An atomic reads and writes (its flags say both).
     if (r.size == 0 || (r.flags & (kRangeRead | kRangeWrite)) == 0) continue;
-    Mark(r.address, r.address + r.size, (r.flags & kRangeRead) != 0, (r.flags & kRangeWrite) != 0, part, parts);
+    Mark(r.address, r.address + r.size, (r.flags & kRangeRead) != 0, (r.flags & kRangeWrite) != 0);
   }
 }
 

@@ -32,11 +32,9 @@ class RangeMerger {
   // than a record of a million accesses), and *joined tells whether that
   // happened. Take readies the merger for the next launch; it keeps its
   // pages' memory.
-  //
-  // Several mergers share a large launch (one thread each): merger `part`
-  // of `parts` takes every range but keeps only the pages it owns (page
-  // number % parts), so their outputs are disjoint; JoinParts makes one list.
-  void Add(std::span<const AccessRange> ranges, uint32_t part = 0, uint32_t parts = 1);
+  // (Several mergers share a large launch, each given the ranges on the
+  // pages it owns: parallel_merge.h.)
+  void Add(std::span<const AccessRange> ranges);
   void Take(size_t max_accesses, std::vector<MemoryAccess>* out, bool* joined);
 
  private:
@@ -46,7 +44,7 @@ class RangeMerger {
     std::array<uint64_t, kWords> read, write;
   };
   Page& PageAt(Address page_base);
-  void Mark(Address begin, Address end, bool read, bool write, uint32_t part, uint32_t parts);
+  void Mark(Address begin, Address end, bool read, bool write);
 
   std::unordered_map<Address, uint32_t> page_of_;  // page base -> index into pages_
   std::vector<Page> pages_;
@@ -60,9 +58,9 @@ class RangeMerger {
   std::array<Recent, 64> recent_{};
 };
 
-// The accesses of several mergers' parts of one launch (each Taken without
-// a limit) as one list: pieces of one mode that meet (a run across two
-// parts' pages) are joined.
+// The accesses of several mergers of one launch (each Taken without a
+// limit) as one list: pieces of one mode that meet (a run across two
+// mergers' pages) are joined.
 void JoinParts(std::vector<MemoryAccess>* accesses);
 
 // At most `max_accesses` accesses: past that the closest neighbours of each

@@ -1,6 +1,7 @@
 #include "tracer/sanitizer/device_summaries.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cstring>
 #include <span>
@@ -20,17 +21,29 @@ constexpr size_t kMaxAccesses = 8192;
 // How long the worker waits for a launch's end: a kernel still running
 // after this keeps fast mode's extents (and its slot is never reused).
 constexpr auto kLaunchTimeout = std::chrono::seconds(60);
-// A launch that logged this many ranges is merged on several threads (at
-// some 20 ns a range, a million took the worker 20 ms), at most this many.
-constexpr size_t kParallelRanges = size_t{1} << 18;
-constexpr uint32_t kMaxMergeThreads = 8;
 // After its stream synchronized, a launch whose patches did not report its
 // end is given this long before it is taken as over without a summary.
 constexpr auto kSettledGrace = std::chrono::milliseconds(200);
+// How long a launch over the pinned budget waits for a slot to come back
+// before it makes one.
+constexpr auto kSlotWait = std::chrono::milliseconds(100);
+
+// A launch that logged this many ranges is merged on several threads (at
+// some 20 ns a range, a million took one thread 20 ms), at most this many.
+constexpr size_t kParallelRanges = size_t{1} << 18;
+constexpr uint32_t kMaxMergeThreads = 8;
 
 constexpr const char* kPinnedUsedUp = "precise: pinned memory for launch summaries used up (fast mode's extents)";
 
 size_t LogBytes(uint32_t segment_capacity) { return size_t{kSegments} * segment_capacity * sizeof(AccessRange); }
+
+// A slot's pinned memory: the host side, the header's staging copy, the
+// log, each at its type's alignment (the header's counters are on lines of
+// their own, and the compiler copies such a type with aligned stores).
+constexpr size_t AlignUp(size_t n, size_t alignment) { return (n + alignment - 1) / alignment * alignment; }
+constexpr size_t kStagingOffset = AlignUp(sizeof(SummaryHostSide), alignof(DeviceSummary));
+constexpr size_t kLogOffset = AlignUp(kStagingOffset + sizeof(DeviceSummary), alignof(AccessRange));
+size_t SlotBytes(uint32_t segment_capacity) { return kLogOffset + LogBytes(segment_capacity); }
 
 uint64_t BlocksOf(const Sanitizer_LaunchData& launch) {
   return uint64_t{launch.gridDim_x} * launch.gridDim_y * launch.gridDim_z;
@@ -43,6 +56,11 @@ uint64_t ThreadsPerBlockOf(const Sanitizer_LaunchData& launch) {
 uint64_t ThreadsOf(const Sanitizer_LaunchData& launch) { return BlocksOf(launch) * ThreadsPerBlockOf(launch); }
 
 }  // namespace
+
+DeviceSummaries::DeviceSummaries(const SanitizerLibrary& api, TracerProfile& profile)
+    : api_(api),
+      profile_(profile),
+      merge_(std::clamp(std::thread::hardware_concurrency() / 2, 1u, kMaxMergeThreads), kParallelRanges) {}
 
 void DeviceSummaries::Note(const std::string& what) {
   std::lock_guard<std::mutex> lock(mutex_);
@@ -60,9 +78,9 @@ uint32_t DeviceSummaries::CapacityFor(const Sanitizer_LaunchData& launch) {
   return FirstLaunchCapacity(BlocksOf(launch), ThreadsPerBlockOf(launch));
 }
 
-DeviceSummaries::Slot* DeviceSummaries::TakeSlot(CUcontext context, Sanitizer_StreamHandle stream,
-                                                 uint32_t segment_capacity, std::string* why_not) {
-  for (auto& slot : slots_) {
+DeviceSummaries::Slot* DeviceSummaries::IdleSlotFor(CUcontext context, Sanitizer_StreamHandle stream,
+                                                    uint32_t segment_capacity) const {
+  for (const auto& slot : slots_) {
     if (slot->in_use || slot->context != context || slot->segment_capacity < segment_capacity) continue;
     // Until a launch has used the slot to its end, its header's first copy
     // may still be queued on the slot's first stream: a launch on another
@@ -70,12 +88,60 @@ DeviceSummaries::Slot* DeviceSummaries::TakeSlot(CUcontext context, Sanitizer_St
     if (!slot->header_ready && slot->stream != stream) continue;
     return slot.get();
   }
-  const size_t host_bytes = sizeof(SummaryHostSide) + sizeof(DeviceSummary) + LogBytes(segment_capacity);
-  // Idle slots too small for this launch make room for one that is not.
+  return nullptr;
+}
+
+size_t DeviceSummaries::SlotsInFlight(CUcontext context) const {
+  size_t n = 0;
+  for (const auto& slot : slots_) n += slot->in_use && slot->context == context && slot->device != nullptr;
+  return n;
+}
+
+void DeviceSummaries::FreeIdleSlots(CUcontext context, uint32_t segment_capacity, size_t wanted, size_t limit) {
   for (auto& idle : slots_) {
-    if (pinned_bytes_ + host_bytes <= kMaxPinnedBytes) break;
-    if (!idle->in_use && idle->device != nullptr && idle->context == context && idle->header_ready) FreeSlot(*idle);
+    if (pinned_bytes_ + wanted <= limit) return;
+    if (!idle->in_use && idle->device != nullptr && idle->context == context && idle->header_ready &&
+        idle->segment_capacity < segment_capacity)
+      FreeSlot(*idle);
   }
+}
+
+DeviceSummaries::Slot* DeviceSummaries::TakeSlot(std::unique_lock<std::mutex>& lock, CUcontext context,
+                                                 Sanitizer_StreamHandle stream, uint32_t segment_capacity,
+                                                 std::string* why_not) {
+  if (Slot* idle = IdleSlotFor(context, stream, segment_capacity)) return idle;
+  const size_t wanted = SlotBytes(segment_capacity);
+  FreeIdleSlots(context, segment_capacity, wanted, kPinnedBudgetBytes);
+  if (releases_ != releases_at_vain_wait_ && WaitsForSlot(pinned_bytes_, wanted, SlotsInFlight(context))) {
+    const uint64_t start = profile_.Now();
+    const auto deadline = std::chrono::steady_clock::now() + kSlotWait;
+    for (;;) {
+      if (released_.wait_until(lock, deadline) == std::cv_status::timeout) {
+        releases_at_vain_wait_ = releases_;
+        ++notes_["precise: a launch waited in vain for a launch summary to come back and made one (earlier "
+                 "launches still running)"];
+        break;
+      }
+      if (Slot* idle = IdleSlotFor(context, stream, segment_capacity)) {
+        profile_.Add(ProfilePhase::kPreciseSlotWait, start);
+        return idle;
+      }
+      FreeIdleSlots(context, segment_capacity, wanted, kPinnedBudgetBytes);
+      if (!WaitsForSlot(pinned_bytes_, wanted, SlotsInFlight(context))) break;
+    }
+    profile_.Add(ProfilePhase::kPreciseSlotWait, start);
+  }
+  const uint64_t start = profile_.Now();
+  Slot* slot = NewSlot(context, stream, segment_capacity, why_not);
+  profile_.Add(ProfilePhase::kPreciseNewSlot, start);
+  return slot;
+}
+
+DeviceSummaries::Slot* DeviceSummaries::NewSlot(CUcontext context, Sanitizer_StreamHandle stream,
+                                                uint32_t segment_capacity, std::string* why_not) {
+  const size_t host_bytes = SlotBytes(segment_capacity);
+  // Idle slots too small for this launch make room for one that is not.
+  FreeIdleSlots(context, segment_capacity, host_bytes, kMaxPinnedBytes);
   if (pinned_bytes_ + host_bytes > kMaxPinnedBytes) {
     *why_not = kPinnedUsedUp;
     return nullptr;
@@ -103,8 +169,8 @@ DeviceSummaries::Slot* DeviceSummaries::TakeSlot(CUcontext context, Sanitizer_St
   slot->context = context;
   slot->stream = stream;
   slot->host = reinterpret_cast<SummaryHostSide*>(bytes);
-  slot->staging = reinterpret_cast<DeviceSummary*>(bytes + sizeof(SummaryHostSide));
-  slot->log = reinterpret_cast<AccessRange*>(bytes + sizeof(SummaryHostSide) + sizeof(DeviceSummary));
+  slot->staging = reinterpret_cast<DeviceSummary*>(bytes + kStagingOffset);
+  slot->log = reinterpret_cast<AccessRange*>(bytes + kLogOffset);
   slot->device = static_cast<DeviceSummary*>(device);
   slot->recent = static_cast<AccessRange*>(recent);
   slot->segment_capacity = segment_capacity;
@@ -130,8 +196,8 @@ DeviceSummaries::Slot* DeviceSummaries::TakeSlot(CUcontext context, Sanitizer_St
 }
 
 uint32_t DeviceSummaries::Begin(const Sanitizer_LaunchData& launch, std::string* why_not) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  Slot* slot = TakeSlot(launch.context, launch.hStream, CapacityFor(launch), why_not);
+  std::unique_lock<std::mutex> lock(mutex_);
+  Slot* slot = TakeSlot(lock, launch.context, launch.hStream, CapacityFor(launch), why_not);
   if (slot == nullptr) return 0;
   slot->host->done = 0;
   slot->stream = launch.hStream;
@@ -171,7 +237,7 @@ void DeviceSummaries::FreeSlot(Slot& slot) {
   api_.sanitizerFree(slot.context, slot.device);
   api_.sanitizerFree(slot.context, slot.recent);
   api_.sanitizerFreeHost(slot.context, slot.host);
-  pinned_bytes_ -= sizeof(SummaryHostSide) + sizeof(DeviceSummary) + LogBytes(slot.segment_capacity);
+  pinned_bytes_ -= SlotBytes(slot.segment_capacity);
   slot.device = nullptr;
   slot.context = nullptr;  // never matched again; its ticket, if one is left, finds no summary
   slot.in_use = false;
@@ -209,39 +275,19 @@ bool DeviceSummaries::AwaitEnd(const Slot& slot) const {
 }
 
 void DeviceSummaries::Release(Slot& slot) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  slot.in_use = false;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    slot.in_use = false;
+    ++releases_;
+  }
+  released_.notify_all();
 }
 
 void DeviceSummaries::Merge(const Slot& slot, std::vector<MemoryAccess>* exact, bool* joined) {
-  std::vector<std::span<const AccessRange>> segments;
-  size_t ranges = 0;
-  for (uint32_t i = 0; i < kSegments; ++i) {
-    const uint32_t logged = std::min(slot.host->counts[i], slot.segment_capacity);
-    segments.push_back({slot.log + size_t{i} * slot.segment_capacity, logged});
-    ranges += logged;
-  }
-  const uint32_t parts =
-      ranges < kParallelRanges ? 1 : std::clamp(std::thread::hardware_concurrency() / 2, 1u, kMaxMergeThreads);
-  if (mergers_.size() < parts) mergers_.resize(parts);
-  auto merge_part = [&](uint32_t part) {
-    for (std::span<const AccessRange> segment : segments) mergers_[part].Add(segment, part, parts);
-  };
-  std::vector<std::thread> helpers;
-  for (uint32_t part = 1; part < parts; ++part) helpers.emplace_back(merge_part, part);
-  merge_part(0);
-  for (std::thread& helper : helpers) helper.join();
-  if (parts == 1) return mergers_[0].Take(kMaxAccesses, exact, joined);
-  // Each part cuts the runs at the pages it does not own: the limit holds
-  // for the parts joined again.
-  exact->clear();
-  std::vector<MemoryAccess> part_accesses;
-  for (uint32_t part = 0; part < parts; ++part) {
-    mergers_[part].Take(SIZE_MAX, &part_accesses, joined);
-    exact->insert(exact->end(), part_accesses.begin(), part_accesses.end());
-  }
-  JoinParts(exact);
-  LimitAccesses(exact, kMaxAccesses, joined);
+  std::array<std::span<const AccessRange>, kSegments> segments;
+  for (uint32_t i = 0; i < kSegments; ++i)
+    segments[i] = {slot.log + size_t{i} * slot.segment_capacity, std::min(slot.host->counts[i], slot.segment_capacity)};
+  merge_.Merge(segments, kMaxAccesses, exact, joined);
 }
 
 void DeviceSummaries::Complete(TraceRecord& launch, const AllocationBounds& allocations) {
@@ -253,7 +299,10 @@ void DeviceSummaries::Complete(TraceRecord& launch, const AllocationBounds& allo
   }
   launch.device_access_ticket = 0;
   if (slot == nullptr) return Note("precise: a launch's summary was lost with its context (fast mode's extents)");
-  if (!AwaitEnd(*slot)) {
+  const uint64_t end_start = profile_.Now();
+  const bool ended = AwaitEnd(*slot);
+  profile_.Add(ProfilePhase::kPreciseLaunchEnd, end_start);
+  if (!ended) {
     std::lock_guard<std::mutex> lock(mutex_);
     slot->context = nullptr;  // the device may still write it: never reused
     ++notes_["precise: a launch did not report its end (fast mode's extents)"];
@@ -284,7 +333,9 @@ void DeviceSummaries::Complete(TraceRecord& launch, const AllocationBounds& allo
   }
   std::vector<MemoryAccess> exact;
   bool joined = false;
+  const uint64_t merge_start = profile_.Now();
   Merge(*slot, &exact, &joined);
+  profile_.Add(ProfilePhase::kPreciseMerge, merge_start);
   Release(*slot);  // the ranges are merged
   exact.insert(exact.end(), lost.begin(), lost.end());
   launch.accesses.clear();

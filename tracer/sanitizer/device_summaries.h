@@ -4,12 +4,15 @@
 // the launch is over and its ranges merged into the record's exact accesses.
 // Slots are reused, per context, by launches that need no more room; a
 // kernel whose log overflowed gets twice the room it needed at its next
-// launch (this one keeps fast mode's extents).
+// launch (this one keeps fast mode's extents). Past a budget of pinned
+// memory a launch waits for a slot to come back before it makes one
+// (log_capacity.h).
 #pragma once
 
 #include <sanitizer.h>
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -18,8 +21,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tracer/debug/tracer_profile.h"
 #include "tracer/device_accesses.h"
 #include "tracer/sanitizer/access_summary.h"
+#include "tracer/sanitizer/parallel_merge.h"
 #include "tracer/sanitizer/device_summary_layout.h"
 #include "tracer/sanitizer/sanitizer_library.h"
 
@@ -27,7 +32,7 @@ namespace streamcheck::tracer::precise {
 
 class DeviceSummaries : public DeviceAccessSource {
  public:
-  explicit DeviceSummaries(const SanitizerLibrary& api) : api_(api) {}
+  DeviceSummaries(const SanitizerLibrary& api, TracerProfile& profile);
   ~DeviceSummaries() override = default;
 
   // In a launch's LAUNCH_BEGIN callback, on the program's thread: a slot for
@@ -69,8 +74,17 @@ class DeviceSummaries : public DeviceAccessSource {
     std::atomic<bool> header_ready{false};  // a launch used it to the end: its header's first copy is done
     std::atomic<bool> settled{false};
   };
-  // A free slot of `context` with room for `segment_capacity`, or a new one (null on failure).
-  Slot* TakeSlot(CUcontext context, Sanitizer_StreamHandle stream, uint32_t segment_capacity, std::string* why_not);
+  // A free slot of `context` with room for `segment_capacity`: one that is
+  // free now, else (over the pinned budget) one the worker gives back within
+  // a while, else a new one (null on failure). `lock` holds mutex_.
+  Slot* TakeSlot(std::unique_lock<std::mutex>& lock, CUcontext context, Sanitizer_StreamHandle stream,
+                 uint32_t segment_capacity, std::string* why_not);
+  Slot* IdleSlotFor(CUcontext context, Sanitizer_StreamHandle stream, uint32_t segment_capacity) const;
+  Slot* NewSlot(CUcontext context, Sanitizer_StreamHandle stream, uint32_t segment_capacity, std::string* why_not);
+  // Idle slots of `context` too small for `segment_capacity` give their
+  // memory back while the slots hold more than `limit` with `wanted` more.
+  void FreeIdleSlots(CUcontext context, uint32_t segment_capacity, size_t wanted, size_t limit);
+  size_t SlotsInFlight(CUcontext context) const;
   void Release(Slot& slot);
   // Gives the slot's memory back (mutex_ held); the slot object stays, for its ticket.
   void FreeSlot(Slot& slot);
@@ -83,14 +97,20 @@ class DeviceSummaries : public DeviceAccessSource {
   uint32_t CapacityFor(const Sanitizer_LaunchData& launch);
 
   const SanitizerLibrary& api_;
+  TracerProfile& profile_;
   mutable std::mutex mutex_;  // all below: the program's threads and the worker
+  std::condition_variable released_;  // a slot came back (Release)
+  uint64_t releases_ = 0;
+  // releases_ when a launch last waited for a slot in vain: until another
+  // comes back, launches make slots at once (the launches in flight may be
+  // waiting for the host, as a kernel polling a flag the program sets later).
+  uint64_t releases_at_vain_wait_ = ~uint64_t{0};
   std::vector<std::unique_ptr<Slot>> slots_;  // ticket = index + 1; never shrinks (tickets stay valid)
   // Per kernel that overflowed: the most ranges a segment took, per thread of its launch.
   std::unordered_map<CUfunction, double> ranges_per_thread_;
   size_t pinned_bytes_ = 0;
   std::map<std::string, uint64_t> notes_;
-  // The worker's: one per thread that merges a launch's ranges (Merge).
-  std::vector<RangeMerger> mergers_;
+  ParallelMerge merge_;  // the worker's
 };
 
 }  // namespace streamcheck::tracer::precise

@@ -63,6 +63,13 @@ struct SummaryHostSide {
   Hull lost[kSegments][2];           // by kHullRead / kHullWrite
 };
 
+// A segment's range counter, on a cache line of its own: every warp of a
+// memory-bound launch takes an atomic on its segment's counter per access
+// instruction, and counters that share a line queue at one L2 slice.
+struct alignas(128) SegmentCount {
+  uint32_t value;
+};
+
 // Device memory, one per slot (a launch at a time); userdata of the patches.
 struct DeviceSummary {
   AccessRange* log;                  // pinned host memory: kSegments * segment_capacity ranges
@@ -71,7 +78,7 @@ struct DeviceSummary {
   uint32_t segment_capacity;
   uint32_t generation;               // the slot's launch count: tags `recent`, so no launch sees another's
   unsigned long long exited;         // threads past their exit; back to 0 when published
-  uint32_t counts[kSegments];        // back to 0 when published: the slot is ready for its next launch
+  SegmentCount counts[kSegments];    // back to 0 when published: the slot is ready for its next launch
   Hull lost[kSegments][2];           // back to empty when published
 };
 

@@ -23,4 +23,8 @@ uint32_t RegrownCapacity(double ranges_per_thread, uint64_t threads) {
   return ClampedCapacity(ranges_per_thread * static_cast<double>(threads) * 2);
 }
 
+bool WaitsForSlot(size_t pinned_bytes, size_t wanted_bytes, size_t slots_in_flight) {
+  return slots_in_flight > 0 && pinned_bytes + wanted_bytes > kPinnedBudgetBytes;
+}
+
 }  // namespace streamcheck::tracer::precise

@@ -10,6 +10,7 @@
 // write fits. No CUDA here: unit-tested without a GPU.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace streamcheck::tracer::precise {
@@ -36,5 +37,18 @@ uint32_t FirstLaunchCapacity(uint64_t blocks, uint64_t block_threads);
 // twice over (one kernel launched over a whole buffer and then over each
 // quarter).
 uint32_t RegrownCapacity(double ranges_per_thread, uint64_t threads);
+
+// Pinned memory the slots of launches in flight may hold before a launch
+// that finds no free slot waits for one the worker gives back rather than
+// pinning more. A program that queues launches faster than they run (and
+// are merged) would otherwise pin a new log for each: 64 MiB for a kernel
+// that touches 128 MiB, which took 20-30 ms to pin on the H200 machines,
+// while the GPU idled (precise_cost's 20 queued launches: 49 ms a launch
+// on the host before, 15 with the budget and the merge reading the log once).
+inline constexpr size_t kPinnedBudgetBytes = size_t{256} << 20;
+// Whether a launch that found no free slot waits for one: a new slot of
+// `wanted_bytes` would take the pinned memory past the budget, and launches
+// of its context are in flight, whose slots come back once merged.
+bool WaitsForSlot(size_t pinned_bytes, size_t wanted_bytes, size_t slots_in_flight);
 
 }  // namespace streamcheck::tracer::precise

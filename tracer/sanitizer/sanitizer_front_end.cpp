@@ -57,7 +57,7 @@ class PreciseFrontEnd {
   PreciseFrontEnd(Tracer& tracer, const std::string& glob)
       : tracer_(tracer),
         selection_(glob),
-        summaries_(api_),
+        summaries_(api_, tracer.profile()),
         modules_(api_, DebugFlag(DebugSwitch::kPrecisePerAccess)),
         trace_callbacks_(DebugFlag(DebugSwitch::kPreciseCallbacks)),
         patch_modules_(!DebugFlag(DebugSwitch::kPreciseNoPatch)) {}

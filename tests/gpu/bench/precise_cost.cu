@@ -6,30 +6,69 @@
 // time per launch (events around the loop) and the host's (to the end of the
 // synchronization, which under streamcheck waits for the analysis too):
 //   precise_cost [LAUNCHES] -> "precise_cost: N launches, X ms per launch (device Y ms)"
+// With `rmw`, the kernel is cuda-samples simpleStreams' init_array instead:
+// each thread reads and writes its element and reads one scalar, 5 times
+// over (most of its accesses repeat ones logged a moment before).
+// With `each`, every launch is synchronized before the next and timed by
+// events of its own: the device's median is the instrumented kernel's time
+// alone, without the gaps a slow host leaves between queued launches:
+//   precise_cost LAUNCHES each [rmw] -> "precise_cost: N launches one at a time, X ms per launch (device median Y ms)"
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <vector>
 
 __global__ void scale(const float* in, float* out, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = 2 * in[i];
 }
 
+__global__ void read_modify_write(float* data, const float* factor, int iterations) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int k = 0; k < iterations; ++k) data[i] += *factor;
+}
+
 int main(int argc, char** argv) {
   const int launches = argc > 1 ? std::atoi(argv[1]) : 20;
+  bool each = false, rmw = false;
+  for (int i = 2; i < argc; ++i) {
+    each |= std::strcmp(argv[i], "each") == 0;
+    rmw |= std::strcmp(argv[i], "rmw") == 0;
+  }
   constexpr int kN = 16 << 20;
   float *in, *out;
   if (cudaMalloc(&in, kN * sizeof(float)) != cudaSuccess || cudaMalloc(&out, kN * sizeof(float)) != cudaSuccess) return 3;
   cudaMemset(in, 0, kN * sizeof(float));
-  scale<<<1024, 256>>>(in, out, kN);  // the first launch loads and patches the module
+  auto launch = [&] {
+    if (rmw) read_modify_write<<<kN / 256, 256>>>(out, in, 5);
+    else scale<<<1024, 256>>>(in, out, kN);
+  };
+  launch();  // the first launch loads and patches the module
   cudaDeviceSynchronize();
   cudaEvent_t begin, end;
   cudaEventCreate(&begin);
   cudaEventCreate(&end);
   const auto start = std::chrono::steady_clock::now();
+  if (each) {
+    std::vector<float> device_ms(launches);
+    for (int i = 0; i < launches; ++i) {
+      cudaEventRecord(begin);
+      launch();
+      cudaEventRecord(end);
+      if (cudaDeviceSynchronize() != cudaSuccess) return 3;
+      cudaEventElapsedTime(&device_ms[i], begin, end);
+    }
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    std::sort(device_ms.begin(), device_ms.end());
+    std::printf("precise_cost: %d launches one at a time, %.3f ms per launch (device median %.3f ms)\n", launches,
+                ms / launches, device_ms[launches / 2]);
+    return 0;
+  }
   cudaEventRecord(begin);
-  for (int i = 0; i < launches; ++i) scale<<<1024, 256>>>(in, out, kN);
+  for (int i = 0; i < launches; ++i) launch();
   cudaEventRecord(end);
   if (cudaDeviceSynchronize() != cudaSuccess) return 3;
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

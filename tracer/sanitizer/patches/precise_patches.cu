@@ -77,7 +77,7 @@ __device__ __forceinline__ void Append(DeviceSummary* s, unsigned segment, unsig
   const unsigned lane = LaneId();
   const unsigned leader = __ffs(group) - 1;
   unsigned first = 0;
-  if (lane == leader) first = atomicAdd(&s->counts[segment], __popc(fresh));
+  if (lane == leader) first = atomicAdd(&s->counts[segment].value, __popc(fresh));
   first = __shfl_sync(group, first, leader);
   if ((fresh >> lane & 1u) == 0) return;
   const unsigned index = first + __popc(fresh & ((1u << lane) - 1));
@@ -152,7 +152,7 @@ __device__ __noinline__ void Exit(DeviceSummary* s) {
   if (atomicAdd(&s->exited, exiting) + exiting != threads) return;
   __threadfence_system();
   for (unsigned i = 0; i < kSegments; ++i) {
-    s->host->counts[i] = atomicExch(&s->counts[i], 0u);
+    s->host->counts[i] = atomicExch(&s->counts[i].value, 0u);
     for (unsigned mode = 0; mode < 2; ++mode) {
       s->host->lost[i][mode].low = atomicExch(&s->lost[i][mode].low, ~0ull);
       s->host->lost[i][mode].high = atomicExch(&s->lost[i][mode].high, 0ull);
@@ -182,7 +182,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult StreamcheckGlobalAccessP
                                                                                       uint32_t flags, const void*) {
   auto* s = static_cast<DeviceSummary*>(userdata);
   if (s == nullptr || (flags & kRangePrefetch) != 0) return SANITIZER_PATCH_SUCCESS;
-  const unsigned index = atomicAdd(&s->counts[0], 1u);
+  const unsigned index = atomicAdd(&s->counts[0].value, 1u);
   if (index < s->segment_capacity) {
     const unsigned long long size_and_flags =
         static_cast<unsigned long long>(accessSize) | (static_cast<unsigned long long>(flags) << 32);
