@@ -25,8 +25,13 @@ constexpr auto kLaunchTimeout = std::chrono::seconds(60);
 // end is given this long before it is taken as over without a summary.
 constexpr auto kSettledGrace = std::chrono::milliseconds(200);
 // How long a launch over the pinned budget waits for a slot to come back
-// before it makes one.
-constexpr auto kSlotWait = std::chrono::milliseconds(100);
+// before it makes one: as long as pinning its log took the slots made
+// before (a launch waiting longer would have been faster pinning one; the
+// cuda-samples' StreamPriorities, whose kernels run tens of milliseconds,
+// lost 100 ms to a wait), at most this.
+constexpr auto kMaxSlotWait = std::chrono::milliseconds(100);
+// Slots this large or larger measure the rate (smaller ones' fixed costs would overstate it).
+constexpr size_t kPinRateBytes = size_t{4} << 20;
 
 // A launch that logged this many ranges is merged on several threads (at
 // some 20 ns a range, a million took one thread 20 ms), at most this many.
@@ -114,7 +119,10 @@ DeviceSummaries::Slot* DeviceSummaries::TakeSlot(std::unique_lock<std::mutex>& l
   FreeIdleSlots(context, segment_capacity, wanted, kPinnedBudgetBytes);
   if (releases_ != releases_at_vain_wait_ && WaitsForSlot(pinned_bytes_, wanted, SlotsInFlight(context))) {
     const uint64_t start = profile_.Now();
-    const auto deadline = std::chrono::steady_clock::now() + kSlotWait;
+    const auto deadline =
+        std::chrono::steady_clock::now() +
+        std::min<std::chrono::nanoseconds>(kMaxSlotWait, std::chrono::nanoseconds(static_cast<int64_t>(
+                                                             pin_ns_per_byte_ * static_cast<double>(wanted))));
     for (;;) {
       if (released_.wait_until(lock, deadline) == std::cv_status::timeout) {
         releases_at_vain_wait_ = releases_;
@@ -151,6 +159,7 @@ DeviceSummaries::Slot* DeviceSummaries::NewSlot(CUcontext context, Sanitizer_Str
   void* device = nullptr;
   void* recent = nullptr;
   const size_t recent_bytes = size_t{kSegments} * kRecentPerSegment * sizeof(AccessRange);
+  const auto pin_start = std::chrono::steady_clock::now();
   if (SanitizerResult rc = api_.sanitizerAllocHost(context, &host, host_bytes); rc != SANITIZER_SUCCESS) {
     *why_not = "precise: sanitizerAllocHost failed (" + api_.Describe(rc) + ")";
     return nullptr;
@@ -165,6 +174,11 @@ DeviceSummaries::Slot* DeviceSummaries::NewSlot(CUcontext context, Sanitizer_Str
     return nullptr;
   }
   pinned_bytes_ += host_bytes;
+  if (host_bytes >= kPinRateBytes)
+    pin_ns_per_byte_ = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                               std::chrono::steady_clock::now() - pin_start)
+                                               .count()) /
+                       static_cast<double>(host_bytes);
   auto* bytes = static_cast<char*>(host);
   slot->context = context;
   slot->stream = stream;

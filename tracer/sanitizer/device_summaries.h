@@ -105,6 +105,9 @@ class DeviceSummaries : public DeviceAccessSource {
   // comes back, launches make slots at once (the launches in flight may be
   // waiting for the host, as a kernel polling a flag the program sets later).
   uint64_t releases_at_vain_wait_ = ~uint64_t{0};
+  // What making the last large slot took per byte (first a 64 MiB log in
+  // about 25 ms, as on the H200 machines): how long a launch waits.
+  double pin_ns_per_byte_ = 25e6 / double(64 << 20);
   std::vector<std::unique_ptr<Slot>> slots_;  // ticket = index + 1; never shrinks (tickets stay valid)
   // Per kernel that overflowed: the most ranges a segment took, per thread of its launch.
   std::unordered_map<CUfunction, double> ranges_per_thread_;

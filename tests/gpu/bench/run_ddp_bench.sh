@@ -2,16 +2,16 @@
 # A DDP training step (ddp_step.py), native vs under `streamcheck run`, with
 # NPROC ranks (default: min(2, GPUs)), in one run: ROUNDS rounds, each a
 # native and a traced torchrun job timing STEPS steps (goal: at most 1.3x).
-# BENCH_TURNS=1: the two jobs of a round run at once on the
+# BENCH_TURNS=1 (the default): the two jobs of a round run at once on the
 # same GPUs and time their chunks in turns (turns.py; each job's rank 0
 # takes the turn, its other ranks wait at a CPU barrier), so every traced
 # chunk is paired with the native chunks just before and after it; rank 0's
 # timed thread runs on CPU BENCH_TURN_CPU (default 2), everything else on
 # BENCH_TURN_OTHER_CPUS (default 3 to the last CPU). Prints the paired ratio
-# over all rounds. BENCH_TURNS=0 (the default until the turns have run on a
-# GPU machine): the jobs one after another, in alternating
+# over all rounds. BENCH_TURNS=0: the jobs one after another, in alternating
 # order, each job's ms per step and the ratios of the rounds (the machine's
-# speed changes between jobs move these by more than the goal's margin). A
+# speed changes between jobs move these by more than the goal's margin: two
+# calls of four rounds each gave x1.234 and x1.586). A
 # job (or a round in turns) that does not end within JOB_TIMEOUT seconds
 # (default 240: a rank waiting in a collective for a peer that left) is
 # killed and named.
@@ -33,7 +33,7 @@ run_traced() {
   (cd "$here" && "${limit[@]}" "$sc" run --db "$out/traced.$1.db" -- "${job[@]}") >"$out/traced.$1.log" 2>&1 ||
     echo "traced job $1: exit $?"
 }
-if [[ ${BENCH_TURNS:-0} == 1 ]]; then
+if [[ ${BENCH_TURNS:-1} == 1 ]]; then
   : >"$out/turns.jsonl"
   printf -v native_cmd '%q ' "${job[@]}"
   cpus=${BENCH_TURN_OTHER_CPUS:-3-$(($(nproc) - 1))}
