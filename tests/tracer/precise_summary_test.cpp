@@ -3,6 +3,8 @@
 // clipping what a kernel touched to the memory the program allocated, and
 // sizing the log a launch gets.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -111,6 +113,28 @@ TEST(ParallelMerge, TheLimitHoldsForThePiecesJoined) {
   merge.Merge(Segments(ranges, 64), 10000, &out, &joined);
   EXPECT_FALSE(joined);
   EXPECT_EQ(out.size(), 8192u);
+}
+
+TEST(ParallelMerge, AForkedChildMergesWithThreadsOfItsOwn) {
+  // The parent's helper threads are not in the child: waiting for them
+  // would hang it (a SIGALRM ends the child then, and the test fails).
+  std::vector<AccessRange> ranges;
+  for (uint64_t i = 0; i < 64; ++i) ranges.push_back({0x300000 + i * 4096, 128, kW});
+  ParallelMerge merge(4, 1);
+  std::vector<MemoryAccess> out;
+  bool joined = false;
+  merge.Merge(Segments(ranges, 8), 1000, &out, &joined);
+  ASSERT_EQ(out.size(), 64u);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    alarm(10);
+    merge.Merge(Segments(ranges, 8), 1000, &out, &joined);
+    _exit(out.size() == 64 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "child status " << status;
 }
 
 TEST(ParallelMerge, ASmallLaunchIsMergedOnTheCallersThread) {

@@ -3,6 +3,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <exception>
+#include <utility>
 
 namespace streamcheck::tracer::precise {
 namespace {
@@ -40,9 +42,15 @@ void ParallelMerge::Crew::Loop(uint32_t index) {
       seen = round_;
       job = job_;
     }
-    (*job)(index);
+    std::exception_ptr failure;
+    try {
+      (*job)(index);
+    } catch (...) {  // out of memory: the caller's thread rethrows it, where the tracer's guard catches it
+      failure = std::current_exception();
+    }
     {
       std::lock_guard<std::mutex> lock(mutex_);
+      if (failure && !failure_) failure_ = failure;
       if (--pending_ != 0) continue;
     }
     done_.notify_one();
@@ -57,19 +65,28 @@ void ParallelMerge::Crew::Run(const std::function<void(uint32_t)>& job) {
     ++round_;
   }
   start_.notify_all();
-  job(0);
+  std::exception_ptr failure;
+  try {
+    job(0);
+  } catch (...) {
+    failure = std::current_exception();
+  }
   std::unique_lock<std::mutex> lock(mutex_);
   done_.wait(lock, [&] { return pending_ == 0; });
+  if (!failure) failure = std::exchange(failure_, nullptr);
+  failure_ = nullptr;
+  if (failure) std::rethrow_exception(failure);
 }
 
 ParallelMerge::ParallelMerge(uint32_t threads, size_t parallel_ranges)
     : threads_(std::max(threads, 1u)), parallel_ranges_(parallel_ranges) {}
 
-ParallelMerge::~ParallelMerge() {
-  if (crew_ != nullptr && crew_pid_ != getpid()) {
-    crew_->Abandon();
-    (void)crew_.release();  // the parent's, after a fork: its mutex may be held
-  }
+ParallelMerge::~ParallelMerge() { DropCrewOfParent(); }
+
+void ParallelMerge::DropCrewOfParent() {
+  if (crew_ == nullptr || crew_pid_ == getpid()) return;
+  crew_->Abandon();
+  (void)crew_.release();  // the parent's, after a fork: its mutex may be held
 }
 
 void ParallelMerge::Partition(uint32_t thread, uint32_t threads,
@@ -99,11 +116,8 @@ void ParallelMerge::Merge(std::span<const std::span<const AccessRange>> segments
     for (std::span<const AccessRange> segment : segments) mergers_[0].Add(segment);
     return mergers_[0].Take(max_accesses, out, joined);
   }
-  if (crew_ == nullptr || crew_pid_ != getpid()) {
-    if (crew_ != nullptr) {
-      crew_->Abandon();
-      (void)crew_.release();  // the parent's, after a fork: its mutex may be held
-    }
+  DropCrewOfParent();
+  if (crew_ == nullptr) {
     crew_ = std::make_unique<Crew>(threads_ - 1);
     crew_pid_ = getpid();
   }

@@ -18,6 +18,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -52,7 +53,8 @@ class ParallelMerge {
    public:
     explicit Crew(uint32_t helpers);
     ~Crew();
-    // job(1..helpers) on the helpers and job(0) on the caller; returns when all are done.
+    // job(1..helpers) on the helpers and job(0) on the caller; returns when
+    // all are done, rethrowing what one of them threw.
     void Run(const std::function<void(uint32_t)>& job);
     // After a fork the child has none of the parent's threads: its copy is
     // left as it is (a helper may have held the mutex at the fork).
@@ -66,10 +68,13 @@ class ParallelMerge {
     uint64_t round_ = 0;
     uint32_t pending_ = 0;
     bool stop_ = false;
+    std::exception_ptr failure_;  // a helper's, for Run to rethrow
     std::vector<std::unique_ptr<std::thread>> helpers_;
   };
 
   void Partition(uint32_t thread, uint32_t threads, std::span<const std::span<const AccessRange>> segments);
+  // After a fork: the crew is the parent's, its threads are not here.
+  void DropCrewOfParent();
 
   const uint32_t threads_;
   const size_t parallel_ranges_;
