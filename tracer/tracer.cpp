@@ -277,8 +277,11 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
   // others may be after, reach the engine before the record they precede.
   if (thread.order == nullptr && host_order_.on()) [[unlikely]]
     thread.order = host_order_.Named(thread.id);
-  if (streamcheck_thread_order* order = thread.order)
+  if (streamcheck_thread_order* order = thread.order) {
+    const uint64_t order_start = profile_.Now();
     host_order_.Before(*order, r, [this](TraceRecord& ordering) { Submit(ordering); });
+    profile_.Add(ProfilePhase::kHostThreadOrder, order_start);
+  }
   // Inside a framework op: its name, and its (Python) stack, which says more
   // to the user than the native frames of the framework would. The worker
   // learns which ops are open (their regions) just before this record.
@@ -314,7 +317,11 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
       Submit(def);
     }
   }
-  if (host_guards_ != nullptr) host_guards_->BeforeQueue(r);
+  if (host_guards_ != nullptr) {
+    const uint64_t guards_start = profile_.Now();
+    host_guards_->BeforeQueue(r);
+    profile_.Add(ProfilePhase::kHostGuards, guards_start);
+  }
   Submit(r);
 }
 

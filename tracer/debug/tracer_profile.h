@@ -73,6 +73,8 @@ enum class ProfilePhase {
   kEngine,            // the happens-before engine (on the worker)
   kTraceOutput,       // the --trace file (on the worker)
   kFrameworkBlock,    // a framework allocator's block event, lock included
+  kHostThreadOrder,   // what the record's thread learnt from others, taken before it (queue included)
+  kHostGuards,        // the record's host pages guarded (host_guards.h), mprotect included
   kPreciseSlotWait,   // --precise: a launch waiting for a slot the worker gives back
   kPreciseNewSlot,    // --precise: a launch's slot made (pinned and device memory)
   kPreciseLaunchEnd,  // --precise: the worker waiting for a launch's end
@@ -85,7 +87,8 @@ class TracerProfile : public PhaseProfile<ProfilePhase> {
   TracerProfile()
       : PhaseProfile("streamcheck[profile]:", {"locked callbacks", "unlocked callbacks", "argument words",
                                                "native stacks", "queue", "waits for analysis", "resolution", "engine",
-                                               "trace output", "framework blocks",
+                                               "trace output", "framework blocks", "host-thread order",
+                                               "host guards",
                                                "precise slot waits", "precise new slots", "precise launch ends",
                                                "precise merges"}) {}
 };
