@@ -33,6 +33,10 @@ __global__ void read_modify_write(float* data, const float* factor, int iteratio
 
 int main(int argc, char** argv) {
   const int launches = argc > 1 ? std::atoi(argv[1]) : 20;
+  if (launches < 1) {
+    std::fprintf(stderr, "usage: precise_cost [LAUNCHES >= 1] [each] [rmw]\n");
+    return 2;
+  }
   bool each = false, rmw = false;
   for (int i = 2; i < argc; ++i) {
     each |= std::strcmp(argv[i], "each") == 0;
