@@ -35,7 +35,7 @@ struct PendingKernelNode {
 
 struct ThreadState {
   ThreadId id = 0;               // the thread in records; 0 until its first record (tracer.cpp)
-  uint64_t unanalysed_sync = 0;  // its last call that waited for the device, not yet analysed (tracer.cpp)
+  uint64_t unanalysed_sync = 0;  // its last call whose analysis may open guarded pages, not yet analysed (tracer.cpp)
   int runtime_depth = 0;         // traced runtime calls in progress (kernel_launches.cpp)
   // Whose CUDA work this thread's records are (TraceRecord::library): the
   // library whose API call is in progress here, set around the call by its

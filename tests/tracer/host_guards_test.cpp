@@ -163,6 +163,35 @@ TEST_F(HostGuardsPath, SynchronizingTheCopysStreamOpensItsPagesWithoutAFault) {
   EXPECT_EQ(Counters()["pages_opened_without_fault"], 2u);
 }
 
+// The program's thread waits for a record's analysis only where it may open
+// guarded pages: a synchronization or a successful query while guarded work
+// is pending (above: the pages are then open when the call returns). With
+// nothing pending it goes on at once: findings need no wait (a --precise
+// launch's merge, some 10 ms, was waited for at every synchronization).
+TEST_F(HostGuardsPath, ASynchronizationWaitsForItsAnalysisOnlyWhileGuardedWorkIsPending) {
+  TraceRecord sync;
+  sync.op = OpCode::kStreamSynchronize;
+  TraceRecord query;
+  query.op = OpCode::kEventQuery;
+  TraceRecord not_ready = query;
+  not_ready.result = 600;  // cudaErrorNotReady
+  TraceRecord launch;
+  launch.op = OpCode::kKernelLaunch;
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  EXPECT_FALSE(guards_->OpensPagesAfter(sync, /*host_waited=*/true));
+  EXPECT_FALSE(guards_->OpensPagesAfter(query, false));
+  CopyAsync(pinned_ + kPage, device, kPage, cudaMemcpyDeviceToHost);
+  EXPECT_TRUE(guards_->OpensPagesAfter(sync, true));
+  EXPECT_TRUE(guards_->OpensPagesAfter(query, false));
+  EXPECT_FALSE(guards_->OpensPagesAfter(not_ready, false));
+  EXPECT_FALSE(guards_->OpensPagesAfter(launch, false));
+  StreamSync(kStream);  // waits: its analysis opens the page
+  EXPECT_FALSE(guards_->OpensPagesAfter(sync, true));
+  EXPECT_EQ(ReadInt(pinned_ + kPage + 8), 0x07070707);
+  EXPECT_EQ(Counters()["faults"], 0u);
+}
+
 // A page left guarded after a synchronization that does not order the host
 // after its work: the fault is judged, and it is a race.
 TEST_F(HostGuardsPath, SynchronizingAnotherStreamLeavesThePageGuarded) {

@@ -56,13 +56,15 @@ class HostGuards {
   // The preloaded library: the program is about to mprotect or unmap these bytes.
   void ProgramChanged(Address addr, uint64_t size);
 
-  // Whether the analysis of `r`, a successful query, may open pages the
-  // program is about to touch (the caller then waits for it, as it does
-  // after a synchronization): PyTorch's pinned caching allocator queries a
-  // block's events and writes the block at once.
-  bool OpensPagesAfter(const TraceRecord& r) const {
-    return (r.op == OpCode::kEventQuery || r.op == OpCode::kStreamQuery) && r.result == 0 && on() &&
-           table_.HasPendingWork();
+  // Whether the analysis of `r` may open pages the program is about to touch:
+  // a host synchronization (`host_waited`) or a successful query while guarded
+  // operations are pending. The caller then waits for it, so the pages are
+  // open when the call returns instead of faulting one by one (PyTorch's
+  // pinned caching allocator queries a block's events and writes the block
+  // at once).
+  bool OpensPagesAfter(const TraceRecord& r, bool host_waited) const {
+    return on() && table_.HasPendingWork() &&
+           (host_waited || ((r.op == OpCode::kEventQuery || r.op == OpCode::kStreamQuery) && r.result == 0));
   }
   // The analysis worker: after the engine took `r` (`processed`: it did not
   // fail on it).

@@ -158,7 +158,8 @@ DeviceSummaries::Slot* DeviceSummaries::NewSlot(CUcontext context, Sanitizer_Str
   void* host = nullptr;
   void* device = nullptr;
   void* recent = nullptr;
-  const size_t recent_bytes = size_t{kSegments} * kRecentPerSegment * sizeof(AccessRange);
+  // One allocation: the segments' recent ranges, then the warps' last ones.
+  const size_t recent_bytes = (size_t{kSegments} * kRecentPerSegment + kWarpRecentEntries) * sizeof(AccessRange);
   const auto pin_start = std::chrono::steady_clock::now();
   if (SanitizerResult rc = api_.sanitizerAllocHost(context, &host, host_bytes); rc != SANITIZER_SUCCESS) {
     *why_not = "precise: sanitizerAllocHost failed (" + api_.Describe(rc) + ")";
@@ -193,6 +194,7 @@ DeviceSummaries::Slot* DeviceSummaries::NewSlot(CUcontext context, Sanitizer_Str
   slot->staging->log = slot->log;
   slot->staging->host = slot->host;
   slot->staging->recent = slot->recent;
+  slot->staging->warp_recent = slot->recent + size_t{kSegments} * kRecentPerSegment;
   slot->staging->segment_capacity = segment_capacity;
   slot->staging->generation = 1;
   for (auto& segment : slot->staging->lost)

@@ -48,6 +48,18 @@ inline constexpr uint32_t kSegments = 64;
 // apiece in a loop: a smaller table lost them to collisions.)
 inline constexpr uint32_t kRecentPerSegment = 4096;
 
+// The last ranges each resident warp logged, by (SM, warp slot) and a hash
+// of page and mode: a loop touching the same bytes again (a read-modify-
+// write, a scalar every iteration reads) finds each lane's bytes in the
+// entry of its page and returns at the cost of one load and one vote, before
+// the grouping, shuffles and votes of a logged access. Any entry of the
+// launch's generation is a range logged in this launch, so a collision costs
+// a miss, never a lost access.
+inline constexpr uint32_t kWarpRecentSms = 256;        // %smid below this (the H100 has 132)
+inline constexpr uint32_t kWarpRecentWarps = 64;       // %warpid: resident warp slots of an SM
+inline constexpr uint32_t kWarpRecentPerWarp = 16;     // (page, mode) entries of a warp (a power of two)
+inline constexpr uint32_t kWarpRecentEntries = kWarpRecentSms * kWarpRecentWarps * kWarpRecentPerWarp;
+
 // The bytes of the ranges a segment could not log, by mode: [low, high).
 struct Hull {
   unsigned long long low;            // ~0 while empty
@@ -75,6 +87,7 @@ struct DeviceSummary {
   AccessRange* log;                  // pinned host memory: kSegments * segment_capacity ranges
   SummaryHostSide* host;             // pinned host memory
   AccessRange* recent;               // device memory: kSegments * kRecentPerSegment (packed, see the patches)
+  AccessRange* warp_recent;          // device memory: kWarpRecentEntries, packed as `recent`
   uint32_t segment_capacity;
   uint32_t generation;               // the slot's launch count: tags `recent`, so no launch sees another's
   unsigned long long exited;         // threads past their exit; back to 0 when published

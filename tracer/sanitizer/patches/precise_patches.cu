@@ -37,13 +37,24 @@ __device__ __forceinline__ unsigned SegmentOf() {
   return SmId() & (streamcheck::tracer::precise::kSegments - 1);
 }
 
+__device__ __forceinline__ unsigned WarpSlot() {
+  unsigned id;
+  asm volatile("mov.u32 %0, %%warpid;" : "=r"(id));
+  return id;
+}
+
+// The second word of a remembered range: its size, mode and the launch's
+// generation (so no launch of the slot sees another's entries).
+__device__ __forceinline__ unsigned long long Tag(const DeviceSummary* s, uint32_t size, uint32_t flags) {
+  return static_cast<unsigned long long>(size) | (static_cast<unsigned long long>(flags & 0xff) << 32) |
+         (static_cast<unsigned long long>(s->generation & 0xffffff) << 40);
+}
+
 // Whether `segment` logged `range` lately in this launch; if not, it
 // remembers it now. Two warps racing on one entry at worst both log.
 __device__ __forceinline__ bool SeenLately(DeviceSummary* s, unsigned segment, const AccessRange& range) {
   using streamcheck::tracer::precise::kRecentPerSegment;
-  const unsigned long long tag = static_cast<unsigned long long>(range.size) |
-                                 (static_cast<unsigned long long>(range.flags & 0xff) << 32) |
-                                 (static_cast<unsigned long long>(s->generation & 0xffffff) << 40);
+  const unsigned long long tag = Tag(s, range.size, range.flags);
   const unsigned hash = static_cast<unsigned>(((range.address >> 2) ^ range.flags) * 0x9E3779B97F4A7C15ull >> 40) &
                         (kRecentPerSegment - 1);
   ulonglong2* entry = reinterpret_cast<ulonglong2*>(s->recent + segment * kRecentPerSegment + hash);
@@ -51,6 +62,34 @@ __device__ __forceinline__ bool SeenLately(DeviceSummary* s, unsigned segment, c
   if (seen.x == range.address && seen.y == tag) return true;
   __stcg(entry, make_ulonglong2(range.address, tag));
   return false;
+}
+
+// The entry of the last range this warp logged in the page of `address` in
+// mode `flags` (device_summary_layout.h: kWarpRecentEntries). Every lane
+// finds its own from its own bytes, without a word from the others.
+__device__ __forceinline__ ulonglong2* WarpRecent(DeviceSummary* s, uint64_t address, uint32_t flags) {
+  using namespace streamcheck::tracer::precise;
+  const unsigned warp = (SmId() % kWarpRecentSms) * kWarpRecentWarps + WarpSlot() % kWarpRecentWarps;
+  const unsigned key =
+      static_cast<unsigned>(((address >> 12) ^ (static_cast<uint64_t>(flags) << 52)) * 0x9E3779B97F4A7C15ull >> 32) &
+      (kWarpRecentPerWarp - 1);
+  return reinterpret_cast<ulonglong2*>(s->warp_recent) + warp * kWarpRecentPerWarp + key;
+}
+
+// The warp logged `range`: the entries of its first and last pages hold it.
+__device__ __forceinline__ void RememberInWarp(DeviceSummary* s, const AccessRange& range) {
+  const ulonglong2 entry = make_ulonglong2(range.address, Tag(s, range.size, range.flags));
+  *WarpRecent(s, range.address, range.flags) = entry;
+  const uint64_t last = range.address + range.size - 1;
+  if ((last >> 12) != (range.address >> 12)) *WarpRecent(s, last, range.flags) = entry;
+}
+
+// Whether the lane's bytes lie in `entry`'s range of this launch and mode.
+__device__ __forceinline__ bool Covers(const DeviceSummary* s, const ulonglong2& entry, uint64_t address,
+                                       uint32_t size, uint32_t flags) {
+  const uint32_t entry_size = static_cast<uint32_t>(entry.y);
+  return (entry.y >> 32) == (Tag(s, 0, flags) >> 32) && address >= entry.x &&
+         address + size <= entry.x + entry_size;
 }
 
 // A range the segment had no room for widens its hull of lost ranges.
@@ -112,6 +151,7 @@ __device__ __noinline__ void Log(DeviceSummary* s, unsigned group, uint64_t addr
   }
   if (high - low > 0 && high - low <= 0xffffffffull) {
     const AccessRange range{low, static_cast<uint32_t>(high - low), flags};
+    if (lane == leader) RememberInWarp(s, range);
     const bool fresh = lane == leader && !SeenLately(s, segment, range);
     Append(s, segment, group, __ballot_sync(group, fresh), range);
     return;
@@ -121,9 +161,13 @@ __device__ __noinline__ void Log(DeviceSummary* s, unsigned group, uint64_t addr
 }
 
 // Lanes that reach the patch together may come from different access
-// instructions; those of one size and kind log together.
+// instructions; those of one size and kind log together. Where every lane's
+// bytes lie in what its warp last logged in their page (a loop touching them
+// again, unrolled or not), there is nothing to log.
 __device__ __noinline__ void LogAccess(DeviceSummary* s, uint64_t address, uint32_t size, uint32_t flags) {
-  const unsigned group = __match_any_sync(__activemask(), flags << 8 | size);
+  const unsigned active = __activemask();
+  if (__all_sync(active, Covers(s, *WarpRecent(s, address, flags), address, size, flags))) return;
+  const unsigned group = __match_any_sync(active, flags << 8 | size);
   Log(s, group, address, size, flags);
 }
 
