@@ -40,6 +40,9 @@ constexpr uint32_t kMaxMergeThreads = 8;
 
 constexpr const char* kPinnedUsedUp = "precise: pinned memory for launch summaries used up (fast mode's extents)";
 
+// One allocation: the segments' recent ranges, then the warps' last ones.
+size_t RecentBytes() { return (size_t{kSegments} * kRecentPerSegment + kWarpRecentEntries) * sizeof(AccessRange); }
+
 size_t LogBytes(uint32_t segment_capacity) { return size_t{kSegments} * segment_capacity * sizeof(AccessRange); }
 
 // A slot's pinned memory: the host side, the header's staging copy, the
@@ -158,8 +161,7 @@ DeviceSummaries::Slot* DeviceSummaries::NewSlot(CUcontext context, Sanitizer_Str
   void* host = nullptr;
   void* device = nullptr;
   void* recent = nullptr;
-  // One allocation: the segments' recent ranges, then the warps' last ones.
-  const size_t recent_bytes = (size_t{kSegments} * kRecentPerSegment + kWarpRecentEntries) * sizeof(AccessRange);
+  const size_t recent_bytes = RecentBytes();
   const auto pin_start = std::chrono::steady_clock::now();
   if (SanitizerResult rc = api_.sanitizerAllocHost(context, &host, host_bytes); rc != SANITIZER_SUCCESS) {
     *why_not = "precise: sanitizerAllocHost failed (" + api_.Describe(rc) + ")";
@@ -220,6 +222,14 @@ uint32_t DeviceSummaries::Begin(const Sanitizer_LaunchData& launch, std::string*
   slot->function = launch.function;
   slot->threads = ThreadsOf(launch);
   slot->settled.store(false);
+  // Before its tags come round again (device_summary_layout.h): on the
+  // launch's stream, ahead of it; the slot's last launch is over.
+  if (++slot->launches % kTablesClearedEvery == 0 &&
+      api_.sanitizerMemset(slot->recent, 0, RecentBytes(), launch.hStream) != SANITIZER_SUCCESS) {
+    *why_not = "precise: a launch summary's tables could not be cleared";
+    slot->context = nullptr;  // never taken again
+    return 0;
+  }
   if (SanitizerResult rc = api_.sanitizerSetLaunchCallbackData(launch.hLaunch, launch.function, launch.hStream,
                                                                slot->device);
       rc != SANITIZER_SUCCESS) {

@@ -70,6 +70,7 @@ class DeviceSummaries : public DeviceAccessSource {
     DeviceSummary* staging = nullptr;  // pinned: the source of the header's first copy
     AccessRange* log = nullptr;        // pinned
     uint32_t segment_capacity = 0;
+    uint64_t launches = 0;  // begun with it: every kTablesClearedEvery-th clears its tables first
     bool in_use = false;
     std::atomic<bool> header_ready{false};  // a launch used it to the end: its header's first copy is done
     std::atomic<bool> settled{false};

@@ -60,6 +60,13 @@ inline constexpr uint32_t kWarpRecentWarps = 64;       // %warpid: resident warp
 inline constexpr uint32_t kWarpRecentPerWarp = 16;     // (page, mode) entries of a warp (a power of two)
 inline constexpr uint32_t kWarpRecentEntries = kWarpRecentSms * kWarpRecentWarps * kWarpRecentPerWarp;
 
+// The bits of a slot's launch count (`generation`) that the tables' entries
+// keep as their tag. The host clears a slot's tables every half period of its
+// launches, so no entry is still there when its tag comes round again and
+// would pass for one of the launch then running (device_summaries.cpp).
+inline constexpr uint32_t kGenerationMask = 0xffffff;
+inline constexpr uint64_t kTablesClearedEvery = (uint64_t{kGenerationMask} + 1) / 2;
+
 // The bytes of the ranges a segment could not log, by mode: [low, high).
 struct Hull {
   unsigned long long low;            // ~0 while empty

@@ -47,7 +47,7 @@ __device__ __forceinline__ unsigned WarpSlot() {
 // generation (so no launch of the slot sees another's entries).
 __device__ __forceinline__ unsigned long long Tag(const DeviceSummary* s, uint32_t size, uint32_t flags) {
   return static_cast<unsigned long long>(size) | (static_cast<unsigned long long>(flags & 0xff) << 32) |
-         (static_cast<unsigned long long>(s->generation & 0xffffff) << 40);
+         (static_cast<unsigned long long>(s->generation & streamcheck::tracer::precise::kGenerationMask) << 40);
 }
 
 // Whether `segment` logged `range` lately in this launch; if not, it
