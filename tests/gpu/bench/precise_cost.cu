@@ -4,14 +4,17 @@
 // merged log, and with STREAMCHECK_DEBUG=precise-per-access the per-lane
 // one) and under compute-sanitizer's memcheck and racecheck. The device's
 // time per launch (events around the loop) and the host's (to the end of the
-// synchronization, which under streamcheck waits for the analysis too):
+// synchronization; the analysis of the last launches may still be running):
 //   precise_cost [LAUNCHES] -> "precise_cost: N launches, X ms per launch (device Y ms)"
 // With `rmw`, the kernel is cuda-samples simpleStreams' init_array instead:
 // each thread reads and writes its element and reads one scalar, 5 times
 // over (most of its accesses repeat ones logged a moment before).
 // With `each`, every launch is synchronized before the next and timed by
 // events of its own: the device's median is the instrumented kernel's time
-// alone, without the gaps a slow host leaves between queued launches:
+// alone, without the gaps a slow host leaves between queued launches, unless
+// a launch waits inside its call for a log the worker has not given back
+// (under --precise the synchronization does not wait for the merges, so a
+// launch whose log merges longer than the kernel runs finds none free):
 //   precise_cost LAUNCHES each [rmw] -> "precise_cost: N launches one at a time, X ms per launch (device median Y ms)"
 #include <cuda_runtime.h>
 
