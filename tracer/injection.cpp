@@ -1,20 +1,19 @@
 // The entry point CUDA calls when CUDA_INJECTION64_PATH names this library,
-// and the process lifecycle around it: exit, fork and fatal signals.
+// and the process lifecycle around it: exit, fork and (crash_signals.h) signals that end it.
 #include <dlfcn.h>
 #include <pthread.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <string>
 
+#include "tracer/crash_signals.h"
 #include "tracer/cupti/cupti_callbacks.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_plugin.h"
 #include "tracer/host/host_guards.h"
-#include "tracer/host/signal_chain.h"
 #include "tracer/libraries/nccl/nccl_hooks.h"
 #include "tracer/tracer.h"
 #if STREAMCHECK_HAVE_SANITIZER
@@ -57,18 +56,6 @@ void AfterForkInChild() {
   g_tracer->tracer_lock().unlock();
 }
 
-constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM};
-struct sigaction g_previous[NSIG];
-
-// A crashing program keeps its findings (each is committed to the database
-// as it is found): the worker finishes what is queued, the trace writer's
-// buffer is written out, then the signal does what it would have done.
-void OnFatalSignal(int sig) {
-  if (g_tracer) g_tracer->SaveForCrash();
-  sigaction(sig, &g_previous[sig], nullptr);
-  raise(sig);
-}
-
 // _exit() and _Exit(), through the hook of exit_hook.c (preloaded by
 // `streamcheck run`): what exit() would do when the tracer's lock is free,
 // else (another thread is inside a callback) what the crash handler does.
@@ -82,23 +69,6 @@ void BeforeImmediateExit() {
 void RegisterExitHook() {
   using SetExitHook = void (*)(void (*)());
   if (auto set = reinterpret_cast<SetExitHook>(dlsym(RTLD_DEFAULT, "streamcheck_set_exit_hook"))) set(BeforeImmediateExit);
-}
-
-void InstallSignalHandlers() {
-  for (int sig : kFatalSignals) {
-    // With the guard pages' handler first, SIGSEGV's default action saves
-    // the findings there (signal_chain.h).
-    if (sig == SIGSEGV && host::SignalChain::Installed()) continue;
-    struct sigaction current {};
-    sigaction(sig, nullptr, &current);
-    // Never replace a handler the program installed.
-    if (current.sa_handler != SIG_DFL) continue;
-    struct sigaction ours {};
-    ours.sa_handler = OnFatalSignal;
-    sigemptyset(&ours.sa_mask);
-    ours.sa_flags = SA_RESETHAND;
-    sigaction(sig, &ours, &g_previous[sig]);
-  }
 }
 
 // STREAMCHECK_PRECISE (`streamcheck run --precise[=GLOB]`) picks the
@@ -144,7 +114,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
                                                            config.analyse_records &&
                                                            !DebugFlag(DebugSwitch::kCallbacksOnly));
     g_tracer->set_host_guards(g_host_guards);
-    InstallSignalHandlers();
+    InstallCrashSignalHandlers(g_tracer);
   });
   return 1;
 }

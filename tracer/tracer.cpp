@@ -171,9 +171,10 @@ STREAMCHECK_HOT void Tracer::Submit(TraceRecord& r) {
   const uint64_t queue_start = profile_.Now();
   // The program's thread waits for a record's analysis only where it may
   // open guarded pages (host_guards.h). Findings need no wait: the queue is
-  // emptied at exit, before fork and _exit() and on fatal signals; a wait at
-  // every synchronization cost the program the worker's backlog there (a
-  // --precise launch's merge, some 10 ms for a million ranges, at each).
+  // emptied at exit, before fork and _exit() and on signals that end the
+  // program (crash_signals.h); a wait at every synchronization cost the
+  // program the worker's backlog there (a --precise launch's merge, some
+  // 10 ms for a million ranges, at each).
   const bool opens_pages = host_guards_ != nullptr && host_guards_->OpensPagesAfter(r, HostWaitedForDevice(r));
   const uint64_t sequence = worker_->Push(r);
   if (opens_pages) ThisThread().unanalysed_sync = sequence;
