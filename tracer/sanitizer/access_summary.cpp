@@ -89,8 +89,7 @@ void RangeMerger::Mark(Address begin, Address end, bool read, bool write) {
 
 void RangeMerger::Add(std::span<const AccessRange> ranges) {
   for (const AccessRange& r : ranges) {
-    // An atomic reads and writes (its flags say both).
-    if (r.size == 0 || (r.flags & (kRangeRead | kRangeWrite)) == 0) continue;
+    if (!TouchesBytes(r)) continue;
     Mark(r.address, r.address + r.size, (r.flags & kRangeRead) != 0, (r.flags & kRangeWrite) != 0);
   }
 }

@@ -22,8 +22,15 @@
 
 namespace streamcheck::tracer::precise {
 
+// Whether a logged range touches any byte: an atomic reads and writes (its
+// flags say both); a prefetch, or an empty range, touches none.
+inline bool TouchesBytes(const AccessRange& r) { return r.size != 0 && (r.flags & (kRangeRead | kRangeWrite)) != 0; }
+
 class RangeMerger {
  public:
+  // The bitmaps' page (parallel_merge.h deals ranges to threads by it).
+  static constexpr uint64_t kPageBytes = 4096;
+
   // One launch: Add its ranges (the log's segments, where they lie), then
   // Take the union by mode: bytes only read become kRead, only written
   // kWrite, both (or touched by an atomic) kReadWrite. At most `max_accesses`
@@ -38,7 +45,6 @@ class RangeMerger {
   void Take(size_t max_accesses, std::vector<MemoryAccess>* out, bool* joined);
 
  private:
-  static constexpr uint64_t kPageBytes = 4096;
   static constexpr size_t kWords = kPageBytes / 64;
   struct Page {
     std::array<uint64_t, kWords> read, write;

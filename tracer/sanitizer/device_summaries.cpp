@@ -41,7 +41,8 @@ constexpr uint32_t kMaxMergeThreads = 8;
 constexpr const char* kPinnedUsedUp = "precise: pinned memory for launch summaries used up (fast mode's extents)";
 
 // One allocation: the segments' recent ranges, then the warps' last ones.
-size_t RecentBytes() { return (size_t{kSegments} * kRecentPerSegment + kWarpRecentEntries) * sizeof(AccessRange); }
+constexpr size_t kSegmentRecentEntries = size_t{kSegments} * kRecentPerSegment;
+constexpr size_t RecentBytes() { return (kSegmentRecentEntries + kWarpRecentEntries) * sizeof(AccessRange); }
 
 size_t LogBytes(uint32_t segment_capacity) { return size_t{kSegments} * segment_capacity * sizeof(AccessRange); }
 
@@ -196,7 +197,7 @@ DeviceSummaries::Slot* DeviceSummaries::NewSlot(CUcontext context, Sanitizer_Str
   slot->staging->log = slot->log;
   slot->staging->host = slot->host;
   slot->staging->recent = slot->recent;
-  slot->staging->warp_recent = slot->recent + size_t{kSegments} * kRecentPerSegment;
+  slot->staging->warp_recent = slot->recent + kSegmentRecentEntries;
   slot->staging->segment_capacity = segment_capacity;
   slot->staging->generation = 1;
   for (auto& segment : slot->staging->lost)

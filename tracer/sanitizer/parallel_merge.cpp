@@ -7,11 +7,6 @@
 #include <utility>
 
 namespace streamcheck::tracer::precise {
-namespace {
-
-constexpr uint64_t kPageBytes = 4096;
-
-}  // namespace
 
 ParallelMerge::Crew::Crew(uint32_t helpers) {
   for (uint32_t i = 1; i <= helpers; ++i) helpers_.push_back(std::make_unique<std::thread>(&Crew::Loop, this, i));
@@ -95,11 +90,10 @@ void ParallelMerge::Partition(uint32_t thread, uint32_t threads,
   for (auto& bucket : buckets) bucket.clear();
   for (size_t s = thread; s < segments.size(); s += threads) {
     for (const AccessRange& r : segments[s]) {
-      // An atomic reads and writes (its flags say both); a prefetch touches nothing.
-      if (r.size == 0 || (r.flags & (kRangeRead | kRangeWrite)) == 0) continue;
+      if (!TouchesBytes(r)) continue;
       for (uint64_t begin = r.address, end = r.address + r.size; begin < end;) {
-        const uint64_t page = begin / kPageBytes;
-        const uint64_t stop = std::min(end, (page + 1) * kPageBytes);
+        const uint64_t page = begin / RangeMerger::kPageBytes;
+        const uint64_t stop = std::min(end, (page + 1) * RangeMerger::kPageBytes);
         buckets[page % threads].push_back({begin, static_cast<uint32_t>(stop - begin), r.flags});
         begin = stop;
       }
