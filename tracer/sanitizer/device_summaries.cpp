@@ -40,9 +40,8 @@ constexpr uint32_t kMaxMergeThreads = 8;
 
 constexpr const char* kPinnedUsedUp = "precise: pinned memory for launch summaries used up (fast mode's extents)";
 
-// One allocation: the segments' recent ranges, then the warps' last ones.
-constexpr size_t kSegmentRecentEntries = size_t{kSegments} * kRecentPerSegment;
-constexpr size_t RecentBytes() { return (kSegmentRecentEntries + kWarpRecentEntries) * sizeof(AccessRange); }
+constexpr size_t kRecentBytes = size_t{kSegments} * kRecentPerSegment * sizeof(AccessRange);
+constexpr size_t kWarpTableBytes = size_t{kWarpRecentEntries} * sizeof(AccessRange);
 
 size_t LogBytes(uint32_t segment_capacity) { return size_t{kSegments} * segment_capacity * sizeof(AccessRange); }
 
@@ -158,19 +157,34 @@ DeviceSummaries::Slot* DeviceSummaries::NewSlot(CUcontext context, Sanitizer_Str
     *why_not = kPinnedUsedUp;
     return nullptr;
   }
+  // A slot's index tags its launches' entries in the warps' table.
+  if (slots_.size() >= kWarpTagSlots) {
+    *why_not = "precise: too many launch summaries made in this process (fast mode's extents)";
+    return nullptr;
+  }
+  AccessRange* warp_table = WarpTableOf(context);
+  if (warp_table == nullptr) {
+    *why_not = "precise: device memory for the warps' table could not be had (fast mode's extents)";
+    return nullptr;
+  }
   auto slot = std::make_unique<Slot>();
   void* host = nullptr;
   void* device = nullptr;
   void* recent = nullptr;
-  const size_t recent_bytes = RecentBytes();
   const auto pin_start = std::chrono::steady_clock::now();
   if (SanitizerResult rc = api_.sanitizerAllocHost(context, &host, host_bytes); rc != SANITIZER_SUCCESS) {
     *why_not = "precise: sanitizerAllocHost failed (" + api_.Describe(rc) + ")";
     return nullptr;
   }
   if (api_.sanitizerAlloc(context, &device, sizeof(DeviceSummary)) != SANITIZER_SUCCESS ||
-      api_.sanitizerAlloc(context, &recent, recent_bytes) != SANITIZER_SUCCESS ||
-      api_.sanitizerMemset(recent, 0, recent_bytes, stream) != SANITIZER_SUCCESS) {
+      api_.sanitizerAlloc(context, &recent, kRecentBytes) != SANITIZER_SUCCESS ||
+      api_.sanitizerMemset(recent, 0, kRecentBytes, stream) != SANITIZER_SUCCESS ||
+      // The context's table too, whoever made it: a launch with this slot
+      // runs after this (on this stream, or once a launch of it has ended),
+      // so no launch reads the table before it was zero once (a stale entry
+      // of its memory's last owner would pass for a logged range). Zeroing
+      // while other launches run costs them misses, never an access.
+      api_.sanitizerMemset(warp_table, 0, kWarpTableBytes, stream) != SANITIZER_SUCCESS) {
     *why_not = "precise: device memory for a launch summary could not be had";
     if (device != nullptr) api_.sanitizerFree(context, device);
     if (recent != nullptr) api_.sanitizerFree(context, recent);
@@ -197,9 +211,8 @@ DeviceSummaries::Slot* DeviceSummaries::NewSlot(CUcontext context, Sanitizer_Str
   slot->staging->log = slot->log;
   slot->staging->host = slot->host;
   slot->staging->recent = slot->recent;
-  slot->staging->warp_recent = slot->recent + kSegmentRecentEntries;
+  slot->staging->warps = {warp_table, /*generation=*/1, static_cast<uint32_t>(slots_.size())};
   slot->staging->segment_capacity = segment_capacity;
-  slot->staging->generation = 1;
   for (auto& segment : slot->staging->lost)
     for (Hull& hull : segment) hull = {~0ull, 0};
   // Ahead of the launch on its own stream: the copy from pinned memory
@@ -226,7 +239,9 @@ uint32_t DeviceSummaries::Begin(const Sanitizer_LaunchData& launch, std::string*
   // Before its tags come round again (device_summary_layout.h): on the
   // launch's stream, ahead of it; the slot's last launch is over.
   if (++slot->launches % kTablesClearedEvery == 0 &&
-      api_.sanitizerMemset(slot->recent, 0, RecentBytes(), launch.hStream) != SANITIZER_SUCCESS) {
+      (api_.sanitizerMemset(slot->recent, 0, kRecentBytes, launch.hStream) != SANITIZER_SUCCESS ||
+       api_.sanitizerMemset(warp_tables_[launch.context], 0, kWarpTableBytes, launch.hStream) !=
+           SANITIZER_SUCCESS)) {
     *why_not = "precise: a launch summary's tables could not be cleared";
     slot->context = nullptr;  // never taken again
     return 0;
@@ -280,6 +295,17 @@ void DeviceSummaries::ForgetContext(CUcontext context) {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto& slot : slots_)
     if (slot->context == context && slot->device != nullptr) FreeSlot(*slot);
+  if (const auto it = warp_tables_.find(context); it != warp_tables_.end()) {
+    api_.sanitizerFree(context, it->second);
+    warp_tables_.erase(it);
+  }
+}
+
+AccessRange* DeviceSummaries::WarpTableOf(CUcontext context) {
+  if (const auto it = warp_tables_.find(context); it != warp_tables_.end()) return it->second;
+  void* table = nullptr;
+  if (api_.sanitizerAlloc(context, &table, kWarpTableBytes) != SANITIZER_SUCCESS) return nullptr;
+  return warp_tables_[context] = static_cast<AccessRange*>(table);
 }
 
 bool DeviceSummaries::AwaitEnd(const Slot& slot) const {

@@ -65,7 +65,7 @@ class DeviceSummaries : public DeviceAccessSource {
     CUfunction function = nullptr;
     uint64_t threads = 0;  // of its launch
     DeviceSummary* device = nullptr;   // device memory
-    AccessRange* recent = nullptr;     // device memory
+    AccessRange* recent = nullptr;     // device memory: the segments' table
     SummaryHostSide* host = nullptr;   // pinned host memory
     DeviceSummary* staging = nullptr;  // pinned: the source of the header's first copy
     AccessRange* log = nullptr;        // pinned
@@ -89,6 +89,9 @@ class DeviceSummaries : public DeviceAccessSource {
   void Release(Slot& slot);
   // Gives the slot's memory back (mutex_ held); the slot object stays, for its ticket.
   void FreeSlot(Slot& slot);
+  // The context's warps' table (device_summary_layout.h); null when it
+  // could not be had.
+  AccessRange* WarpTableOf(CUcontext context);
   // The launch's logged ranges as accesses (the worker's, the slot still taken).
   void Merge(const Slot& slot, std::vector<MemoryAccess>* exact, bool* joined);
   // Waits for the launch's end; false when it never reported it.
@@ -110,6 +113,7 @@ class DeviceSummaries : public DeviceAccessSource {
   // about 25 ms, as on the H200 machines): how long a launch waits.
   double pin_ns_per_byte_ = 25e6 / double(64 << 20);
   std::vector<std::unique_ptr<Slot>> slots_;  // ticket = index + 1; never shrinks (tickets stay valid)
+  std::map<CUcontext, AccessRange*> warp_tables_;  // device memory, one per context, its slots' to share
   // Per kernel that overflowed: the most ranges a segment took, per thread of its launch.
   std::unordered_map<CUfunction, double> ranges_per_thread_;
   size_t pinned_bytes_ = 0;

@@ -48,24 +48,40 @@ inline constexpr uint32_t kSegments = 64;
 // apiece in a loop: a smaller table lost them to collisions.)
 inline constexpr uint32_t kRecentPerSegment = 4096;
 
-// The last ranges each resident warp logged, by (SM, warp slot) and a hash
-// of page and mode: a loop touching the same bytes again (a read-modify-
-// write, a scalar every iteration reads) finds each lane's bytes in the
-// entry of its page and returns at the cost of one load and one vote, before
-// the grouping, shuffles and votes of a logged access. Any entry of the
-// launch's generation is a range logged in this launch, so a collision costs
-// a miss, never a lost access.
+// The last ranges each resident warp logged, by (SM, warp slot) and the low
+// bits of page and mode: a loop touching the same bytes again (a read-
+// modify-write, a scalar every iteration reads) finds each lane's bytes in
+// the entry of its page and returns at the cost of two loads and one vote,
+// before the call, grouping, shuffles and votes of a logged access. A warp
+// slot runs one warp at a time, whichever launch it belongs to, so a
+// context's slots share one table; its entries are tagged with their
+// launch's slot and generation (WarpTag), so a launch takes only its own and
+// a collision costs a miss, never a lost access. (With 16 entries a warp,
+// init_array's pattern lost 3% of its time where its scalar's page and its
+// array's shared an entry, and missed every iteration.)
 inline constexpr uint32_t kWarpRecentSms = 256;        // %smid below this (the H100 has 132)
 inline constexpr uint32_t kWarpRecentWarps = 64;       // %warpid: resident warp slots of an SM
-inline constexpr uint32_t kWarpRecentPerWarp = 16;     // (page, mode) entries of a warp (a power of two)
+inline constexpr uint32_t kWarpRecentPerWarp = 64;     // (page, mode) entries of a warp (a power of two)
 inline constexpr uint32_t kWarpRecentEntries = kWarpRecentSms * kWarpRecentWarps * kWarpRecentPerWarp;
 
 // The bits of a slot's launch count (`generation`) that the tables' entries
-// keep as their tag. The host clears a slot's tables every half period of its
-// launches, so no entry is still there when its tag comes round again and
-// would pass for one of the launch then running (device_summaries.cpp).
+// keep as their tag. The host clears a slot's segment table and its
+// context's warps' table every half period of its launches, so no entry is
+// still there when its tag comes round again and would pass for one of the
+// launch then running (device_summaries.cpp).
 inline constexpr uint32_t kGenerationMask = 0xffffff;
 inline constexpr uint64_t kTablesClearedEvery = (uint64_t{kGenerationMask} + 1) / 2;
+
+// An entry of the warps' table: its range's address, then its size (ranges
+// a warp logs in one access are at most 32 lanes of 16 bytes; larger ones
+// are not remembered), mode and launch (WarpTag): kWarpEntry* bits.
+inline constexpr uint32_t kWarpEntrySizeBits = 12;
+inline constexpr uint32_t kWarpEntryModeBits = 4;     // read, write, system-scope atomic, prefetch
+inline constexpr uint32_t kWarpEntryTagShift = kWarpEntrySizeBits + kWarpEntryModeBits;
+// The slots a process may make: their index and 24 bits of their generation
+// make the tag. Past it, launches keep fast mode's extents.
+inline constexpr uint32_t kWarpTagSlots = 1u << 24;
+static_assert(kWarpEntryTagShift + 24 + 24 == 64, "an entry's second word: size, mode, slot, generation");
 
 // The bytes of the ranges a segment could not log, by mode: [low, high).
 struct Hull {
@@ -89,14 +105,21 @@ struct alignas(128) SegmentCount {
   uint32_t value;
 };
 
+// What the warps' fast path reads of a summary, in one 16-byte load.
+struct alignas(16) WarpTableRef {
+  AccessRange* table;                // device memory: the context's kWarpRecentEntries
+  uint32_t generation;               // the slot's launch count: tags the tables' entries
+  uint32_t slot;                     // the slot's index: tags the warps' table's entries (< kWarpTagSlots)
+};
+
 // Device memory, one per slot (a launch at a time); userdata of the patches.
 struct DeviceSummary {
+  WarpTableRef warps;
   AccessRange* log;                  // pinned host memory: kSegments * segment_capacity ranges
   SummaryHostSide* host;             // pinned host memory
   AccessRange* recent;               // device memory: kSegments * kRecentPerSegment (packed, see the patches)
-  AccessRange* warp_recent;          // device memory: kWarpRecentEntries, packed as `recent`
   uint32_t segment_capacity;
-  uint32_t generation;               // the slot's launch count: tags `recent`, so no launch sees another's
+  uint32_t padding;
   unsigned long long exited;         // threads past their exit; back to 0 when published
   SegmentCount counts[kSegments];    // back to 0 when published: the slot is ready for its next launch
   Hull lost[kSegments][2];           // back to empty when published

@@ -43,18 +43,26 @@ __device__ __forceinline__ unsigned WarpSlot() {
   return id;
 }
 
-// The second word of a remembered range: its size, mode and the launch's
-// generation (so no launch of the slot sees another's entries).
-__device__ __forceinline__ unsigned long long Tag(const DeviceSummary* s, uint32_t size, uint32_t flags) {
+// A plain (weak) load of the global space: the summary's address is
+// generic, and the cache-operator intrinsics compile to strong loads.
+__device__ __forceinline__ ulonglong2 LoadGlobal(const void* p) {
+  ulonglong2 value;
+  asm("ld.global.v2.u64 {%0, %1}, [%2];" : "=l"(value.x), "=l"(value.y) : "l"(p));
+  return value;
+}
+
+// The second word of a range the segment table remembers: its size, mode
+// and the launch's generation (so no launch of the slot sees another's).
+__device__ __forceinline__ unsigned long long SegmentTag(const DeviceSummary* s, uint32_t size, uint32_t flags) {
   return static_cast<unsigned long long>(size) | (static_cast<unsigned long long>(flags & 0xff) << 32) |
-         (static_cast<unsigned long long>(s->generation & streamcheck::tracer::precise::kGenerationMask) << 40);
+         static_cast<unsigned long long>(s->warps.generation & streamcheck::tracer::precise::kGenerationMask) << 40;
 }
 
 // Whether `segment` logged `range` lately in this launch; if not, it
 // remembers it now. Two warps racing on one entry at worst both log.
 __device__ __forceinline__ bool SeenLately(DeviceSummary* s, unsigned segment, const AccessRange& range) {
   using streamcheck::tracer::precise::kRecentPerSegment;
-  const unsigned long long tag = Tag(s, range.size, range.flags);
+  const unsigned long long tag = SegmentTag(s, range.size, range.flags);
   const unsigned hash = static_cast<unsigned>(((range.address >> 2) ^ range.flags) * 0x9E3779B97F4A7C15ull >> 40) &
                         (kRecentPerSegment - 1);
   ulonglong2* entry = reinterpret_cast<ulonglong2*>(s->recent + segment * kRecentPerSegment + hash);
@@ -64,32 +72,51 @@ __device__ __forceinline__ bool SeenLately(DeviceSummary* s, unsigned segment, c
   return false;
 }
 
+// The launch's tag in the warps' table, its mode, size bits clear
+// (device_summary_layout.h: kWarpEntry*): `ref` is its summary's WarpTableRef,
+// as two words.
+__device__ __forceinline__ unsigned long long WarpTag(const ulonglong2& ref, uint32_t flags) {
+  using namespace streamcheck::tracer::precise;
+  const unsigned long long generation = ref.y & kGenerationMask, slot = ref.y >> 32;
+  return (static_cast<unsigned long long>(flags & ((1u << kWarpEntryModeBits) - 1)) << kWarpEntrySizeBits) |
+         (slot << 24 | generation) << kWarpEntryTagShift;
+}
+
 // The entry of the last range this warp logged in the page of `address` in
 // mode `flags` (device_summary_layout.h: kWarpRecentEntries). Every lane
-// finds its own from its own bytes, without a word from the others.
-__device__ __forceinline__ ulonglong2* WarpRecent(DeviceSummary* s, uint64_t address, uint32_t flags) {
+// finds its own from its own bytes, without a word from the others. (The
+// page's low bits make the key: consecutive pages take consecutive entries,
+// and a hash's 64-bit multiply cost the fast path a tenth of its time.)
+__device__ __forceinline__ ulonglong2* WarpRecent(const ulonglong2& ref, uint64_t address, uint32_t flags) {
   using namespace streamcheck::tracer::precise;
   const unsigned warp = (SmId() % kWarpRecentSms) * kWarpRecentWarps + WarpSlot() % kWarpRecentWarps;
-  const unsigned key =
-      static_cast<unsigned>(((address >> 12) ^ (static_cast<uint64_t>(flags) << 52)) * 0x9E3779B97F4A7C15ull >> 32) &
-      (kWarpRecentPerWarp - 1);
-  return reinterpret_cast<ulonglong2*>(s->warp_recent) + warp * kWarpRecentPerWarp + key;
+  const unsigned key = (static_cast<unsigned>(address >> 12) ^ (flags << 4)) & (kWarpRecentPerWarp - 1);
+  return reinterpret_cast<ulonglong2*>(ref.x) + warp * kWarpRecentPerWarp + key;
 }
 
 // The warp logged `range`: the entries of its first and last pages hold it.
 __device__ __forceinline__ void RememberInWarp(DeviceSummary* s, const AccessRange& range) {
-  const ulonglong2 entry = make_ulonglong2(range.address, Tag(s, range.size, range.flags));
-  *WarpRecent(s, range.address, range.flags) = entry;
+  using namespace streamcheck::tracer::precise;
+  if (range.size >> kWarpEntrySizeBits != 0) return;
+  const ulonglong2 ref = make_ulonglong2(reinterpret_cast<unsigned long long>(s->warps.table),
+                                         s->warps.generation | static_cast<unsigned long long>(s->warps.slot) << 32);
+  const ulonglong2 entry = make_ulonglong2(range.address, WarpTag(ref, range.flags) | range.size);
+  *WarpRecent(ref, range.address, range.flags) = entry;
   const uint64_t last = range.address + range.size - 1;
-  if ((last >> 12) != (range.address >> 12)) *WarpRecent(s, last, range.flags) = entry;
+  if ((last >> 12) != (range.address >> 12)) *WarpRecent(ref, last, range.flags) = entry;
 }
 
-// Whether the lane's bytes lie in `entry`'s range of this launch and mode.
-__device__ __forceinline__ bool Covers(const DeviceSummary* s, const ulonglong2& entry, uint64_t address,
-                                       uint32_t size, uint32_t flags) {
-  const uint32_t entry_size = static_cast<uint32_t>(entry.y);
-  return (entry.y >> 32) == (Tag(s, 0, flags) >> 32) && address >= entry.x &&
-         address + size <= entry.x + entry_size;
+// Whether every active lane's bytes lie in what its warp last logged in
+// their page and mode (a loop touching them again, unrolled or not): then
+// there is nothing to log. Inlined into the patches, so a hit makes no call.
+__device__ __forceinline__ bool WarpLoggedLately(DeviceSummary* s, unsigned active, uint64_t address, uint32_t size,
+                                                 uint32_t flags) {
+  using namespace streamcheck::tracer::precise;
+  const ulonglong2 ref = LoadGlobal(&s->warps);
+  const ulonglong2 entry = LoadGlobal(WarpRecent(ref, address, flags));
+  const uint32_t entry_size = static_cast<uint32_t>(entry.y) & ((1u << kWarpEntrySizeBits) - 1);
+  return __all_sync(active, (entry.y >> kWarpEntrySizeBits) == (WarpTag(ref, flags) >> kWarpEntrySizeBits) &&
+                                address >= entry.x && address + size <= entry.x + entry_size);
 }
 
 // A range the segment had no room for widens its hull of lost ranges.
@@ -161,14 +188,18 @@ __device__ __noinline__ void Log(DeviceSummary* s, unsigned group, uint64_t addr
 }
 
 // Lanes that reach the patch together may come from different access
-// instructions; those of one size and kind log together. Where every lane's
-// bytes lie in what its warp last logged in their page (a loop touching them
-// again, unrolled or not), there is nothing to log.
-__device__ __noinline__ void LogAccess(DeviceSummary* s, uint64_t address, uint32_t size, uint32_t flags) {
-  const unsigned active = __activemask();
-  if (__all_sync(active, Covers(s, *WarpRecent(s, address, flags), address, size, flags))) return;
+// instructions; those of one size and kind log together.
+__device__ __noinline__ void LogAccess(DeviceSummary* s, unsigned active, uint64_t address, uint32_t size,
+                                       uint32_t flags) {
   const unsigned group = __match_any_sync(active, flags << 8 | size);
   Log(s, group, address, size, flags);
+}
+
+// The patches of single accesses: a warp whose bytes its warp logged lately
+// returns at once; the others log.
+__device__ __forceinline__ void Access(DeviceSummary* s, uint64_t address, uint32_t size, uint32_t flags) {
+  const unsigned active = __activemask();
+  if (!WarpLoggedLately(s, active, address, size, flags)) LogAccess(s, active, address, size, flags);
 }
 
 // Bulk copies: every active lane of the warp has the same operands; its
@@ -203,7 +234,7 @@ __device__ __noinline__ void Exit(DeviceSummary* s) {
     }
   }
   s->exited = 0;
-  ++s->generation;
+  ++s->warps.generation;
   __threadfence_system();
   s->host->done = 1;
 }
@@ -214,7 +245,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult StreamcheckGlobalAccess(
                                                                                uint32_t accessSize, uint32_t flags,
                                                                                const void*) {
   if (userdata != nullptr && (flags & kRangePrefetch) == 0)
-    LogAccess(static_cast<DeviceSummary*>(userdata), reinterpret_cast<uint64_t>(ptr), accessSize, flags);
+    Access(static_cast<DeviceSummary*>(userdata), reinterpret_cast<uint64_t>(ptr), accessSize, flags);
   return SANITIZER_PATCH_SUCCESS;
 }
 
@@ -239,7 +270,7 @@ extern "C" __device__ __noinline__ SanitizerPatchResult StreamcheckGlobalAccessP
 extern "C" __device__ __noinline__ SanitizerPatchResult StreamcheckMemcpyAsync(void* userdata, uint64_t, void* src,
                                                                               uint32_t, uint32_t accessSize) {
   if (userdata != nullptr && src != nullptr)
-    LogAccess(static_cast<DeviceSummary*>(userdata), reinterpret_cast<uint64_t>(src), accessSize, kRangeRead);
+    Access(static_cast<DeviceSummary*>(userdata), reinterpret_cast<uint64_t>(src), accessSize, kRangeRead);
   return SANITIZER_PATCH_SUCCESS;
 }
 
