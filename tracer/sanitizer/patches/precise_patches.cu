@@ -59,12 +59,19 @@ __device__ __forceinline__ unsigned long long SegmentTag(const DeviceSummary* s,
 }
 
 // Whether `segment` logged `range` lately in this launch; if not, it
-// remembers it now. Two warps racing on one entry at worst both log.
+// remembers it now. Two warps racing on one entry at worst both log; the
+// warps of a segment's SMs share its table, so an entry may be read while
+// another warp writes it, and PTX does not make a 16-byte access single-copy
+// atomic: the range's address and mode, mixed (a bijection, so no two ranges
+// share it), pick the entry by their high bits and are folded into its
+// second word, and an entry read torn (its address from one write, its
+// second word from another) matches no range but by a 64-bit coincidence.
 __device__ __forceinline__ bool SeenLately(DeviceSummary* s, unsigned segment, const AccessRange& range) {
   using streamcheck::tracer::precise::kRecentPerSegment;
-  const unsigned long long tag = SegmentTag(s, range.size, range.flags);
-  const unsigned hash = static_cast<unsigned>(((range.address >> 2) ^ range.flags) * 0x9E3779B97F4A7C15ull >> 40) &
-                        (kRecentPerSegment - 1);
+  const unsigned long long mixed =
+      (range.address ^ static_cast<unsigned long long>(range.flags & 0xff) << 56) * 0x9E3779B97F4A7C15ull;
+  const unsigned long long tag = SegmentTag(s, range.size, range.flags) ^ mixed;
+  const unsigned hash = static_cast<unsigned>(mixed >> 40) & (kRecentPerSegment - 1);
   ulonglong2* entry = reinterpret_cast<ulonglong2*>(s->recent + segment * kRecentPerSegment + hash);
   const ulonglong2 seen = __ldcg(entry);
   if (seen.x == range.address && seen.y == tag) return true;
