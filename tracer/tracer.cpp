@@ -91,7 +91,7 @@ TracerConfig TracerConfig::FromEnvironment() {
   const std::string run = Env("STREAMCHECK_RUN_ID");
   c.run_id = run.empty() ? -1 : std::strtoll(run.c_str(), nullptr, 10);
   if (OnAnotherHostThanRun() && !c.db_path.empty()) {
-    c.db_path += "." + JobPlaceOfThisProcess().host;
+    c.db_path.append(".").append(JobPlaceOfThisProcess().host);
     c.run_id = -1;  // a run of its own in that database
   }
   c.trace_path = TracePathOfThisProcess(/*forked=*/false);
@@ -412,7 +412,8 @@ void Tracer::Finish() {
     std::string line = "streamcheck[profile]: native stacks by operation:";
     for (size_t op = 0; op < native_stacks_by_op_.size(); ++op)
       if (native_stacks_by_op_[op] != 0)
-        line += " " + std::string(OpCodeName(static_cast<OpCode>(op))) + " " + std::to_string(native_stacks_by_op_[op]) + ";";
+        line.append(" ").append(OpCodeName(static_cast<OpCode>(op))).append(" ")
+            .append(std::to_string(native_stacks_by_op_[op])).append(";");
     std::fprintf(stderr, "%s\n", line.c_str());
   }
   if (!session_->has_store() && output_->tally().kept > 0)
