@@ -211,7 +211,9 @@ DeviceSummaries::Slot* DeviceSummaries::NewSlot(CUcontext context, Sanitizer_Str
   slot->staging->log = slot->log;
   slot->staging->host = slot->host;
   slot->staging->recent = slot->recent;
-  slot->staging->warps = {warp_table, /*generation=*/1, static_cast<uint32_t>(slots_.size())};
+  slot->staging->generation = 1;
+  slot->staging->slot = static_cast<uint32_t>(slots_.size());
+  slot->staging->warps = {warp_table, WarpEntryTag(slot->staging->slot, slot->staging->generation)};
   slot->staging->segment_capacity = segment_capacity;
   for (auto& segment : slot->staging->lost)
     for (Hull& hull : segment) hull = {~0ull, 0};

@@ -105,11 +105,22 @@ struct alignas(128) SegmentCount {
   uint32_t value;
 };
 
+#ifdef __CUDACC__
+#define STREAMCHECK_HOST_DEVICE __host__ __device__
+#else
+#define STREAMCHECK_HOST_DEVICE
+#endif
+
+// The second word of a launch's entries in the warps' table, its size and
+// mode bits clear: the launch's slot and generation.
+STREAMCHECK_HOST_DEVICE constexpr unsigned long long WarpEntryTag(uint32_t slot, uint32_t generation) {
+  return (static_cast<unsigned long long>(slot) << 24 | (generation & kGenerationMask)) << kWarpEntryTagShift;
+}
+
 // What the warps' fast path reads of a summary, in one 16-byte load.
 struct alignas(16) WarpTableRef {
   AccessRange* table;                // device memory: the context's kWarpRecentEntries
-  uint32_t generation;               // the slot's launch count: tags the tables' entries
-  uint32_t slot;                     // the slot's index: tags the warps' table's entries (< kWarpTagSlots)
+  unsigned long long tag;            // WarpEntryTag(slot, generation) of the launch running
 };
 
 // Device memory, one per slot (a launch at a time); userdata of the patches.
@@ -119,6 +130,8 @@ struct DeviceSummary {
   SummaryHostSide* host;             // pinned host memory
   AccessRange* recent;               // device memory: kSegments * kRecentPerSegment (packed, see the patches)
   uint32_t segment_capacity;
+  uint32_t generation;               // the slot's launch count: tags the tables' entries
+  uint32_t slot;                     // the slot's index (< kWarpTagSlots): tags the warps' table's entries
   uint32_t padding;
   unsigned long long exited;         // threads past their exit; back to 0 when published
   SegmentCount counts[kSegments];    // back to 0 when published: the slot is ready for its next launch

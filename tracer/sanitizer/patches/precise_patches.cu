@@ -55,7 +55,7 @@ __device__ __forceinline__ ulonglong2 LoadGlobal(const void* p) {
 // and the launch's generation (so no launch of the slot sees another's).
 __device__ __forceinline__ unsigned long long SegmentTag(const DeviceSummary* s, uint32_t size, uint32_t flags) {
   return static_cast<unsigned long long>(size) | (static_cast<unsigned long long>(flags & 0xff) << 32) |
-         static_cast<unsigned long long>(s->warps.generation & streamcheck::tracer::precise::kGenerationMask) << 40;
+         static_cast<unsigned long long>(s->generation & streamcheck::tracer::precise::kGenerationMask) << 40;
 }
 
 // Whether `segment` logged `range` lately in this launch; if not, it
@@ -79,14 +79,11 @@ __device__ __forceinline__ bool SeenLately(DeviceSummary* s, unsigned segment, c
   return false;
 }
 
-// The launch's tag in the warps' table, its mode, size bits clear
-// (device_summary_layout.h: kWarpEntry*): `ref` is its summary's WarpTableRef,
-// as two words.
-__device__ __forceinline__ unsigned long long WarpTag(const ulonglong2& ref, uint32_t flags) {
+// The second word of an entry of this launch in mode `flags`, size bits
+// clear (device_summary_layout.h: kWarpEntry*), from its WarpTableRef's tag.
+__device__ __forceinline__ unsigned long long WarpTag(unsigned long long launch_tag, uint32_t flags) {
   using namespace streamcheck::tracer::precise;
-  const unsigned long long generation = ref.y & kGenerationMask, slot = ref.y >> 32;
-  return (static_cast<unsigned long long>(flags & ((1u << kWarpEntryModeBits) - 1)) << kWarpEntrySizeBits) |
-         (slot << 24 | generation) << kWarpEntryTagShift;
+  return launch_tag | static_cast<unsigned long long>(flags & ((1u << kWarpEntryModeBits) - 1)) << kWarpEntrySizeBits;
 }
 
 // The entry of the last range this warp logged in the page of `address` in
@@ -94,23 +91,22 @@ __device__ __forceinline__ unsigned long long WarpTag(const ulonglong2& ref, uin
 // finds its own from its own bytes, without a word from the others. (The
 // page's low bits make the key: consecutive pages take consecutive entries,
 // and a hash's 64-bit multiply cost the fast path a tenth of its time.)
-__device__ __forceinline__ ulonglong2* WarpRecent(const ulonglong2& ref, uint64_t address, uint32_t flags) {
+__device__ __forceinline__ ulonglong2* WarpRecent(unsigned long long table, uint64_t address, uint32_t flags) {
   using namespace streamcheck::tracer::precise;
   const unsigned warp = (SmId() % kWarpRecentSms) * kWarpRecentWarps + WarpSlot() % kWarpRecentWarps;
   const unsigned key = (static_cast<unsigned>(address >> 12) ^ (flags << 4)) & (kWarpRecentPerWarp - 1);
-  return reinterpret_cast<ulonglong2*>(ref.x) + warp * kWarpRecentPerWarp + key;
+  return reinterpret_cast<ulonglong2*>(table) + warp * kWarpRecentPerWarp + key;
 }
 
 // The warp logged `range`: the entries of its first and last pages hold it.
 __device__ __forceinline__ void RememberInWarp(DeviceSummary* s, const AccessRange& range) {
   using namespace streamcheck::tracer::precise;
   if (range.size >> kWarpEntrySizeBits != 0) return;
-  const ulonglong2 ref = make_ulonglong2(reinterpret_cast<unsigned long long>(s->warps.table),
-                                         s->warps.generation | static_cast<unsigned long long>(s->warps.slot) << 32);
-  const ulonglong2 entry = make_ulonglong2(range.address, WarpTag(ref, range.flags) | range.size);
-  *WarpRecent(ref, range.address, range.flags) = entry;
+  const auto table = reinterpret_cast<unsigned long long>(s->warps.table);
+  const ulonglong2 entry = make_ulonglong2(range.address, WarpTag(s->warps.tag, range.flags) | range.size);
+  *WarpRecent(table, range.address, range.flags) = entry;
   const uint64_t last = range.address + range.size - 1;
-  if ((last >> 12) != (range.address >> 12)) *WarpRecent(ref, last, range.flags) = entry;
+  if ((last >> 12) != (range.address >> 12)) *WarpRecent(table, last, range.flags) = entry;
 }
 
 // Whether every active lane's bytes lie in what its warp last logged in
@@ -119,11 +115,13 @@ __device__ __forceinline__ void RememberInWarp(DeviceSummary* s, const AccessRan
 __device__ __forceinline__ bool WarpLoggedLately(DeviceSummary* s, unsigned active, uint64_t address, uint32_t size,
                                                  uint32_t flags) {
   using namespace streamcheck::tracer::precise;
-  const ulonglong2 ref = LoadGlobal(&s->warps);
-  const ulonglong2 entry = LoadGlobal(WarpRecent(ref, address, flags));
-  const uint32_t entry_size = static_cast<uint32_t>(entry.y) & ((1u << kWarpEntrySizeBits) - 1);
-  return __all_sync(active, (entry.y >> kWarpEntrySizeBits) == (WarpTag(ref, flags) >> kWarpEntrySizeBits) &&
-                                address >= entry.x && address + size <= entry.x + entry_size);
+  const ulonglong2 ref = LoadGlobal(&s->warps);  // {table, tag}
+  const ulonglong2 entry = LoadGlobal(WarpRecent(ref.x, address, flags));
+  constexpr unsigned long long kSizeBits = (1u << kWarpEntrySizeBits) - 1;
+  // Without short circuits: no branch, so no convergence barrier to set up.
+  const bool covered = ((entry.y & ~kSizeBits) == WarpTag(ref.y, flags)) & (address >= entry.x) &
+                       (address + size <= entry.x + (entry.y & kSizeBits));
+  return __all_sync(active, covered);
 }
 
 // A range the segment had no room for widens its hull of lost ranges.
@@ -241,7 +239,7 @@ __device__ __noinline__ void Exit(DeviceSummary* s) {
     }
   }
   s->exited = 0;
-  ++s->warps.generation;
+  s->warps.tag = WarpEntryTag(s->slot, ++s->generation);
   __threadfence_system();
   s->host->done = 1;
 }
