@@ -55,7 +55,7 @@ inline constexpr uint32_t kRecentPerSegment = 4096;
 // before the call, grouping, shuffles and votes of a logged access. A warp
 // slot runs one warp at a time, whichever launch it belongs to, so a
 // context's slots share one table; its entries are tagged with their
-// launch's slot and generation (WarpTag), so a launch takes only its own and
+// launch's slot and generation (WarpEntryTag), so a launch takes only its own and
 // a collision costs a miss, never a lost access. (With 16 entries a warp,
 // init_array's pattern lost 3% of its time where its scalar's page and its
 // array's shared an entry, and missed every iteration.)
@@ -74,7 +74,7 @@ inline constexpr uint64_t kTablesClearedEvery = (uint64_t{kGenerationMask} + 1) 
 
 // An entry of the warps' table: its range's address, then its size (ranges
 // a warp logs in one access are at most 32 lanes of 16 bytes; larger ones
-// are not remembered), mode and launch (WarpTag): kWarpEntry* bits.
+// are not remembered), mode and launch (WarpEntryTag): kWarpEntry* bits.
 inline constexpr uint32_t kWarpEntrySizeBits = 12;
 inline constexpr uint32_t kWarpEntryModeBits = 4;     // read, write, system-scope atomic, prefetch
 inline constexpr uint32_t kWarpEntryTagShift = kWarpEntrySizeBits + kWarpEntryModeBits;
