@@ -55,7 +55,7 @@ void Coarsen(std::vector<Interval>* intervals, size_t limit, bool* joined) {
 RangeMerger::Page& RangeMerger::PageAt(Address page_base) {
   // Hashed: buffers a power of two apart (a kernel's input and output of
   // 64 MiB each) would share every entry by their low page bits.
-  Recent& recent = recent_[(page_base / kPageBytes * 0x9E3779B97F4A7C15ull) >> 58];
+  Recent& recent = recent_[(page_base / kPageBytes * 0x9E3779B97F4A7C15ull) >> (64 - kRecentBits)];
   if (recent.base == page_base) return pages_[recent.index];
   auto [it, inserted] = page_of_.try_emplace(page_base, static_cast<uint32_t>(bases_.size()));
   if (inserted) {

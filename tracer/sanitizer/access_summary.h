@@ -61,7 +61,8 @@ class RangeMerger {
     Address base = ~Address{0};
     uint32_t index = 0;
   };
-  std::array<Recent, 64> recent_{};
+  static constexpr int kRecentBits = 6;
+  std::array<Recent, size_t{1} << kRecentBits> recent_{};
 };
 
 // The accesses of several mergers of one launch (each Taken without a
