@@ -20,7 +20,7 @@ using streamcheck::pytorch::CurrentPythonStack;
 uint32_t g_next_id = 0;
 uint32_t InternStack(const StreamcheckFrame*, size_t) { return ++g_next_id; }
 const StreamcheckFrameworkHooks kHooks = {STREAMCHECK_FRAMEWORK_HOOKS_VERSION, nullptr, InternStack, nullptr, nullptr,
-                                          nullptr};
+                                          nullptr, nullptr};
 
 PyObject* Stack(PyObject*, PyObject*) { return PyLong_FromUnsignedLong(CurrentPythonStack(kHooks, true)); }
 PyObject* Nothing(PyObject*, PyObject*) { return PyLong_FromUnsignedLong(0); }

@@ -29,7 +29,7 @@ uint32_t InternStack(const StreamcheckFrame* frames, size_t count) {
   return static_cast<uint32_t>(g_stacks.size());
 }
 const StreamcheckFrameworkHooks kHooks = {STREAMCHECK_FRAMEWORK_HOOKS_VERSION, nullptr, InternStack, nullptr, nullptr,
-                                          nullptr};
+                                          nullptr, nullptr};
 
 // probe.stack(release_gil, take_gil=True): the stack id, asked for as the
 // op observer asks (GIL released by the op's dispatch) or as the allocator

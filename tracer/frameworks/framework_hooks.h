@@ -14,7 +14,7 @@
 extern "C" {
 #endif
 
-#define STREAMCHECK_FRAMEWORK_HOOKS_VERSION 2
+#define STREAMCHECK_FRAMEWORK_HOOKS_VERSION 3
 
 /* A stack argument saying "none, and none worth capturing here": work on a
  * framework's own threads (autograd's engine) whose native frames are the
@@ -59,6 +59,10 @@ typedef struct StreamcheckFrameworkHooks {
    * op_begin (inside an op, the op's stack is used). */
   void (*block_event)(StreamcheckBlockEvent event, uint64_t address, uint64_t size, uint64_t stream, int device,
                       uint32_t stack);
+  /* Nonzero when host bytes in [begin, end) may be guarded: pinned or
+   * registered memory whose host accesses the tracer observes and names
+   * after the open op. Lock-free; a plugin may call it for every op. */
+  int (*may_guard_host)(uint64_t begin, uint64_t end);
 } StreamcheckFrameworkHooks;
 
 /* Exported by a plugin: returns 0 when attached, else nonzero with `why` set. */

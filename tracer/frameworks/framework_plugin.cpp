@@ -15,6 +15,7 @@
 #include <string>
 
 #include "tracer/frameworks/framework_ops.h"
+#include "tracer/host/host_guards.h"
 #include "tracer/tracer.h"
 
 namespace streamcheck::tracer {
@@ -64,8 +65,14 @@ void BlockEvent(StreamcheckBlockEvent event, uint64_t address, uint64_t size, ui
   t->profile().Add(ProfilePhase::kFrameworkBlock, start);
 }
 
+int MayGuardHost(uint64_t begin, uint64_t end) {
+  Tracer* t = GlobalTracer();
+  const host::HostGuards* guards = t != nullptr ? t->host_guards() : nullptr;
+  return guards != nullptr && guards->MayGuard(begin, end) ? 1 : 0;
+}
+
 const StreamcheckFrameworkHooks kHooks = {STREAMCHECK_FRAMEWORK_HOOKS_VERSION, InternString, InternStack,
-                                          OpBegin, OpEnd, BlockEvent};
+                                          OpBegin, OpEnd, BlockEvent, MayGuardHost};
 
 // The directory this library was loaded from (plugins sit beside it).
 std::string OwnDirectory() {

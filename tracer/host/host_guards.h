@@ -41,6 +41,11 @@ class HostGuards {
   // guards stay off and say why in their counters. One per process.
   static HostGuards* Start(Tracer& tracer, bool wanted);
   bool on() const { return on_.load(std::memory_order_relaxed); }
+  // Whether [begin, end) may hold guarded pages: it meets the span of every
+  // region so far (no lock; a region added meanwhile widens it first).
+  bool MayGuard(Address begin, Address end) const {
+    return on() && end > low_.load(std::memory_order_relaxed) && begin < high_.load(std::memory_order_relaxed);
+  }
 
   // The program's side, tracer lock held: regions from allocations, guards
   // for asynchronous work (the record then carries guards_host_pages); none

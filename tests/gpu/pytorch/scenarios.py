@@ -428,6 +428,24 @@ def backward_grad(racy):
 
 
 @scenario
+def optimizer_step(racy):
+    # A training step as the DDP benchmark's model takes it: transposes and
+    # permutes in the forward pass (pure views, which the plugin lets fall
+    # through its observer) and in the backward one, and AdamW's foreach step,
+    # which reads each parameter's step count on the CPU (aten::item on a CPU
+    # tensor: no CUDA work, passed over). Reading the updated weight on another
+    # stream without waiting for the step races with the foreach kernel that
+    # wrote it; both sides still name their op and the script's line.
+    layer = torch.nn.Linear(256, 256, device="cuda")
+    opt = torch.optim.AdamW(layer.parameters(), lr=1e-3, foreach=True)
+    x = torch.randn(8, 64, 256, device="cuda")
+    layer(x.transpose(0, 1)).permute(1, 0, 2).unsqueeze(0).squeeze(0).sum().backward()
+    opt.step()
+    use_on_new_stream(racy, lambda: layer.weight.sum())
+    return layer
+
+
+@scenario
 def worker_thread(racy):
     # A Python thread of the program's own: its ops are observed like the main
     # thread's (names, exact bytes, that thread's Python stack) from its first

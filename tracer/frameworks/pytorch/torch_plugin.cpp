@@ -56,6 +56,7 @@ uint32_t TimedPythonStack(bool take_gil) {
 struct OpInfo {
   uint32_t name = 0;
   bool dispatcher_op = false;  // a registered schema (not a named range such as autograd's wrappers)
+  bool takes_device = false;   // a Device argument: it may make CUDA tensors from no CUDA tensor (to, empty)
   std::vector<bool> writes;    // by argument index
   // How many ops it nested when it last ran with them passed over (-1: not
   // yet known); decides how the next run hides them (OuterOp below). Any
@@ -81,8 +82,12 @@ std::unique_ptr<OpInfo> DispatcherOpInfo(const char* key, const c10::FunctionSch
   auto info = std::make_unique<OpInfo>();
   info->name = g_hooks->intern_string(key);
   info->dispatcher_op = true;
-  for (const c10::Argument& a : schema.arguments())
+  for (const c10::Argument& a : schema.arguments()) {
     info->writes.push_back(a.alias_info() != nullptr && a.alias_info()->isWrite());
+    c10::TypePtr type = a.real_type();
+    if (const auto optional = type->cast<c10::OptionalType>()) type = optional->getElementType();
+    info->takes_device = info->takes_device || type->kind() == c10::TypeKind::DeviceObjType;
+  }
   return info;
 }
 
@@ -156,11 +161,10 @@ ForwardStacks& ForwardStacksOf() {
   return *stacks;
 }
 
-// The bytes a strided CUDA tensor covers: from the lowest to one past the
-// highest element it can address (a bounding range for views with gaps).
-bool RegionOf(const at::Tensor& t, bool writes, StreamcheckTensorRegion* out) try {
-  if (!t.defined() || !t.is_cuda() || t.layout() != c10::kStrided || !t.has_storage() || t.numel() == 0)
-    return false;
+// The bytes a strided tensor covers: from the lowest to one past the highest
+// element it can address (a bounding range for views with gaps).
+bool BytesOf(const at::Tensor& t, StreamcheckTensorRegion* out) try {
+  if (!t.defined() || t.layout() != c10::kStrided || !t.has_storage() || t.numel() == 0) return false;
   const auto base = reinterpret_cast<uint64_t>(t.const_data_ptr());
   const int64_t item = static_cast<int64_t>(t.itemsize());
   int64_t low = 0, high = 0;
@@ -172,25 +176,33 @@ bool RegionOf(const at::Tensor& t, bool writes, StreamcheckTensorRegion* out) tr
   }
   out->begin = base + low * item;
   out->end = base + high * item + item;
-  out->writes = writes ? 1 : 0;
   return true;
 } catch (const std::exception&) {
   // Tensors without real data (symbolic shapes, fake or functional wrappers)
-  // throw from these accessors: they touch no device memory we could see.
+  // throw from these accessors: they touch no memory we could see.
   return false;
 }
 
-void AddRegions(const c10::IValue& v, bool writes, std::vector<StreamcheckTensorRegion>* regions) {
-  StreamcheckTensorRegion r;
+// Calls f with each tensor an argument holds.
+template <typename F>
+void ForEachTensor(const c10::IValue& v, F&& f) {
   if (v.isTensor()) {
-    if (RegionOf(v.toTensor(), writes, &r)) regions->push_back(r);
+    f(v.toTensor());
   } else if (v.isTensorList()) {
-    for (const at::Tensor& t : v.toTensorList().vec())
-      if (RegionOf(t, writes, &r)) regions->push_back(r);
+    for (const at::Tensor& t : v.toTensorList().vec()) f(t);
   } else if (v.isList()) {  // Tensor?[] (indexing)
     for (const c10::IValue& element : v.toListRef())
-      if (element.isTensor() && RegionOf(element.toTensor(), writes, &r)) regions->push_back(r);
+      if (element.isTensor()) f(element.toTensor());
   }
+}
+
+void AddRegions(const c10::IValue& v, bool writes, std::vector<StreamcheckTensorRegion>* regions) {
+  ForEachTensor(v, [&](const at::Tensor& t) {
+    StreamcheckTensorRegion r;
+    if (!t.defined() || !t.is_cuda() || !BytesOf(t, &r)) return;
+    r.writes = writes ? 1 : 0;
+    regions->push_back(r);
+  });
 }
 
 thread_local int t_depth = 0;  // ops open on this thread (ours to count: the tracer's are its own)
@@ -424,6 +436,24 @@ struct DispatchedOpEnd {
   }
 };
 
+// An op with no CUDA tensor among its arguments and no device to make one
+// on does no CUDA work inside (AdamW's aten::item on each parameter's step
+// count, a CPU tensor: a hundred calls a step of the DDP benchmark's model),
+// and unless one of its tensors may lie in guarded host memory (pinned: a
+// CPU op filling a pinned staging tensor is a host access that findings name
+// after the op) no record ever takes its name or stack: it is not observed,
+// and neither are its nested ops (a CUDA tensor they made would need a device).
+bool NeedsNoScope(const OpInfo& info, c10::DispatchKeySet keys, c10::ArrayRef<const c10::IValue> arguments) {
+  if (info.takes_device || keys.has_backend(c10::BackendComponent::CUDABit)) return false;
+  bool host_guarded = false;
+  for (const c10::IValue& v : arguments)
+    ForEachTensor(v, [&](const at::Tensor& t) {
+      StreamcheckTensorRegion r;
+      host_guarded = host_guarded || (BytesOf(t, &r) && g_hooks->may_guard_host(r.begin, r.end) != 0);
+    });
+  return !host_guarded;
+}
+
 void OnDispatchedOp(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack) {
   const c10::DispatchKeySet below(c10::DispatchKeySet::FULL_AFTER, kObserverKey);
   std::optional<c10::impl::ExcludeDispatchKeyGuard> nested;  // the nested ops go by unseen
@@ -432,11 +462,34 @@ void OnDispatchedOp(const c10::OperatorHandle& op, c10::DispatchKeySet keys, tor
   const uint64_t start = g_profile.Now();
   AttachAllocatorTracker();
   const OpInfo& info = InfoOf(op.schema());
-  const size_t arguments = std::min(op.schema().arguments().size(), stack->size());  // the stack's top
-  BeginObservedOp(info, c10::ArrayRef<const c10::IValue>(stack->data() + stack->size() - arguments, arguments));
+  const size_t count = std::min(op.schema().arguments().size(), stack->size());  // the stack's top
+  const c10::ArrayRef<const c10::IValue> arguments(stack->data() + stack->size() - count, count);
+  if (!g_observe_nested_ops && NeedsNoScope(info, keys, arguments)) return op.redispatchBoxed(keys & below, stack);
+  BeginObservedOp(info, arguments);
   const DispatchedOpEnd end{at::sequence_number::peek()};
   g_profile.Add(PluginPhase::kOpStart, start);
   op.redispatchBoxed(keys & below, stack);
+}
+
+// Ops that only make a view, and whose backward only makes a view too
+// (derivatives.yaml: transpose's is a transpose, unsqueeze's a squeeze):
+// nothing inside them, forward or backward, launches, copies or allocates,
+// so no record ever takes their name or Python stack. They fall through the
+// observer's key: the dispatcher skips it for them without boxing their
+// arguments, which for the DDP benchmark's step (some 140 such ops, most on
+// autograd's threads inside backward nodes) was most of what observing them
+// cost. Not aten::view, reshape, expand, select, slice, as_strided: their
+// backward may copy (a reshape of a strided gradient) or allocate, and those
+// kernels take their forward op's stack from the op's observation.
+constexpr const char* kPureViewOps[] = {"transpose.int", "t",           "permute", "unsqueeze", "squeeze",
+                                        "squeeze.dim",   "squeeze.dims", "alias",   "detach"};
+
+void LetPureViewsFallThrough() try {
+  static auto* views = new torch::Library(torch::Library::IMPL, "aten", kObserverKey, __FILE__, __LINE__);
+  for (const char* name : kPureViewOps) views->impl(name, torch::CppFunction::makeFallthrough());
+} catch (const std::exception& e) {
+  // Observed, as every other op: costs time, loses nothing.
+  std::fprintf(stderr, "streamcheck: view ops are observed in full (%s)\n", e.what());
 }
 
 // Registers the fallback and includes the key on the calling thread; false
@@ -444,6 +497,7 @@ void OnDispatchedOp(const c10::OperatorHandle& op, c10::DispatchKeySet keys, tor
 bool AttachDispatchObserver(std::string* why) try {
   static auto* library = new torch::Library(torch::Library::IMPL, "_", kObserverKey, __FILE__, __LINE__);
   library->fallback(torch::CppFunction::makeFromBoxedFunction<&OnDispatchedOp>());
+  if (!g_observe_nested_ops) LetPureViewsFallThrough();
   c10::impl::tls_set_dispatch_key_included(kObserverKey, true);
   return true;
 } catch (const std::exception& e) {
