@@ -1,6 +1,6 @@
 // The tracer's whole path without a GPU: CUPTI's payloads for allocations,
-// copies and kernel launches go to the callback handler (the five driver
-// calls it makes are answered by tests/common/fake_driver.cpp), the records
+// copies and kernel launches go to the callback handler (the driver calls
+// it makes are answered by tests/common/fake_driver.cpp), the records
 // cross to the analysis worker, and the trace file it writes must hold each
 // launch's accesses as the allocations, copies and framework ops were when
 // the launch was made, not when the worker got to it.
@@ -182,6 +182,24 @@ TEST_F(CallbackPath, EventsAndWaitsFromDriverCalls) {
   EXPECT_EQ(records[3].event, e);
   EXPECT_EQ(records[4].op, OpCode::kEventDestroy);
   EXPECT_EQ(records[4].event, e);
+}
+
+// A program's teardown after the tracer finished (static destructors that
+// launch, wait, destroy events and streams and free memory after the
+// tracer's exit handler ran): those calls are analysed inline and must not
+// touch what Finish closed.
+TEST_F(CallbackPath, CallsAfterTheTracerFinishedAreHarmless) {
+  CUstream made = reinterpret_cast<CUstream>(0x5100);
+  char* x = static_cast<char*>(Malloc(0x7f0000000000, kBytes));
+  Launch(x, x + 64);
+  tracer().Finish();
+  Launch(x, x + 64);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize", cuStreamSynchronize_params{made});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, "cuEventDestroy_v2",
+         cuEventDestroy_v2_params{reinterpret_cast<CUevent>(0x9000)});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, "cuStreamDestroy_v2", cuStreamDestroy_v2_params{made});
+  Free(x);
+  EXPECT_EQ(LaunchesInTrace().size(), 1u);  // the trace closed at Finish
 }
 
 // A _ptsz launch's stream 0 is the per-thread default stream; a plain

@@ -41,6 +41,20 @@ TEST(MatchPointerArguments, PlainPointersTakeTheSignaturesMode) {
   EXPECT_EQ(found[1], (MemoryAccess{kB, kSize, AccessMode::kUnknown, AccessCertainty::kFirstByte}));
 }
 
+// A pointer to volatile memory (a flag the kernel polls) is synchronization:
+// its word is not an access.
+TEST(MatchPointerArguments, PointersToVolatileMemoryAreLeftOut) {
+  AllocationBounds bounds = TwoBuffers();
+  Buffer b;
+  b.Put(0, kA);
+  b.Put(8, kB);
+  ParamSlot flag{0, 8, AccessMode::kUnknown};
+  flag.volatile_pointee = true;
+  const auto found = Match({flag, {8, 8, AccessMode::kUnknown}}, b, bounds);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].addr, kB);
+}
+
 TEST(MatchPointerArguments, PointersInsideStructsAreFoundWithUnknownMode) {
   AllocationBounds bounds = TwoBuffers();
   Buffer b;

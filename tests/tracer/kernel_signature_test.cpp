@@ -41,6 +41,30 @@ TEST(ModeOfParameter, EverythingElseIsUnknown) {
   EXPECT_EQ(ModeOfParameter("Params"), AccessMode::kUnknown);
 }
 
+TEST(ModeOfParameter, QualifiersInAnyOrder) {
+  EXPECT_EQ(ModeOfParameter("float const volatile*"), AccessMode::kRead);
+  EXPECT_EQ(ModeOfParameter("float volatile const*"), AccessMode::kRead);
+  EXPECT_EQ(ModeOfParameter("const volatile float*"), AccessMode::kRead);
+  EXPECT_EQ(ModeOfParameter("float volatile*"), AccessMode::kUnknown);
+}
+
+// XLA's DelayKernel(volatile GpuSemaphoreState*, GpuSemaphoreState) as the
+// demangler writes it, and the other spellings of a pointer to volatile.
+TEST(PointsToVolatile, OnlyTheOutermostPointeesQualifiers) {
+  EXPECT_TRUE(PointsToVolatile("stream_executor::gpu::GpuSemaphoreState volatile*"));
+  EXPECT_TRUE(PointsToVolatile("volatile int*"));
+  EXPECT_TRUE(PointsToVolatile("int const volatile*"));
+  EXPECT_TRUE(PointsToVolatile("const volatile int *"));
+  EXPECT_TRUE(PointsToVolatile("int volatile* volatile*"));  // an array of volatile pointers is itself volatile
+  EXPECT_FALSE(PointsToVolatile("int volatile**"));          // writable pointers to volatile ints
+  EXPECT_FALSE(PointsToVolatile("int* volatile"));           // a volatile pointer (by value) to plain ints
+  EXPECT_FALSE(PointsToVolatile("int*"));
+  EXPECT_FALSE(PointsToVolatile("float const*"));
+  EXPECT_FALSE(PointsToVolatile("volatile_flags*"));         // a type named so
+  EXPECT_FALSE(PointsToVolatile("int"));
+  EXPECT_TRUE(PointsToVolatile(ParameterTypes(Demangle("_Z5delayPVii")).at(0)));  // delay(int volatile*, int)
+}
+
 TEST(Demangle, ItaniumNamesAndPassThrough) {
   EXPECT_EQ(Demangle("_Z5scalePKfPfi"), "scale(float const*, float*, int)");
   EXPECT_EQ(Demangle("plain_c_kernel"), "plain_c_kernel");

@@ -20,6 +20,7 @@ struct KernelLayout {
   std::string name;
   StringId name_id = 0;  // interned once: PyTorch's kernel names run to kilobytes
   std::vector<ParamSlot> params;
+  bool volatile_pointers = false;  // a parameter points to volatile memory: left out, counted
 };
 
 std::unordered_map<CUfunction, KernelLayout>& Layouts() {
@@ -58,7 +59,11 @@ STREAMCHECK_HOT const KernelLayout& LayoutOf(Tracer& t, CUfunction f, const char
   }
   const std::vector<std::string> types = ParameterTypes(k.name);
   if (types.size() == k.params.size())
-    for (size_t i = 0; i < types.size(); ++i) k.params[i].mode = ModeOfParameter(types[i]);
+    for (size_t i = 0; i < types.size(); ++i) {
+      k.params[i].mode = ModeOfParameter(types[i]);
+      k.params[i].volatile_pointee = PointsToVolatile(types[i]);
+      k.volatile_pointers = k.volatile_pointers || k.params[i].volatile_pointee;
+    }
   return k;
 }
 
@@ -84,8 +89,8 @@ struct ArgumentSource {
   // The bytes of parameter i, or null when they are not available.
   const char* Value(const KernelLayout& k, size_t i) const {
     if (params != nullptr) return static_cast<const char*>(params[i]);
-    const auto [offset, size, mode] = k.params[i];
-    return buffer != nullptr && offset + size <= buffer_size ? buffer + offset : nullptr;
+    const ParamSlot& slot = k.params[i];
+    return buffer != nullptr && slot.offset + slot.size <= buffer_size ? buffer + slot.offset : nullptr;
   }
 };
 
@@ -97,6 +102,10 @@ STREAMCHECK_HOT void CollectArguments(Tracer& t, const KernelLayout& k, const Ar
     cuGetErrorName(k.layout_error, &why);
     t.CountUnmodeled(std::string("kernel arguments (cuFuncGetParamInfo: ") + (why ? why : "?") + ")");
   }
+  // XLA's timer launches a kernel that spins on a pinned flag until the host
+  // releases it: by design, not a race (kernel_signature.h: PointsToVolatile).
+  if (k.volatile_pointers)
+    t.CountUnmodeled("kernel arguments pointing to volatile memory (synchronization, not checked)");
   r->pointer_words = true;
   if (args.empty()) {
     r->accesses.clear();

@@ -22,6 +22,9 @@ struct ParamSlot {
   // What the signature says about memory behind this parameter when it is a
   // plain pointer; pointers found inside a struct are always kUnknown.
   AccessMode mode = AccessMode::kUnknown;
+  // A pointer to volatile memory (kernel_signature.h: PointsToVolatile): the
+  // kernel's accesses through it are synchronization, and its word is left out.
+  bool volatile_pointee = false;
 };
 
 // Every address any allocation ever covered lies in [low, high): on the
@@ -54,7 +57,7 @@ void CollectPointerWords(const std::vector<ParamSlot>& params, ValueOf&& value_o
   out->clear();
   for (size_t i = 0; i < params.size(); ++i) {
     const char* value = value_of(i);
-    if (value == nullptr) continue;
+    if (value == nullptr || params[i].volatile_pointee) continue;
     const size_t size = params[i].size;
     const bool plain = size == sizeof(uint64_t);
     const AccessMode mode = plain ? params[i].mode : AccessMode::kUnknown;

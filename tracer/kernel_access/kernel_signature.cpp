@@ -39,17 +39,43 @@ std::vector<std::string> ParameterTypes(std::string_view s) {
   return out;
 }
 
-AccessMode ModeOfParameter(std::string_view type) {
-  // Only the outermost pointer level matters: "float const*" and
-  // "const float*" point to const; "float* const" is a const pointer to
-  // writable memory; "float const* const*" points to writable pointers.
-  if (type.empty() || type.back() != '*') return AccessMode::kUnknown;
+namespace {
+
+// Whether the memory a pointer of this type points to is `qualifier` (const,
+// volatile). Only the outermost pointer level matters: "float const*" and
+// "const float*" point to const; "float* const" is a const pointer to
+// writable memory; "float const* const*" points to writable pointers.
+bool PointeeIs(std::string_view type, std::string_view qualifier) {
+  if (type.empty() || type.back() != '*') return false;
   std::string_view pointee = type.substr(0, type.size() - 1);
-  while (!pointee.empty() && pointee.back() == ' ') pointee.remove_suffix(1);
-  if (pointee.ends_with("const")) return AccessMode::kRead;
-  if (pointee.starts_with("const ") && pointee.find('*') == std::string_view::npos) return AccessMode::kRead;
-  return AccessMode::kUnknown;
+  // Qualifiers written after the pointee's type, in any order ("float const volatile").
+  for (;;) {
+    while (!pointee.empty() && pointee.back() == ' ') pointee.remove_suffix(1);
+    const size_t space = pointee.rfind(' ');
+    const std::string_view last = space == std::string_view::npos ? pointee : pointee.substr(space + 1);
+    if (last != "const" && last != "volatile") break;
+    if (last == qualifier) return true;
+    pointee.remove_suffix(last.size());
+  }
+  // Qualifiers written before it ("const volatile float"), with no pointer level between.
+  if (pointee.find('*') != std::string_view::npos) return false;
+  while (!pointee.empty()) {
+    const size_t space = pointee.find(' ');
+    const std::string_view first = pointee.substr(0, space);
+    if (first == qualifier) return true;
+    if (first != "const" && first != "volatile") return false;
+    pointee = space == std::string_view::npos ? std::string_view() : pointee.substr(space + 1);
+  }
+  return false;
 }
+
+}  // namespace
+
+AccessMode ModeOfParameter(std::string_view type) {
+  return PointeeIs(type, "const") ? AccessMode::kRead : AccessMode::kUnknown;
+}
+
+bool PointsToVolatile(std::string_view type) { return PointeeIs(type, "volatile"); }
 
 std::string Demangle(const char* name) {
   if (name == nullptr) return {};

@@ -20,6 +20,14 @@ std::vector<std::string> ParameterTypes(std::string_view demangled);
 // that may hold pointers).
 AccessMode ModeOfParameter(std::string_view type);
 
+// Whether a parameter of this type points to volatile memory ("volatile T*",
+// "T volatile*", "T const volatile*"): what a kernel polls or signals while
+// others use it too (a flag, a semaphore the host releases while the kernel
+// spins). PTX's memory model takes volatile accesses as relaxed atomic ones
+// at system scope: synchronization, not data, so no stream-ordering race is
+// checked through such a parameter (kernel_launches.cpp counts them).
+bool PointsToVolatile(std::string_view type);
+
 // "_Z5scalePKfPf" -> "scale(float const*, float*)"; returns the input when it
 // is not a mangled name.
 std::string Demangle(const char* name);
