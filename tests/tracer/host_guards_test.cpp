@@ -276,6 +276,19 @@ TEST_F(HostGuardsPath, PinnedMemoryFromTheDriverIsGuardedToo) {
   EXPECT_EQ(Findings().size(), 1u);
 }
 
+// What a framework plugin asks before it leaves a CPU op unobserved
+// (framework_hooks.h: may_guard_host): only bytes near pinned memory may be
+// guarded, and none before any pinned allocation or with the guards off.
+TEST_F(HostGuardsPath, MayGuardOnlyNearPinnedMemory) {
+  const auto at = [](const char* p) { return reinterpret_cast<Address>(p); };
+  EXPECT_FALSE(guards_->MayGuard(at(pinned_), at(pinned_) + 8));
+  HostAlloc(pinned_, 4 * kPage);
+  EXPECT_TRUE(guards_->MayGuard(at(pinned_) + kPage, at(pinned_) + kPage + 8));
+  EXPECT_TRUE(guards_->MayGuard(at(pinned_) - 8, at(pinned_) + 1));  // overlaps the first byte
+  EXPECT_FALSE(guards_->MayGuard(0x1000, 0x1008));                  // far below every region
+  EXPECT_FALSE(guards_->MayGuard(~Address{0} - 16, ~Address{0} - 8));
+}
+
 class HostGuardsOff : public HostGuardsPath {
  protected:
   HostGuardsOff() : HostGuardsPath(/*wanted=*/false) {}
@@ -290,6 +303,7 @@ TEST_F(HostGuardsOff, NoHostGuardsNoFaultsAndTheRunSaysSo) {
   EXPECT_EQ(Counters()["enabled"], 0u);
   EXPECT_EQ(Counters()["off_by_request"], 1u);
   EXPECT_EQ(Counters()["pages_guarded"], 0u);
+  EXPECT_FALSE(guards_->MayGuard(reinterpret_cast<Address>(pinned_), reinterpret_cast<Address>(pinned_) + 8));
 }
 
 }  // namespace
