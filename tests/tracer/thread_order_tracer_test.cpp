@@ -165,7 +165,6 @@ class TracerThreadOrder : public ::testing::Test {
   }
   HostThreadOrder& host_thread_order() { return tracer_->host_thread_order(); }
 
- private:
   std::string trace_path_ = ::testing::TempDir() + "thread_order." + std::to_string(getpid()) + ".trace";
   std::unique_ptr<Tracer> tracer_;
 };
@@ -221,6 +220,45 @@ TEST_F(TracerThreadOrder, WhatARuntimeCallSynchronizesOrdersNothing) {
   const std::vector<Finding> findings = Analyze(SyncThenHandOver(Handover::kInsideRuntimeCall));
   ASSERT_EQ(findings.size(), 1u) << testing::Summary(findings);
   EXPECT_EQ(findings[0].confidence, Confidence::kPossible);
+}
+
+// More threads making CUDA calls than a clock has entries (XLA's thread
+// pools): the tracer falls back to ordering host threads by the trace, says
+// so in the trace, and every thread's calls are still recorded.
+TEST_F(TracerThreadOrder, MoreThreadsThanAClockHoldsFallBackToTraceOrder) {
+  const CUstream s = Stream(0x5000);
+  void* x = Malloc(0x7f0000000000);
+  void* y = Malloc(0x7f0000100000);
+  constexpr int kThreads = STREAMCHECK_ORDERED_THREADS + 32;
+  std::mutex m;
+  std::condition_variable cv;
+  int started = 0;
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kThreads; ++i)
+    threads.emplace_back([&] {
+      {  // all alive at once, as a pool's threads are
+        std::unique_lock<std::mutex> lock(m);
+        ++started;
+        cv.notify_all();
+        cv.wait(lock, [&] { return started == kThreads; });
+      }
+      fake_cuda::LaunchFakeKernel(tracer_.get(), x, y, s);
+      Sync(s);
+    });
+  for (std::thread& t : threads) t.join();
+  tracer_->Finish();
+  std::string error;
+  auto source = OpenTrace(trace_path_, &error);
+  ASSERT_TRUE(source) << error;
+  const std::vector<TraceRecord> records = testing::ReadAll(source.get()).records;
+  int launches = 0, last_mode = -1;
+  for (const TraceRecord& r : records) {
+    launches += r.op == OpCode::kKernelLaunch;
+    if (r.op == OpCode::kHostThreadOrder) last_mode = static_cast<int>(r.flags);
+  }
+  EXPECT_EQ(launches, kThreads);
+  EXPECT_EQ(last_mode, 0);  // threads ordered by the trace from the overflow on
+  Analyze(records);
 }
 
 }  // namespace
