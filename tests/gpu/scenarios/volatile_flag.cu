@@ -17,15 +17,18 @@ __global__ void wait_then_write(volatile int* release, float* out, int n) {
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);
   cudaStream_t s = NonBlockingStream();
+  // Allocations of their own pages: the host's write of the flag then
+  // never opens a guarded page of the result.
+  constexpr size_t kFlagBytes = size_t{2} << 20;
   int* release;
   float* out;
-  CHECK(cudaHostAlloc(&release, sizeof(int), cudaHostAllocDefault));
   CHECK(cudaHostAlloc(&out, kN * sizeof(float), cudaHostAllocDefault));
+  CHECK(cudaHostAlloc(&release, kFlagBytes, cudaHostAllocDefault));
   *release = 0;
   wait_then_write<<<1, 256, 0, s>>>(release, out, kN);
   *static_cast<volatile int*>(release) = 1;  // the kernel is spinning: this lets it go on
   if (!racy) CHECK(cudaStreamSynchronize(s));
-  HostRead(out, 1024);
+  HostRead(out + kN / 2, 1024);  // the middle of the result, pages away from the flag
   CHECK(cudaStreamSynchronize(s));
   CHECK(cudaFreeHost(out));
   CHECK(cudaFreeHost(release));
