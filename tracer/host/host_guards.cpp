@@ -92,8 +92,7 @@ void ProgramChangesMemory(void* addr, size_t len) {
 }  // namespace
 
 void HostGuards::ProgramChanged(Address addr, uint64_t size) {
-  if (on() && addr + size > low_.load(std::memory_order_relaxed) && addr < high_.load(std::memory_order_relaxed))
-    table_.ProgramChanged(addr, size);
+  if (MayGuard(addr, addr + size)) table_.ProgramChanged(addr, size);
 }
 
 void HostGuards::WidenSpan(Address base, uint64_t size) {
