@@ -7,7 +7,13 @@ namespace streamcheck::fake_cuda {
 namespace {
 
 int g_kernel;  // its address is the kernel's handle
-constexpr size_t kParamOffsets[] = {0, 8, 16}, kParamSizes[] = {8, 8, 4};
+struct FakeLayout {
+  const char* mangled;
+  size_t offsets[3], sizes[3];
+};
+constexpr FakeLayout kStep = {"_Z4stepPKfPfi", {0, 8, 16}, {8, 8, 4}};
+constexpr FakeLayout kMark = {"_Z4markiiPf", {0, 4, 8}, {4, 4, 8}};
+const FakeLayout* g_layout = &kStep;
 
 bool IsFakeKernel(const void* f) { return f == &g_kernel; }
 
@@ -15,25 +21,26 @@ bool IsFakeKernel(const void* f) { return f == &g_kernel; }
 
 CUfunction FakeKernel() { return reinterpret_cast<CUfunction>(&g_kernel); }
 
+void ReplaceFakeKernel(bool with_mark) { g_layout = with_mark ? &kMark : &kStep; }
+
 }  // namespace streamcheck::fake_cuda
 
+using streamcheck::fake_cuda::g_layout;
 using streamcheck::fake_cuda::IsFakeKernel;
-using streamcheck::fake_cuda::kParamOffsets;
-using streamcheck::fake_cuda::kParamSizes;
 
 extern "C" {
 
 CUresult CUDAAPI cuFuncGetName(const char** name, CUfunction f) {
   if (!IsFakeKernel(f)) return CUDA_ERROR_INVALID_HANDLE;
-  *name = "_Z4stepPKfPfi";
+  *name = g_layout->mangled;
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuFuncGetParamInfo(CUfunction f, size_t index, size_t* offset, size_t* size) {
   if (!IsFakeKernel(f)) return CUDA_ERROR_INVALID_HANDLE;
-  if (index >= std::size(kParamOffsets)) return CUDA_ERROR_INVALID_VALUE;
-  *offset = kParamOffsets[index];
-  *size = kParamSizes[index];
+  if (index >= std::size(g_layout->offsets)) return CUDA_ERROR_INVALID_VALUE;
+  *offset = g_layout->offsets[index];
+  *size = g_layout->sizes[index];
   return CUDA_SUCCESS;
 }
 

@@ -13,6 +13,11 @@ namespace streamcheck::fake_cuda {
 // The one kernel the fake driver knows: `step(const float*, float*, int)`.
 CUfunction FakeKernel();
 
+// A module unloaded and another loaded, which the driver may give the same
+// handle: `mark(int, int, float*)` at FakeKernel()'s handle (true), or step
+// again (false).
+void ReplaceFakeKernel(bool with_mark);
+
 // One CUDA call as CUPTI reports it: entry, the calls it makes itself
 // (`inside`, e.g. a runtime call's driver calls), then exit with `result`.
 template <typename Params, typename Inside>

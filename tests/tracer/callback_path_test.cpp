@@ -219,6 +219,43 @@ TEST_F(CallbackPath, PerThreadLaunchesTakeThePerThreadDefaultStream) {
   EXPECT_EQ(launches[1].stream, 0u);
 }
 
+// A module unloaded and another loaded may give the new kernel the unloaded
+// one's handle (XLA's autotuner, a module per candidate). After the unload
+// callback, the launch is decoded with the new kernel's layout and name:
+// with step's, mark's pointer (4 bytes into its third slot) went unseen, and
+// where the old kernel had more parameters than the new one, words were read
+// past the argument array (XLA crashed there).
+TEST_F(CallbackPath, AKernelGivenAnUnloadedKernelsHandleIsDecodedWithItsOwnLayout) {
+  char* x = static_cast<char*>(Malloc(0x7f0000000000, kBytes));
+  char* y = static_cast<char*>(Malloc(0x7f0000100000, kBytes));
+  Launch(x, x + 64);  // step's layout cached for the handle
+  HandleResourceCallback(CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);
+  fake_cuda::ReplaceFakeKernel(/*with_mark=*/true);
+  int a[2] = {1, 0}, b[2] = {2, 0};  // words step's layout would read whole
+  void* args[] = {a, b, &y};
+  cuLaunchKernel_params p{};
+  p.f = fake_cuda::FakeKernel();
+  p.kernelParams = args;
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", p);
+  fake_cuda::ReplaceFakeKernel(/*with_mark=*/false);
+  HandleResourceCallback(CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING);  // the other tests' step
+  std::vector<std::string> names;
+  std::vector<TraceRecord> launches;
+  for (const TraceRecord& r : RecordsInTrace({OpCode::kKernelLaunch, OpCode::kDefineString})) {
+    if (r.op == OpCode::kKernelLaunch) {
+      launches.push_back(r);
+      continue;
+    }
+    if (r.id >= names.size()) names.resize(r.id + 1);
+    names[r.id] = r.text;
+  }
+  ASSERT_EQ(launches.size(), 2u);
+  ASSERT_LT(launches[1].name, names.size());
+  EXPECT_EQ(names[launches[1].name], "mark(int, int, float*)");
+  ASSERT_EQ(launches[1].accesses.size(), 1u);
+  EXPECT_EQ(launches[1].accesses[0].addr, reinterpret_cast<Address>(y));
+}
+
 // cudaGraphAddKernelNode: the runtime call gives the arguments, the driver
 // call nested in it the function. One that fails must not leave its pending
 // node behind to swallow the thread's next launch as part of it.

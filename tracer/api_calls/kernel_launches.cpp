@@ -1,5 +1,6 @@
 #include "tracer/api_calls/kernel_launches.h"
 
+#include <atomic>
 #include <cstdio>
 #include <unordered_map>
 
@@ -23,8 +24,20 @@ struct KernelLayout {
   bool volatile_pointers = false;  // a parameter points to volatile memory: left out, counted
 };
 
+// Modules unloaded so far (ForgetKernelLayouts): the cache below holds
+// layouts of handles no unload has passed since it was last cleared.
+std::atomic<uint64_t> g_module_unloads{0};
+std::atomic<bool> g_layouts_cached{true};  // false: unloads cannot be seen
+
+// With the tracer's lock held.
 std::unordered_map<CUfunction, KernelLayout>& Layouts() {
   static auto* layouts = new std::unordered_map<CUfunction, KernelLayout>;  // lives past exit handlers
+  static uint64_t unloads_seen = 0;
+  const uint64_t unloads = g_module_unloads.load(std::memory_order_acquire);
+  if (unloads != unloads_seen || !g_layouts_cached.load(std::memory_order_relaxed)) [[unlikely]] {
+    layouts->clear();
+    unloads_seen = unloads;
+  }
   return *layouts;
 }
 
@@ -241,5 +254,8 @@ void TakePendingKernel(const ApiCall& c, TraceRecord* node) {
 }
 
 void DiscardPendingKernel() { ThisThread().pending_kernel = PendingKernelNode{}; }
+
+void ForgetKernelLayouts() { g_module_unloads.fetch_add(1, std::memory_order_release); }
+void DisableKernelLayoutCache() { g_layouts_cached.store(false); }
 
 }  // namespace streamcheck::tracer

@@ -30,5 +30,14 @@ void DiscardPendingKernel();
 bool InsideRuntimeCall();
 void EnterRuntimeCall(Tracer& t);
 void LeaveRuntimeCall(Tracer& t);
+// A module (or the library behind a CUkernel) is being unloaded: the driver
+// hands its functions' handles out again for kernels loaded later (XLA's
+// autotuner loads and unloads a module per candidate), so every cached
+// layout goes; a stale one read another kernel's argument array with this
+// one's layout. Lock-free (it may come while any thread holds the tracer's
+// lock): the next launch decoded under the lock clears them.
+void ForgetKernelLayouts();
+// Where no unload can be seen: every launch decodes its kernel's layout anew.
+void DisableKernelLayoutCache();
 
 }  // namespace streamcheck::tracer

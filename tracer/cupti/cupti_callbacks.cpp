@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "tracer/api_calls/api_routing.h"
+#include "tracer/api_calls/kernel_launches.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/debug/launch_timing.h"
 #include "tracer/hot_path.h"
@@ -78,6 +79,8 @@ STREAMCHECK_HOT void Route(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, c
 
 STREAMCHECK_HOT void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cbid,
                                          const void* payload) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) [[unlikely]]
+    return HandleResourceCallback(cbid);
   const auto* data = static_cast<const CUpti_CallbackData*>(payload);
   if (g_launch_timing == nullptr || domain != CUPTI_CB_DOMAIN_DRIVER_API || !IsDriverLaunch(cbid))
     return Route(domain, cbid, data);
@@ -107,6 +110,10 @@ STREAMCHECK_HOT void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpt
   RouteApiCall(*t, domain == CUPTI_CB_DOMAIN_RUNTIME_API ? ApiDomain::kRuntime : ApiDomain::kDriver, cbid, call);
 }
 
+void HandleResourceCallback(CUpti_CallbackId cbid) {
+  if (cbid == CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) ForgetKernelLayouts();
+}
+
 bool SubscribeCallbacks() {
   InitApiRouting();
   if (DebugFlag(DebugSwitch::kProfile)) {
@@ -131,6 +138,13 @@ bool SubscribeCallbacks() {
   // Floors for measuring CUPTI's own cost: a subscription with nothing
   // enabled, or with the kernel launches alone.
   if (DebugFlag(DebugSwitch::kSubscribeOnly)) return true;
+  if (cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING) !=
+      CUPTI_SUCCESS) {
+    // Unseen unloads would leave a reused handle with the unloaded kernel's
+    // layout: each launch decodes its kernel's anew instead (slower, never wrong).
+    std::fprintf(stderr, "streamcheck: CUPTI refused the module-unload callback; kernel layouts are not cached\n");
+    DisableKernelLayoutCache();
+  }
   if (DebugFlag(DebugSwitch::kLaunchCallbacksOnly)) return Enable(subscriber, LaunchCalls());
   if (!Enable(subscriber, AllEnabledCalls()))
     std::fprintf(stderr, "streamcheck: CUPTI refused a callback; some calls will not be traced\n");

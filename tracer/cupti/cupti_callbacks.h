@@ -18,4 +18,8 @@ bool SubscribeCallbacks();
 // enabled call (tests/bench drives it with made-up payloads).
 void HandleCallback(Tracer* t, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data);
 
+// A resource callback (CUPTI_CB_DOMAIN_RESOURCE); the one enabled is a
+// module's unload, after which its kernels' handles may name others.
+void HandleResourceCallback(CUpti_CallbackId cbid);
+
 }  // namespace streamcheck::tracer

@@ -250,6 +250,7 @@ void PreciseFrontEnd::OnResource(Sanitizer_CallbackId cbid, const void* data) {
   } else if (cbid == SANITIZER_CBID_RESOURCE_MODULE_UNLOAD_STARTING) {
     // Its functions' handles may come back for another module's kernels.
     modules_.Forget(static_cast<const Sanitizer_ResourceModuleData*>(data)->module);
+    ForgetKernelLayouts();
     std::lock_guard<std::mutex> lock(decisions_mutex_);
     decisions_.clear();
   } else if (cbid == SANITIZER_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
