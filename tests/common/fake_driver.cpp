@@ -22,6 +22,10 @@ bool IsFakeKernel(const void* f) { return f == &g_kernel; }
 CUfunction FakeKernel() { return reinterpret_cast<CUfunction>(&g_kernel); }
 
 void ReplaceFakeKernel(bool with_mark) { g_layout = with_mark ? &kMark : &kStep; }
+int& CurrentDevice() {
+  thread_local int device = 0;
+  return device;
+}
 
 }  // namespace streamcheck::fake_cuda
 
@@ -51,6 +55,12 @@ CUresult CUDAAPI cuKernelGetParamInfo(CUkernel, size_t, size_t*, size_t*) { retu
 // No stream of a test process is ever being captured.
 CUresult CUDAAPI cuStreamIsCapturing(CUstream, CUstreamCaptureStatus* status) {
   *status = CU_STREAM_CAPTURE_STATUS_NONE;
+  return CUDA_SUCCESS;
+}
+
+// The calling thread's context is that of device `fake_cuda::CurrentDevice()`.
+CUresult CUDAAPI cuCtxGetDevice(CUdevice* device) {
+  *device = streamcheck::fake_cuda::CurrentDevice();
   return CUDA_SUCCESS;
 }
 

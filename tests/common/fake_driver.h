@@ -1,6 +1,7 @@
 // A stand-in for the CUDA driver calls the tracer makes (a kernel's name and
-// parameter layout), for tests and benchmarks on machines without a GPU, and
-// CUPTI's side of a call: its payloads handed to the tracer's callback handler.
+// parameter layout, the current context's device), for tests and benchmarks
+// on machines without a GPU, and CUPTI's side of a call: its payloads handed
+// to the tracer's callback handler.
 #pragma once
 
 #include <cuda.h>
@@ -17,6 +18,8 @@ CUfunction FakeKernel();
 // handle: `mark(int, int, float*)` at FakeKernel()'s handle (true), or step
 // again (false).
 void ReplaceFakeKernel(bool with_mark);
+// The device of the calling thread's context, as cuCtxGetDevice answers (0 until set).
+int& CurrentDevice();
 
 // One CUDA call as CUPTI reports it: entry, the calls it makes itself
 // (`inside`, e.g. a runtime call's driver calls), then exit with `result`.

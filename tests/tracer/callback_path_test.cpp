@@ -184,12 +184,64 @@ TEST_F(CallbackPath, EventsAndWaitsFromDriverCalls) {
   EXPECT_EQ(records[4].event, e);
 }
 
+// Streams and the host's waits through the driver, as a program without the
+// runtime (XLA) makes them, become the runtime's records; the driver calls a
+// runtime call makes inside it are that call's.
+TEST_F(CallbackPath, StreamsAndHostWaitsFromDriverCalls) {
+  CUstream made = reinterpret_cast<CUstream>(0x5100), made2 = reinterpret_cast<CUstream>(0x5200);
+  const auto event = reinterpret_cast<CUevent>(0x9000);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority, "cuStreamCreateWithPriority",
+         cuStreamCreateWithPriority_params{&made, CU_STREAM_NON_BLOCKING, -1});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, "cuStreamCreate", cuStreamCreate_params{&made2, 0});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, "cuStreamSynchronize_ptsz",
+         cuStreamSynchronize_params{nullptr});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamQuery, "cuStreamQuery", cuStreamQuery_params{made}, CUDA_ERROR_NOT_READY);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuEventQuery, "cuEventQuery", cuEventQuery_params{event}, CUDA_ERROR_INVALID_HANDLE);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, "cuEventSynchronize", cuEventSynchronize_params{event});
+  fake_cuda::CurrentDevice() = 1;
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, "cuCtxSynchronize", 0);  // no parameters
+  fake_cuda::CurrentDevice() = 0;
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, "cuStreamDestroy_v2", cuStreamDestroy_v2_params{made2});
+  fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020,
+                        "cudaStreamSynchronize", cudaStreamSynchronize_v3020_params{made}, [&] {
+                          Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, "cuStreamSynchronize",
+                                 cuStreamSynchronize_params{made});
+                        });
+
+  const std::vector<TraceRecord> records =
+      RecordsInTrace({OpCode::kStreamCreate, OpCode::kStreamDestroy, OpCode::kStreamSynchronize,
+                      OpCode::kStreamQuery, OpCode::kEventQuery, OpCode::kEventSynchronize,
+                      OpCode::kDeviceSynchronize});
+  ASSERT_EQ(records.size(), 8u);
+  EXPECT_EQ(records[0].op, OpCode::kStreamCreate);
+  EXPECT_EQ(records[0].stream, Handle{0x5100});
+  EXPECT_EQ(records[0].flags, uint32_t{CU_STREAM_NON_BLOCKING});
+  EXPECT_EQ(records[0].priority, -1);
+  EXPECT_EQ(records[1].op, OpCode::kStreamCreate);
+  EXPECT_EQ(records[1].stream, Handle{0x5200});
+  EXPECT_EQ(records[1].flags, 0u);
+  EXPECT_EQ(records[2].op, OpCode::kStreamSynchronize);
+  EXPECT_EQ(records[2].stream, kCudaStreamPerThread);
+  EXPECT_EQ(records[3].op, OpCode::kStreamQuery);  // not ready: still what the host learnt
+  EXPECT_EQ(records[3].stream, Handle{0x5100});
+  EXPECT_EQ(records[3].result, int32_t{CUDA_ERROR_NOT_READY});
+  EXPECT_EQ(records[4].op, OpCode::kEventSynchronize);  // the failed query made none
+  EXPECT_EQ(records[4].event, Handle{0x9000});
+  EXPECT_EQ(records[5].op, OpCode::kDeviceSynchronize);
+  EXPECT_EQ(records[5].device, 1);
+  EXPECT_EQ(records[6].op, OpCode::kStreamDestroy);
+  EXPECT_EQ(records[6].stream, Handle{0x5200});
+  EXPECT_EQ(records[7].op, OpCode::kStreamSynchronize);  // the runtime's call, once
+  EXPECT_EQ(records[7].stream, Handle{0x5100});
+}
+
 // A program's teardown after the tracer finished (static destructors that
 // launch, wait, destroy events and streams and free memory after the
 // tracer's exit handler ran): those calls are analysed inline and must not
 // touch what Finish closed.
 TEST_F(CallbackPath, CallsAfterTheTracerFinishedAreHarmless) {
   CUstream made = reinterpret_cast<CUstream>(0x5100);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, "cuStreamCreate", cuStreamCreate_params{&made, 0});
   char* x = static_cast<char*>(Malloc(0x7f0000000000, kBytes));
   Launch(x, x + 64);
   tracer().Finish();

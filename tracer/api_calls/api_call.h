@@ -61,8 +61,11 @@ Handle ToHandle(T* p) { return reinterpret_cast<Handle>(p); }
 bool DecodeStreamOrEventCall(const ApiCall& c, ApiCallbackId cbid);
 bool DecodeMemoryCall(const ApiCall& c, ApiCallbackId cbid);
 bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid);
-// Driver calls, at API exit outside a traced runtime call, for calls that succeeded.
+// Driver calls, at API exit outside a traced runtime call, for calls that
+// succeeded (queries also when not ready): events and waits, and through
+// DecodeDriverStreamCall streams and the host's synchronizations.
 bool DecodeDriverEventCall(const ApiCall& c, ApiCallbackId cbid);
+bool DecodeDriverStreamCall(const ApiCall& c, ApiCallbackId cbid);
 // The driver's own pinned-memory calls (cuMemHostAlloc and kin), made
 // outside a runtime call, for calls that succeeded (memory_calls.cpp).
 bool DecodeDriverHostMemoryCall(const ApiCall& c, ApiCallbackId cbid);

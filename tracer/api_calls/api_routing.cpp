@@ -47,7 +47,6 @@ constexpr ApiCallbackId kUnmodeledDriver[] = {
     CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,           CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
     CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
     CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,         CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize,     CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize,
     CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
 };
 
@@ -77,8 +76,9 @@ constexpr ApiCallbackId kDriverKernelNodes[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
 };
 
-// Driver calls decoded as events and waits (stream_event_calls.cpp), whether
-// the runtime or a library makes them; the _ptsz ones (per_thread) take
+// Driver calls decoded as events, waits, streams and host synchronizations
+// (stream_event_calls.cpp), made by a library or a program outside a runtime
+// call (the runtime's own are its calls'); the _ptsz ones (per_thread) take
 // stream 0 as the per-thread default stream.
 struct DriverEventCall {
   ApiCallbackId cbid;
@@ -93,6 +93,19 @@ constexpr DriverEventCall kDriverEventCallList[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, true},
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy, false},
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, false},
+    // Streams and host synchronization, as programs that use the driver
+    // directly (JAX's XLA) make them; the runtime's own make no record.
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamQuery, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuEventQuery, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, false},
 };
 constexpr auto kDriverEventCalls = [] {
   std::array<ApiCallbackId, std::size(kDriverEventCallList)> ids{};

@@ -138,9 +138,78 @@ bool DecodeDriverEventCall(const ApiCall& c, ApiCallbackId cbid) {
       r.event = ToHandle(c.params<cuEventDestroy_v2_params>().hEvent);
       break;
     default:
-      return false;
+      return DecodeDriverStreamCall(c, cbid);
   }
   if (c.driver_result() == CUDA_SUCCESS) c.tracer.Emit(r);
+  return true;
+}
+
+// Streams made and destroyed, and the host's waits and queries, through the
+// driver: what programs that drive CUDA without its runtime make (JAX's XLA
+// synchronizes with cuStreamSynchronize and cuEventSynchronize, and makes its
+// streams with cuStreamCreateWithPriority). Unseen, a stream would be met
+// first at a launch with no flags known, and every host access after such a
+// wait would look unordered with the work waited for. The flag values
+// (CU_STREAM_NON_BLOCKING, CUDA_ERROR_NOT_READY) are the runtime's.
+bool DecodeDriverStreamCall(const ApiCall& c, ApiCallbackId cbid) {
+  TraceRecord r;
+  bool query = false;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamCreate: {
+      const auto& p = c.params<cuStreamCreate_params>();
+      r = c.Record(OpCode::kStreamCreate);
+      r.stream = ToHandle(*p.phStream);
+      r.flags = p.Flags;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority: {
+      const auto& p = c.params<cuStreamCreateWithPriority_params>();
+      r = c.Record(OpCode::kStreamCreate);
+      r.stream = ToHandle(*p.phStream);
+      r.flags = p.flags;
+      r.priority = p.priority;
+      break;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2:
+      r = c.Record(OpCode::kStreamDestroy);
+      r.stream = ToHandle(c.params<cuStreamDestroy_v2_params>().hStream);
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz:
+      r = c.Record(OpCode::kStreamSynchronize);
+      r.stream = c.Stream(c.params<cuStreamSynchronize_params>().hStream);
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz:
+      r = c.Record(OpCode::kStreamQuery);
+      r.stream = c.Stream(c.params<cuStreamQuery_params>().hStream);
+      query = true;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
+      r = c.Record(OpCode::kEventSynchronize);
+      r.event = ToHandle(c.params<cuEventSynchronize_params>().hEvent);
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuEventQuery:
+      r = c.Record(OpCode::kEventQuery);
+      r.event = ToHandle(c.params<cuEventQuery_params>().hEvent);
+      query = true;
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize: {
+      // The calling thread's context, which may not be the device the
+      // runtime last set on it (cuCtxSetCurrent is not traced).
+      r = c.Record(OpCode::kDeviceSynchronize);
+      CUdevice device = 0;
+      if (cuCtxGetDevice(&device) == CUDA_SUCCESS) r.device = static_cast<int32_t>(device);
+      break;
+    }
+    default:
+      return false;
+  }
+  const CUresult rc = c.driver_result();
+  if (rc != CUDA_SUCCESS && !(query && rc == CUDA_ERROR_NOT_READY)) return true;  // a failed call did nothing
+  r.result = static_cast<int32_t>(rc);
+  c.tracer.Emit(r);
   return true;
 }
 

@@ -41,6 +41,12 @@ static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuLaunchKernel, CUPTI_DRIVER_TRAC
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuLaunchKernelEx_ptsz, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz));
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuStreamWaitEvent_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz));
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuEventDestroy_v2, CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2));
+// Streams and host waits through the driver (stream_event_calls.cpp).
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuStreamCreateWithPriority,
+                     CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority));
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuStreamSynchronize_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz));
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuEventSynchronize, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize));
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuCtxSynchronize, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize));
 // The host guards' calls (memory_calls.cpp): pinned memory through the driver.
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemFreeHost, CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost));
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemHostRegister_v2, CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2));
