@@ -1,5 +1,8 @@
 #include "runtime/allocation_table.h"
 
+#include <algorithm>
+#include <iterator>
+
 namespace streamcheck {
 
 void AllocationTable::Add(const Allocation& allocation) {
@@ -37,6 +40,38 @@ const Allocation* AllocationTable::Find(Address addr) const {
   --it;
   const Allocation& a = it->second;
   return addr < a.base + a.size || (a.size == 0 && addr == a.base) ? &a : nullptr;
+}
+
+void AddressRanges::Add(Address begin, uint64_t size) {
+  if (size == 0) return;
+  Address end = begin + size;
+  auto it = end_by_begin_.upper_bound(begin);
+  if (it != end_by_begin_.begin() && std::prev(it)->second >= begin) --it;  // the one before touches it
+  while (it != end_by_begin_.end() && it->first <= end) {
+    begin = std::min(begin, it->first);
+    end = std::max(end, it->second);
+    it = end_by_begin_.erase(it);
+  }
+  end_by_begin_.emplace_hint(it, begin, end);
+}
+
+bool AddressRanges::Overlaps(Address begin, uint64_t size) const {
+  if (size == 0 || end_by_begin_.empty()) return false;
+  auto it = end_by_begin_.lower_bound(begin + size);  // the first starting at or past the end
+  return it != end_by_begin_.begin() && std::prev(it)->second > begin;
+}
+
+void AddressRanges::Remove(Address begin, uint64_t size) {
+  if (size == 0) return;
+  const Address end = begin + size;
+  auto it = end_by_begin_.upper_bound(begin);
+  if (it != end_by_begin_.begin() && std::prev(it)->second > begin) --it;
+  while (it != end_by_begin_.end() && it->first < end) {
+    const Address range_begin = it->first, range_end = it->second;
+    it = end_by_begin_.erase(it);
+    if (range_begin < begin) end_by_begin_.emplace(range_begin, begin);  // the part before stays
+    if (range_end > end) it = end_by_begin_.emplace(end, range_end).first;  // and the part after
+  }
 }
 
 }  // namespace streamcheck

@@ -52,4 +52,19 @@ class AllocationTable {
   std::map<Address, Allocation> by_base_;
 };
 
+// A set of address ranges, merged where they touch: memory set apart from
+// the allocations that come and go inside it (what CUDA graphs were captured
+// on, engine_memory.cpp).
+class AddressRanges {
+ public:
+  void Add(Address begin, uint64_t size);
+  bool Overlaps(Address begin, uint64_t size) const;
+  // Takes [begin, begin+size) out (cudaFree of the segment holding them).
+  void Remove(Address begin, uint64_t size);
+  bool empty() const { return end_by_begin_.empty(); }
+
+ private:
+  std::map<Address, Address> end_by_begin_;  // disjoint, not touching
+};
+
 }  // namespace streamcheck

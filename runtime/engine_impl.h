@@ -177,6 +177,9 @@ class alignas(64) Engine::Impl {
   OpLog op_log_;
   AllocationTable allocations_;
   AllocationTable pool_blocks_;  // caching-allocator blocks, inside allocations_
+  // Blocks allocated while a stream was capturing: a CUDA graph's private
+  // pool, whose replays the caching allocator never sees (PoolBlockAllocate).
+  AddressRanges graph_memory_;
   // Pageable async copies waiting for their thread's next call (SettlePageableCopies).
   struct PendingPageableCopy {
     ThreadId thread;

@@ -231,6 +231,7 @@ void Engine::Impl::Free(const TraceRecord& r) {
   if (a == nullptr) return;
   sync_.TickThread(t);
   FreeRange(a->base, a->size, t.lane, t.clock, SiteOf(r), /*reuse=*/false, r.timestamp_ns);
+  graph_memory_.Remove(a->base, a->size);
   allocations_.Remove(r.dst, nullptr);  // after the report, which names the allocation
 }
 
@@ -285,9 +286,19 @@ void Engine::Impl::PoolBlockAllocate(const TraceRecord& r) {
   const uint32_t site = SiteOf(r);
   pool_blocks_.Add({r.dst, r.size, allocations_.KindOf(r.dst), s.device, site, s.lane});
   if (s.capture_graph != 0) {
+    graph_memory_.Add(r.dst, r.size);
     shadow_.Reset(r.dst, r.size, ShadowAccess{});
     return;
   }
+  // A graph's private pool handing a block out again outside a capture
+  // (PyTorch's CUDA graph trees restore a pool's checkpointed state before
+  // warming up or recording the next graph): the allocator's stream order
+  // says nothing about the graph's replays, which it never sees, and their
+  // owner orders them itself (the trees synchronize the device before the
+  // pool's blocks are used again). So this allocation is no use of the
+  // memory: the replays' accesses stay, and each later access is checked
+  // against them as any other would be.
+  if (graph_memory_.Overlaps(r.dst, r.size)) return;
   sync_.PrepareStreamOperation(s, t);
   const Epoch e = sync_.TickStream(s);
   const ShadowAccess allocation{e.lane, e.clock, site, ShadowKind::kAllocate};
@@ -320,6 +331,7 @@ void Engine::Impl::DeviceReset(const TraceRecord& r) {
   pool_blocks_.RemoveDevice(device, [](const Allocation&) {});
   allocations_.RemoveDevice(device, [this](const Allocation& a) {
     shadow_.Reset(a.base, a.size, ShadowAccess{});
+    graph_memory_.Remove(a.base, a.size);
   });
 }
 

@@ -59,5 +59,30 @@ TEST(AllocationTable, RisingAndOverlappingAllocationsMatchAReference) {
   }
 }
 
+// Ranges added and removed at random over a small space, against a byte map.
+TEST(AddressRanges, AddAndRemoveMatchAByteMap) {
+  std::mt19937_64 rng(11);
+  AddressRanges ranges;
+  constexpr Address kSpace = 512;
+  std::vector<bool> covered(kSpace, false);
+  for (int step = 0; step < 20000; ++step) {
+    const Address begin = rng() % kSpace;
+    const uint64_t size = rng() % std::min<uint64_t>(40, kSpace - begin) + 1;
+    if (rng() % 3 != 0) {
+      ranges.Add(begin, size);
+      for (Address a = begin; a < begin + size; ++a) covered[a] = true;
+    } else {
+      ranges.Remove(begin, size);
+      for (Address a = begin; a < begin + size; ++a) covered[a] = false;
+    }
+    const Address probe = rng() % kSpace;
+    const uint64_t probe_size = rng() % std::min<uint64_t>(16, kSpace - probe) + 1;
+    bool expected = false;
+    for (Address a = probe; a < probe + probe_size; ++a) expected = expected || covered[a];
+    ASSERT_EQ(ranges.Overlaps(probe, probe_size), expected) << "step " << step << " probe " << probe << "+" << probe_size;
+  }
+  EXPECT_FALSE(ranges.Overlaps(0, 0));
+}
+
 }  // namespace
 }  // namespace streamcheck

@@ -177,6 +177,47 @@ TEST(Lifetime, PoolBlocksOfACaptureBelongToTheGraphsPrivatePool) {
   EXPECT_TRUE(stats.anomalies.empty());
 }
 
+// PyTorch's CUDA graph trees (torch.compile's mode="reduce-overhead"): the
+// graph's pool block, written by replays on the program's stream (s2), is
+// handed out again on the trees' own stream (s1) when they restore the pool's
+// state for the next graph, before they synchronize the device and use it.
+// The allocator's stream order does not cover replays it never saw, so that
+// allocation uses nothing (compiled_graphs.py: eight errors on a correct
+// program); the next real access is checked against the replays.
+TraceBuilder GraphBlockReplayedThenHandedOutAgain() {
+  constexpr Handle kGraph = 0x6000, kExec = 0x7000;
+  auto t = Given();
+  t.Malloc(kSegment, 4096).BeginCapture(kS1).PoolBlockAllocate(kBlock, 512, kS1);
+  t.Kernel(kS1, "graph_writer", {W(kBlock, 512)}).PoolBlockFree(kBlock, kS1).EndCapture(kS1, kGraph);
+  t.Instantiate(kExec, kGraph).Launch(kExec, kS2).Launch(kExec, kS2);
+  t.PoolBlockAllocate(kBlock, 512, kS1);
+  return t;
+}
+
+TEST(Lifetime, AGraphPoolsBlockHandedOutAgainIsNoUseOfIt) {
+  auto t = GraphBlockReplayedThenHandedOutAgain();
+  t.DeviceSync().Kernel(kS1, "next_graph_warmup", {W(kBlock, 512)});
+  EngineStats stats;
+  EXPECT_TRUE(t.Run(&stats).empty()) << Summary(t.Run());
+  EXPECT_TRUE(stats.anomalies.empty());
+}
+
+TEST(Lifetime, AGraphPoolsBlockUsedWhileAReplayMayRunIsARace) {
+  auto t = GraphBlockReplayedThenHandedOutAgain();  // no synchronization before the use
+  t.Kernel(kS1, "next_graph_warmup", {W(kBlock, 512)});
+  const auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].rule, "cross-stream-race");
+  EXPECT_EQ(fs[0].accesses[1].op, "next_graph_warmup");
+}
+
+TEST(Lifetime, MemoryOfAFreedSegmentIsNoLongerAGraphsPool) {
+  auto t = GraphBlockReplayedThenHandedOutAgain();  // the pool's segment released, then cudaMalloc'ed anew
+  t.PoolBlockFree(kBlock, kS1).Free(kSegment).Malloc(kSegment, 4096).PoolBlockAllocate(kBlock, 512, kS1);
+  t.Kernel(kS2, "reader", {R(kBlock, 512)}).PoolBlockFree(kBlock, kS1).PoolBlockAllocate(kBlock, 512, kS1);
+  EXPECT_EQ(CountRule(t.Run(), "free-while-in-use"), 1u) << Summary(t.Run());
+}
+
 TEST(Lifetime, PoolBlockUsedOnAnotherStreamBeforeItsAllocationIsOrdered) {
   auto t = Given();
   t.Malloc(kSegment, 4096).PoolBlockAllocate(kBlock, 512, kS1).Kernel(kS2, "user", {W(kBlock, 512)});

@@ -6,8 +6,11 @@
 // the old layout the launch's pointer goes unseen (or, where the old kernel
 // had more parameters, words are read past the new argument array: XLA's
 // crash). Racy: another stream reads what the new kernel writes without
-// waiting for it; fixed: it waits on an event.
+// waiting for it; fixed: it waits on an event. It prints whether the driver
+// gave a handle out again: where it did not, the test shows nothing.
 #include <cuda.h>
+
+#include <set>
 
 #include "common.cuh"
 
@@ -81,36 +84,42 @@ int main(int argc, char** argv) {
   CHECK(cudaMemset(out, 0, kN * sizeof(float)));
   CHECK(cudaDeviceSynchronize());
 
-  // Several rounds, so that a reused handle is likely even where the driver
-  // does not reuse the first one freed.
-  for (int round = 0; round < 4; ++round) {
-    CUmodule first, second;
-    CUfunction old_kernel = Load(kOnePointer, &first);
+  // Modules with step's layout are loaded, launched and unloaded until a
+  // module of the other kernel is given one of their handles (the driver
+  // does not hand a freed one out again at once); that launch is the test's.
+  std::set<CUfunction> one_pointer_handles;
+  CUmodule module;
+  CUfunction kernel = nullptr;
+  int loads = 0;
+  for (; loads < 200; ++loads) {
+    CUfunction old_kernel = Load(kOnePointer, &module);
     void* old_args[] = {&copy};
     Check(cuLaunchKernel(old_kernel, 1, 1, 1, 1, 1, 1, 0, reinterpret_cast<CUstream>(writer), old_args, nullptr),
           "cuLaunchKernel (one pointer)");
     CHECK(cudaStreamSynchronize(writer));
-    Check(cuModuleUnload(first), "cuModuleUnload");
-
-    CUfunction new_kernel = Load(kPointerInTheMiddle, &second);
-    std::fprintf(stderr, "round %d: the new kernel %s the unloaded one's handle\n", round,
-                 new_kernel == old_kernel ? "reuses" : "does not reuse");
-    int pad = 7, n = kN;
-    void* args[] = {&pad, &out, &n};
-    Check(cuLaunchKernel(new_kernel, (kN + 255) / 256, 1, 1, 256, 1, 1, 0, reinterpret_cast<CUstream>(writer), args,
-                         nullptr),
-          "cuLaunchKernel (pointer in the middle)");
-    if (!racy) {
-      cudaEvent_t written;
-      CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
-      CHECK(cudaEventRecord(written, writer));
-      CHECK(cudaStreamWaitEvent(reader, written, 0));
-      CHECK(cudaEventDestroy(written));
-    }
-    scale<<<64, 256, 0, reader>>>(out, copy, kN);
-    CHECK(cudaDeviceSynchronize());
-    Check(cuModuleUnload(second), "cuModuleUnload");
+    Check(cuModuleUnload(module), "cuModuleUnload");
+    one_pointer_handles.insert(old_kernel);
+    kernel = Load(kPointerInTheMiddle, &module);
+    if (one_pointer_handles.count(kernel) != 0) break;
+    Check(cuModuleUnload(module), "cuModuleUnload");
   }
+  if (loads == 200) kernel = Load(kPointerInTheMiddle, &module);
+  std::fprintf(stderr, "module_reload: %s\n",
+               loads < 200 ? "the kernel was given an unloaded kernel's handle" : "no handle was given out again");
+  int pad = 7, n = kN;
+  void* args[] = {&pad, &out, &n};
+  Check(cuLaunchKernel(kernel, (kN + 255) / 256, 1, 1, 256, 1, 1, 0, reinterpret_cast<CUstream>(writer), args, nullptr),
+        "cuLaunchKernel (pointer in the middle)");
+  if (!racy) {
+    cudaEvent_t written;
+    CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+    CHECK(cudaEventRecord(written, writer));
+    CHECK(cudaStreamWaitEvent(reader, written, 0));
+    CHECK(cudaEventDestroy(written));
+  }
+  scale<<<64, 256, 0, reader>>>(out, copy, kN);
+  CHECK(cudaDeviceSynchronize());
+  Check(cuModuleUnload(module), "cuModuleUnload");
   CHECK(cudaFree(out));
   CHECK(cudaFree(copy));
   return 0;
