@@ -3,10 +3,10 @@
 //   * an op observer: each outermost aten op's name, the bytes of each CUDA
 //     tensor argument (views exact: storage offset, sizes, strides) with the
 //     op schema's word on which arguments it writes (`Tensor(a!)`), and, for
-//     the ops the program called, its Python stack. By default a boxed
-//     fallback on a dispatch key of its own (the dispatch-key observer, near
-//     the end); with STREAMCHECK_TORCH_OBSERVER=record-function, or where
-//     PyTorch refuses that, a RecordFunction callback;
+//     the ops the program called, its Python stack. By default kernels on a
+//     dispatch key of its own (dispatch_key_observer.cpp); with
+//     STREAMCHECK_TORCH_OBSERVER=record-function, or where PyTorch refuses
+//     that, a RecordFunction callback (here);
 //   * a RecordFunction callback for autograd's backward nodes, which names the
 //     work inside each after the node and gives it its forward op's stack;
 //   * the caching allocator's trace tracker: blocks handed to a stream and
@@ -17,7 +17,6 @@
 #include <ATen/record_function.h>
 #include <c10/core/impl/LocalDispatchKeySet.h>
 #include <c10/cuda/CUDACachingAllocator.h>
-#include <torch/library.h>
 
 #include <algorithm>
 #include <atomic>
@@ -32,18 +31,20 @@
 #include <vector>
 
 #include "tracer/frameworks/framework_hooks.h"
+#include "tracer/frameworks/pytorch/dispatch_key_observer.h"
+#include "tracer/frameworks/pytorch/observer_core.h"
 #include "tracer/frameworks/pytorch/python_stack.h"
 #include "tracer/debug/tracer_profile.h"
 
 namespace streamcheck::pytorch {
-namespace {
 
 const StreamcheckFrameworkHooks* g_hooks = nullptr;
-
-// STREAMCHECK_DEBUG=profile: the plugin's share of the time, printed at exit.
-enum class PluginPhase { kOpStart, kPythonStack, kAllocatorEvent, kCount };
 tracer::PhaseProfile<PluginPhase> g_profile("streamcheck[profile] plugin:",
                                             {"op observer", "python stacks", "allocator events"});
+bool g_observe_nested_ops = false;
+bool g_observer_floor = false;
+
+namespace {
 
 uint32_t TimedPythonStack(bool take_gil) {
   const uint64_t start = g_profile.Now();
@@ -51,18 +52,6 @@ uint32_t TimedPythonStack(bool take_gil) {
   g_profile.Add(PluginPhase::kPythonStack, start);
   return stack;
 }
-
-// What the schema of one op says: its name's id and which arguments it writes.
-struct OpInfo {
-  uint32_t name = 0;
-  bool dispatcher_op = false;  // a registered schema (not a named range such as autograd's wrappers)
-  bool takes_device = false;   // a Device argument: it may make CUDA tensors from no CUDA tensor (to, empty)
-  std::vector<bool> writes;    // by argument index
-  // How many ops it nested when it last ran with them passed over (-1: not
-  // yet known); decides how the next run hides them (OuterOp below). Any
-  // thread may write it: a hint, relaxed.
-  mutable std::atomic<int> nested_ops{-1};
-};
 
 struct OpInfoCache {
   std::mutex mutex;
@@ -89,19 +78,6 @@ std::unique_ptr<OpInfo> DispatcherOpInfo(const char* key, const c10::FunctionSch
     info->takes_device = info->takes_device || type->kind() == c10::TypeKind::DeviceObjType;
   }
   return info;
-}
-
-// The info of the op `schema` describes (the dispatch-key observer's lookup).
-const OpInfo& InfoOf(const c10::FunctionSchema& schema) {
-  thread_local std::unordered_map<const char*, const OpInfo*> local;
-  const char* key = schema.name().c_str();  // the registered schema's: one per overload, stable
-  if (auto it = local.find(key); it != local.end()) return *it->second;
-  OpInfoCache& cache = Infos();
-  std::lock_guard<std::mutex> lock(cache.mutex);
-  std::unique_ptr<OpInfo>& slot = cache.by_schema_name[key];
-  if (slot == nullptr) slot = DispatcherOpInfo(key, schema);
-  local.emplace(key, slot.get());
-  return *slot;
 }
 
 const OpInfo& InfoOf(const at::RecordFunction& fn) {
@@ -161,50 +137,6 @@ ForwardStacks& ForwardStacksOf() {
   return *stacks;
 }
 
-// The bytes a strided tensor covers: from the lowest to one past the highest
-// element it can address (a bounding range for views with gaps).
-bool BytesOf(const at::Tensor& t, StreamcheckTensorRegion* out) try {
-  if (!t.defined() || t.layout() != c10::kStrided || !t.has_storage() || t.numel() == 0) return false;
-  const auto base = reinterpret_cast<uint64_t>(t.const_data_ptr());
-  const int64_t item = static_cast<int64_t>(t.itemsize());
-  int64_t low = 0, high = 0;
-  const auto sizes = t.sizes(), strides = t.strides();
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] <= 1) continue;
-    const int64_t span = strides[d] * (sizes[d] - 1);
-    (span < 0 ? low : high) += span;
-  }
-  out->begin = base + low * item;
-  out->end = base + high * item + item;
-  return true;
-} catch (const std::exception&) {
-  // Tensors without real data (symbolic shapes, fake or functional wrappers)
-  // throw from these accessors: they touch no memory we could see.
-  return false;
-}
-
-// Calls f with each tensor an argument holds.
-template <typename F>
-void ForEachTensor(const c10::IValue& v, F&& f) {
-  if (v.isTensor()) {
-    f(v.toTensor());
-  } else if (v.isTensorList()) {
-    for (const at::Tensor& t : v.toTensorList().vec()) f(t);
-  } else if (v.isList()) {  // Tensor?[] (indexing)
-    for (const c10::IValue& element : v.toListRef())
-      if (element.isTensor()) f(element.toTensor());
-  }
-}
-
-void AddRegions(const c10::IValue& v, bool writes, std::vector<StreamcheckTensorRegion>* regions) {
-  ForEachTensor(v, [&](const at::Tensor& t) {
-    StreamcheckTensorRegion r;
-    if (!t.defined() || !t.is_cuda() || !BytesOf(t, &r)) return;
-    r.writes = writes ? 1 : 0;
-    regions->push_back(r);
-  });
-}
-
 thread_local int t_depth = 0;  // ops open on this thread (ours to count: the tracer's are its own)
 thread_local uint32_t t_outer_stack = 0;  // the stack of this thread's outermost open op
 // This thread has run a backward node: one of autograd's engine threads (or
@@ -246,7 +178,6 @@ uint32_t OuterStack(bool take_gil) {
 // the program runs); STREAMCHECK_DEBUG=hide-nested-ops and
 // pass-over-nested-ops fix one way for every op (to measure the two).
 constexpr int kHideFromNestedOps = 2;
-bool g_observe_nested_ops = false;
 enum class NestedOps { kByOp, kHide, kPassOver } g_nested_ops = NestedOps::kByOp;
 struct OuterOp {
   int depth = 0;  // t_depth inside it; 0: no outer dispatcher op is open
@@ -297,59 +228,11 @@ void OnAllocatorTrace(const c10::cuda::CUDACachingAllocator::TraceEntry& e) {
 // (what block events cost; blocks are then seen only as their segments).
 bool g_block_events = true;
 
-void AttachAllocatorTracker() {
-  if (!g_block_events) return;
-  static std::atomic<bool> attached{false};
-  if (attached.load(std::memory_order_relaxed)) return;
-  static std::mutex mutex;
-  std::lock_guard<std::mutex> lock(mutex);
-  auto* allocator = c10::cuda::CUDACachingAllocator::get();
-  if (attached || allocator == nullptr || !allocator->initialized()) return;
-  attached = true;
-  if (allocator->name() != "native") {
-    std::fprintf(stderr,
-                 "streamcheck: PyTorch's CUDA allocator is '%s', which has no trace hook: block reuse between "
-                 "streams is checked only at the level of the CUDA allocation calls it makes\n",
-                 allocator->name().c_str());
-    return;
-  }
-  c10::cuda::CUDACachingAllocator::attachAllocatorTraceTracker(OnAllocatorTrace);
-}
-
 // An op or backward node starts: the outermost on a thread gets `stack`.
 void BeginOp(uint32_t name, uint32_t stack, const std::vector<StreamcheckTensorRegion>& regions) {
   if (t_depth++ == 0 || !HasStack(t_outer_stack)) t_outer_stack = stack;
   g_hooks->op_begin(name, stack, regions.data(), regions.size());
 }
-
-// An op or backward node begun with BeginOp ends.
-void EndOp() {
-  if (t_depth > 0) --t_depth;
-  g_hooks->op_end();
-}
-
-// The autograd nodes made since `first_sequence_nr` by an outermost op and
-// the ops nested in it, which were not observed: each gets the op's stack.
-void NoteNodesMadeSince(uint64_t first_sequence_nr) {
-  const uint64_t end = at::sequence_number::peek();
-  constexpr uint64_t kMostNoted = 4096;  // an op building a larger graph notes its first nodes
-  for (uint64_t n = first_sequence_nr; n < end && n - first_sequence_nr < kMostNoted; ++n)
-    ForwardStacksOf().Note(static_cast<int64_t>(n), t_outer_stack);
-}
-
-// An observed op begins; `arguments` in its schema's order.
-void BeginObservedOp(const OpInfo& info, c10::ArrayRef<const c10::IValue> arguments) {
-  thread_local std::vector<StreamcheckTensorRegion> regions;  // the hook copies them: reused, no allocation per op
-  regions.clear();
-  for (size_t i = 0; i < arguments.size(); ++i)
-    AddRegions(arguments[i], i < info.writes.size() && info.writes[i], &regions);
-  // The ops the program called carry its Python stack; nested ops inherit it.
-  BeginOp(info.name, t_depth == 0 ? OuterStack(/*take_gil=*/true) : 0, regions);
-}
-
-// STREAMCHECK_DEBUG=observer-floor: observers that return at once, to measure
-// what PyTorch's op observation with inputs costs by itself.
-bool g_observer_floor = false;
 
 std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   if (g_observer_floor) return nullptr;
@@ -360,7 +243,7 @@ std::unique_ptr<at::ObserverContext> OnOpStart(const at::RecordFunction& fn) {
   const uint64_t start = g_profile.Now();
   AttachAllocatorTracker();
   const OpInfo& info = InfoOf(fn);
-  BeginObservedOp(info, fn.inputs());
+  BeginObservedOp(info, [&](TensorSink sink) { ForEachArgumentTensor(fn.inputs(), sink); });
   ForwardStacksOf().Note(fn.seqNr(), t_outer_stack);
   if (info.dispatcher_op && !g_observe_nested_ops) {
     t_outer_op = {t_depth, at::sequence_number::peek(), &info, HidesNestedOps(info)};
@@ -409,103 +292,99 @@ void OnOpEnd(const at::RecordFunction&, at::ObserverContext*) {
   EndOp();
 }
 
-// The dispatch-key observer: a boxed fallback on a dispatch key that the
-// plugin includes in each thread's dispatch key set sees every op the
-// program calls, boxed once, and takes its key out of the set for the op's
-// duration, so the ops nested in it dispatch as they would without
-// streamcheck. RecordFunction then has no FUNCTION-scope callback of ours,
-// and PyTorch spends nothing per op on observing for us: with it the
-// transformer step measured x0.916 [0.901, 0.940] of the RecordFunction
-// observer and the eager loop x0.979 (tests/gpu/bench/results/README.md).
-// The key is TESTING_ONLY_GenericMode, the one functionality key above
-// autograd that PyTorch itself registers nothing for; where registering on
-// it fails (another tool took it), the RecordFunction observer is used.
-// A thread's ops reach it from the thread's first CUDA call the tracer
-// records (streamcheck_framework_thread_started), or from the start on the
-// thread that initialized CUDA and on autograd's threads, which take the
-// caller's thread-local state.
-constexpr c10::DispatchKey kObserverKey = c10::DispatchKey::TESTING_ONLY_GenericMode;
-bool g_dispatch_observer = false;
+}  // namespace
 
-// Ends the op begun in OnDispatchedOp, however the op left (an exception too).
-struct DispatchedOpEnd {
-  uint64_t first_sequence_nr;
-  ~DispatchedOpEnd() {
-    NoteNodesMadeSince(first_sequence_nr);
-    EndOp();
+// The info of the op `schema` describes (the dispatch-key observer's lookup).
+const OpInfo& InfoOf(const c10::FunctionSchema& schema) {
+  thread_local std::unordered_map<const char*, const OpInfo*> local;
+  const char* key = schema.name().c_str();  // the registered schema's: one per overload, stable
+  if (auto it = local.find(key); it != local.end()) return *it->second;
+  OpInfoCache& cache = Infos();
+  std::lock_guard<std::mutex> lock(cache.mutex);
+  std::unique_ptr<OpInfo>& slot = cache.by_schema_name[key];
+  if (slot == nullptr) slot = DispatcherOpInfo(key, schema);
+  local.emplace(key, slot.get());
+  return *slot;
+}
+
+bool BytesOf(const at::Tensor& t, StreamcheckTensorRegion* out) try {
+  if (!t.defined() || t.layout() != c10::kStrided || !t.has_storage() || t.numel() == 0) return false;
+  const auto base = reinterpret_cast<uint64_t>(t.const_data_ptr());
+  const int64_t item = static_cast<int64_t>(t.itemsize());
+  int64_t low = 0, high = 0;
+  const auto sizes = t.sizes(), strides = t.strides();
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] <= 1) continue;
+    const int64_t span = strides[d] * (sizes[d] - 1);
+    (span < 0 ? low : high) += span;
   }
-};
-
-// An op with no CUDA tensor among its arguments and no device to make one
-// on does no CUDA work inside (AdamW's aten::item on each parameter's step
-// count, a CPU tensor: a hundred calls a step of the DDP benchmark's model),
-// and unless one of its tensors may lie in guarded host memory (pinned: a
-// CPU op filling a pinned staging tensor is a host access that findings name
-// after the op) no record ever takes its name or stack: it is not observed,
-// and neither are its nested ops (a CUDA tensor they made would need a device).
-bool NeedsNoScope(const OpInfo& info, c10::DispatchKeySet keys, c10::ArrayRef<const c10::IValue> arguments) {
-  if (info.takes_device || keys.has_backend(c10::BackendComponent::CUDABit)) return false;
-  bool host_guarded = false;
-  for (const c10::IValue& v : arguments)
-    ForEachTensor(v, [&](const at::Tensor& t) {
-      StreamcheckTensorRegion r;
-      host_guarded = host_guarded || (BytesOf(t, &r) && g_hooks->may_guard_host(r.begin, r.end) != 0);
-    });
-  return !host_guarded;
-}
-
-void OnDispatchedOp(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack) {
-  const c10::DispatchKeySet below(c10::DispatchKeySet::FULL_AFTER, kObserverKey);
-  std::optional<c10::impl::ExcludeDispatchKeyGuard> nested;  // the nested ops go by unseen
-  if (!g_observe_nested_ops) nested.emplace(kObserverKey);
-  if (g_observer_floor) return op.redispatchBoxed(keys & below, stack);
-  const uint64_t start = g_profile.Now();
-  AttachAllocatorTracker();
-  const OpInfo& info = InfoOf(op.schema());
-  const size_t count = std::min(op.schema().arguments().size(), stack->size());  // the stack's top
-  const c10::ArrayRef<const c10::IValue> arguments(stack->data() + stack->size() - count, count);
-  if (!g_observe_nested_ops && NeedsNoScope(info, keys, arguments)) return op.redispatchBoxed(keys & below, stack);
-  BeginObservedOp(info, arguments);
-  const DispatchedOpEnd end{at::sequence_number::peek()};
-  g_profile.Add(PluginPhase::kOpStart, start);
-  op.redispatchBoxed(keys & below, stack);
-}
-
-// Ops that only make a view, and whose backward only makes a view too
-// (derivatives.yaml: transpose's is a transpose, unsqueeze's a squeeze):
-// nothing inside them, forward or backward, launches, copies or allocates,
-// so no record ever takes their name or Python stack. They fall through the
-// observer's key: the dispatcher skips it for them without boxing their
-// arguments, which for the DDP benchmark's step (some 140 such ops, most on
-// autograd's threads inside backward nodes) was most of what observing them
-// cost. Not aten::view, reshape, expand, select, slice, as_strided: their
-// backward may copy (a reshape of a strided gradient) or allocate, and those
-// kernels take their forward op's stack from the op's observation.
-constexpr const char* kPureViewOps[] = {"transpose.int", "t",           "permute", "unsqueeze", "squeeze",
-                                        "squeeze.dim",   "squeeze.dims", "alias",   "detach"};
-
-void LetPureViewsFallThrough() try {
-  static auto* views = new torch::Library(torch::Library::IMPL, "aten", kObserverKey, __FILE__, __LINE__);
-  for (const char* name : kPureViewOps) views->impl(name, torch::CppFunction::makeFallthrough());
-} catch (const std::exception& e) {
-  // Observed, as every other op: costs time, loses nothing.
-  std::fprintf(stderr, "streamcheck: view ops are observed in full (%s)\n", e.what());
-}
-
-// Registers the fallback and includes the key on the calling thread; false
-// (with why) where PyTorch refuses it, and the RecordFunction observer is used.
-bool AttachDispatchObserver(std::string* why) try {
-  static auto* library = new torch::Library(torch::Library::IMPL, "_", kObserverKey, __FILE__, __LINE__);
-  library->fallback(torch::CppFunction::makeFromBoxedFunction<&OnDispatchedOp>());
-  if (!g_observe_nested_ops) LetPureViewsFallThrough();
-  c10::impl::tls_set_dispatch_key_included(kObserverKey, true);
+  out->begin = base + low * item;
+  out->end = base + high * item + item;
   return true;
-} catch (const std::exception& e) {
-  *why = e.what();
+} catch (const std::exception&) {
+  // Tensors without real data (symbolic shapes, fake or functional wrappers)
+  // throw from these accessors: they touch no memory we could see.
   return false;
 }
 
-}  // namespace
+void ForEachArgumentTensor(c10::ArrayRef<const c10::IValue> arguments, TensorSink sink) {
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    const c10::IValue& v = arguments[i];
+    if (v.isTensor()) {
+      sink(v.toTensor(), i);
+    } else if (v.isTensorList()) {
+      for (const at::Tensor& t : v.toTensorList().vec()) sink(t, i);
+    } else if (v.isList()) {  // Tensor?[] (indexing)
+      for (const c10::IValue& element : v.toListRef())
+        if (element.isTensor()) sink(element.toTensor(), i);
+    }
+  }
+}
+
+void AttachAllocatorTracker() {
+  if (!g_block_events) return;
+  static std::atomic<bool> attached{false};
+  if (attached.load(std::memory_order_relaxed)) return;
+  static std::mutex mutex;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto* allocator = c10::cuda::CUDACachingAllocator::get();
+  if (attached || allocator == nullptr || !allocator->initialized()) return;
+  attached = true;
+  if (allocator->name() != "native") {
+    std::fprintf(stderr,
+                 "streamcheck: PyTorch's CUDA allocator is '%s', which has no trace hook: block reuse between "
+                 "streams is checked only at the level of the CUDA allocation calls it makes\n",
+                 allocator->name().c_str());
+    return;
+  }
+  c10::cuda::CUDACachingAllocator::attachAllocatorTraceTracker(OnAllocatorTrace);
+}
+
+void BeginObservedOp(const OpInfo& info, TensorSource tensors) {
+  thread_local std::vector<StreamcheckTensorRegion> regions;  // the hook copies them: reused, no allocation per op
+  regions.clear();
+  tensors([&](const at::Tensor& t, size_t argument) {
+    StreamcheckTensorRegion r;
+    if (!t.defined() || !t.is_cuda() || !BytesOf(t, &r)) return;
+    r.writes = argument < info.writes.size() && info.writes[argument] ? 1 : 0;
+    regions.push_back(r);
+  });
+  // The ops the program called carry its Python stack; nested ops inherit it.
+  BeginOp(info.name, t_depth == 0 ? OuterStack(/*take_gil=*/true) : 0, regions);
+}
+
+void EndOp() {
+  if (t_depth > 0) --t_depth;
+  g_hooks->op_end();
+}
+
+void NoteNodesMadeSince(uint64_t first_sequence_nr) {
+  const uint64_t end = at::sequence_number::peek();
+  constexpr uint64_t kMostNoted = 4096;  // an op building a larger graph notes its first nodes
+  for (uint64_t n = first_sequence_nr; n < end && n - first_sequence_nr < kMostNoted; ++n)
+    ForwardStacksOf().Note(static_cast<int64_t>(n), t_outer_stack);
+}
+
 }  // namespace streamcheck::pytorch
 
 // Called by the tracer on each thread's first CUDA call it records: from then
