@@ -107,10 +107,6 @@ void VisitArgument(at::TensorList tensors, size_t i, TensorSink sink) {
 void VisitArgument(const at::ITensorListRef& tensors, size_t i, TensorSink sink) {
   for (const at::Tensor& t : tensors) sink(t, i);
 }
-void VisitArgument(const c10::List<std::optional<at::Tensor>>& tensors, size_t i, TensorSink sink) {
-  for (size_t k = 0; k < tensors.size(); ++k)
-    if (const std::optional<at::Tensor> t = tensors.get(k); t.has_value()) sink(*t, i);
-}
 
 // The unboxed kernel of one op (at::_ops::<op>: its schema's C++ signature,
 // name and redispatch), registered with the DispatchKeySet first as
@@ -139,31 +135,49 @@ struct UnboxedObserver<Op, Result(Args...)> {
   }
 };
 
-// The ops a training step calls most from Python and inside backward nodes
-// (the DDP benchmark's census, tests/gpu/bench/results/README.md), views and
-// AdamW's CPU aten::item among them: each saves boxing its arguments.
+// The ops training steps call most from Python and inside backward nodes
+// (the DDP benchmark's census, tests/gpu/bench/results/README.md; ResNet's
+// convolutions, batch norms and pools), views and AdamW's CPU aten::item
+// among them: each saves boxing its arguments. Ops whose arguments hold a
+// Tensor?[] (indexing) stay boxed.
 template <class... Ops>
 void RegisterUnboxed(torch::Library& aten) {
   (UnboxedObserver<Ops>::Register(aten), ...);
 }
 void RegisterUnboxedObservers(torch::Library& aten) {
   namespace ops = at::_ops;
+  // Views, matmuls, pointwise and reduction ops, attention, losses, and their
+  // backward ops (the DDP reducer's mul_out among them).
   RegisterUnboxed<ops::item, ops::_local_scalar_dense, ops::as_strided, ops::view, ops::reshape, ops::_unsafe_view,
-                  ops::select_int, ops::slice_Tensor, ops::expand, ops::contiguous, ops::unflatten_int, ops::clone,
-                  ops::linear, ops::mm, ops::addmm, ops::bmm, ops::matmul, ops::add_Tensor, ops::add__Tensor,
-                  ops::mul_Tensor, ops::mul__Tensor, ops::sub_Tensor, ops::div_Tensor, ops::sum_dim_IntList,
-                  ops::sum, ops::copy_, ops::zero_, ops::fill__Scalar, ops::relu, ops::threshold_backward, ops::gelu,
-                  ops::gelu_backward, ops::dropout, ops::native_dropout, ops::native_dropout_backward,
-                  ops::layer_norm, ops::native_layer_norm, ops::native_layer_norm_backward, ops::select_backward,
-                  ops::slice_backward, ops::empty_like, ops::ones_like, ops::zeros_like, ops::_to_copy,
-                  ops::to_dtype, ops::to_dtype_layout, ops::to_device, ops::scaled_dot_product_attention,
-                  ops::_scaled_dot_product_efficient_attention_backward, ops::_softmax, ops::_log_softmax,
-                  ops::_log_softmax_backward_data, ops::cross_entropy_loss, ops::nll_loss_forward,
-                  ops::nll_loss_backward, ops::embedding, ops::masked_fill__Scalar, ops::cat, ops::stack,
-                  ops::_foreach_add__List, ops::_foreach_add__Scalar, ops::_foreach_mul__Scalar,
-                  ops::_foreach_mul__List, ops::_foreach_mul__ScalarList, ops::_foreach_addcmul__Scalar,
-                  ops::_foreach_addcdiv__ScalarList, ops::_foreach_lerp__Scalar, ops::_foreach_sqrt,
-                  ops::_foreach_div__ScalarList, ops::_foreach_norm_Scalar, ops::_fused_adamw_>(aten);
+                  ops::select_int, ops::slice_Tensor, ops::expand, ops::contiguous, ops::unflatten_int,
+                  ops::flatten_using_ints, ops::clone, ops::linear, ops::mm, ops::addmm, ops::bmm, ops::matmul,
+                  ops::add_Tensor, ops::add__Tensor, ops::add__Scalar, ops::mul_Tensor, ops::mul__Tensor,
+                  ops::mul__Scalar, ops::mul_out, ops::sub_Tensor, ops::div_Tensor, ops::div__Tensor,
+                  ops::div__Scalar, ops::sum_dim_IntList, ops::sum, ops::mean_dim, ops::copy_, ops::zero_,
+                  ops::fill__Scalar, ops::relu, ops::threshold_backward, ops::gelu, ops::gelu_backward, ops::silu,
+                  ops::silu_backward, ops::tanh, ops::sigmoid, ops::exp, ops::neg, ops::rsqrt,
+                  ops::pow_Tensor_Scalar, ops::where_self, ops::dropout, ops::native_dropout,
+                  ops::native_dropout_backward, ops::layer_norm, ops::native_layer_norm,
+                  ops::native_layer_norm_backward, ops::select_backward, ops::slice_backward, ops::empty_like,
+                  ops::ones_like, ops::zeros_like, ops::new_empty_strided, ops::_to_copy, ops::to_dtype,
+                  ops::to_dtype_layout, ops::to_device, ops::scaled_dot_product_attention,
+                  ops::_scaled_dot_product_efficient_attention_backward, ops::softmax_int, ops::_softmax,
+                  ops::_log_softmax, ops::_softmax_backward_data, ops::_log_softmax_backward_data,
+                  ops::cross_entropy_loss, ops::nll_loss_forward, ops::nll_loss_backward, ops::embedding,
+                  ops::embedding_dense_backward, ops::masked_fill__Scalar, ops::cat, ops::stack>(aten);
+  // Convolutional networks: convolution, batch norm, pooling.
+  RegisterUnboxed<ops::conv2d, ops::convolution, ops::_convolution, ops::cudnn_convolution,
+                  ops::convolution_backward, ops::batch_norm, ops::_batch_norm_impl_index,
+                  ops::_batch_norm_impl_index_backward, ops::cudnn_batch_norm, ops::cudnn_batch_norm_backward,
+                  ops::native_batch_norm, ops::native_batch_norm_backward, ops::max_pool2d,
+                  ops::max_pool2d_with_indices, ops::max_pool2d_with_indices_backward, ops::adaptive_avg_pool2d,
+                  ops::_adaptive_avg_pool2d, ops::_adaptive_avg_pool2d_backward>(aten);
+  // The optimizers' multi-tensor ops.
+  RegisterUnboxed<ops::_foreach_add__List, ops::_foreach_add__Scalar, ops::_foreach_add__Tensor,
+                  ops::_foreach_mul__Scalar, ops::_foreach_mul__List, ops::_foreach_mul__ScalarList,
+                  ops::_foreach_addcmul__Scalar, ops::_foreach_addcdiv__ScalarList, ops::_foreach_lerp__Scalar,
+                  ops::_foreach_sqrt, ops::_foreach_div__ScalarList, ops::_foreach_div__Scalar,
+                  ops::_foreach_norm_Scalar, ops::_foreach_zero_, ops::_foreach_copy_, ops::_fused_adamw_>(aten);
 }
 
 // Ops that only make a view, and whose backward only makes a view too
