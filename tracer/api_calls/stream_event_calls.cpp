@@ -5,53 +5,64 @@
 #include "tracer/api_calls/host_func_trampoline.h"
 
 namespace streamcheck::tracer {
+namespace {
+
+// The records the runtime's calls and the driver's share.
+TraceRecord StreamCreated(const ApiCall& c, Handle stream, uint32_t flags = 0, int32_t priority = 0) {
+  TraceRecord r = c.Record(OpCode::kStreamCreate);
+  r.stream = stream;
+  r.flags = flags;
+  r.priority = priority;
+  return r;
+}
+TraceRecord OnStream(const ApiCall& c, OpCode op, Handle stream) {
+  TraceRecord r = c.Record(op);
+  r.stream = stream;
+  return r;
+}
+TraceRecord OnEvent(const ApiCall& c, OpCode op, Handle event) {
+  TraceRecord r = c.Record(op);
+  r.event = event;
+  return r;
+}
+
+}  // namespace
 
 bool DecodeStreamOrEventCall(const ApiCall& c, ApiCallbackId cbid) {
   Tracer& t = c.tracer;
   TraceRecord r;
   switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreate_v3020:
-      r = c.Record(OpCode::kStreamCreate);
-      r.stream = ToHandle(*c.params<cudaStreamCreate_v3020_params>().pStream);
+      r = StreamCreated(c, ToHandle(*c.params<cudaStreamCreate_v3020_params>().pStream));
       break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithFlags_v5000: {
       const auto& p = c.params<cudaStreamCreateWithFlags_v5000_params>();
-      r = c.Record(OpCode::kStreamCreate);
-      r.stream = ToHandle(*p.pStream);
-      r.flags = p.flags;
+      r = StreamCreated(c, ToHandle(*p.pStream), p.flags);
       break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamCreateWithPriority_v5050: {
       const auto& p = c.params<cudaStreamCreateWithPriority_v5050_params>();
-      r = c.Record(OpCode::kStreamCreate);
-      r.stream = ToHandle(*p.pStream);
-      r.flags = p.flags;
-      r.priority = p.priority;
+      r = StreamCreated(c, ToHandle(*p.pStream), p.flags, p.priority);
       break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamDestroy_v5050:
-      r = c.Record(OpCode::kStreamDestroy);
-      r.stream = ToHandle(c.params<cudaStreamDestroy_v5050_params>().stream);
+      r = OnStream(c, OpCode::kStreamDestroy, ToHandle(c.params<cudaStreamDestroy_v5050_params>().stream));
       break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020:
-      r = c.Record(OpCode::kEventSynchronize);
-      r.event = ToHandle(c.params<cudaEventSynchronize_v3020_params>().event);
+      r = OnEvent(c, OpCode::kEventSynchronize, ToHandle(c.params<cudaEventSynchronize_v3020_params>().event));
       break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020:
-      r = c.Record(OpCode::kEventQuery);
-      r.event = ToHandle(c.params<cudaEventQuery_v3020_params>().event);
+      r = OnEvent(c, OpCode::kEventQuery, ToHandle(c.params<cudaEventQuery_v3020_params>().event));
       r.result = c.result();
       break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamSynchronize_ptsz_v7000:
-      r = c.Record(OpCode::kStreamSynchronize);
-      r.stream = c.Stream(c.params<cudaStreamSynchronize_v3020_params>().stream);
+      r = OnStream(c, OpCode::kStreamSynchronize, c.Stream(c.params<cudaStreamSynchronize_v3020_params>().stream));
       break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamQuery_ptsz_v7000:
-      r = c.Record(OpCode::kStreamQuery);
-      r.stream = c.Stream(c.params<cudaStreamQuery_v3020_params>().stream);
+      r = OnStream(c, OpCode::kStreamQuery, c.Stream(c.params<cudaStreamQuery_v3020_params>().stream));
       r.result = c.result();
       break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020:
@@ -157,42 +168,32 @@ bool DecodeDriverStreamCall(const ApiCall& c, ApiCallbackId cbid) {
   switch (cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuStreamCreate: {
       const auto& p = c.params<cuStreamCreate_params>();
-      r = c.Record(OpCode::kStreamCreate);
-      r.stream = ToHandle(*p.phStream);
-      r.flags = p.Flags;
+      r = StreamCreated(c, ToHandle(*p.phStream), p.Flags);
       break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority: {
       const auto& p = c.params<cuStreamCreateWithPriority_params>();
-      r = c.Record(OpCode::kStreamCreate);
-      r.stream = ToHandle(*p.phStream);
-      r.flags = p.flags;
-      r.priority = p.priority;
+      r = StreamCreated(c, ToHandle(*p.phStream), p.flags, p.priority);
       break;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy_v2:
-      r = c.Record(OpCode::kStreamDestroy);
-      r.stream = ToHandle(c.params<cuStreamDestroy_v2_params>().hStream);
+      r = OnStream(c, OpCode::kStreamDestroy, ToHandle(c.params<cuStreamDestroy_v2_params>().hStream));
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz:
-      r = c.Record(OpCode::kStreamSynchronize);
-      r.stream = c.Stream(c.params<cuStreamSynchronize_params>().hStream);
+      r = OnStream(c, OpCode::kStreamSynchronize, c.Stream(c.params<cuStreamSynchronize_params>().hStream));
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery:
     case CUPTI_DRIVER_TRACE_CBID_cuStreamQuery_ptsz:
-      r = c.Record(OpCode::kStreamQuery);
-      r.stream = c.Stream(c.params<cuStreamQuery_params>().hStream);
+      r = OnStream(c, OpCode::kStreamQuery, c.Stream(c.params<cuStreamQuery_params>().hStream));
       query = true;
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize:
-      r = c.Record(OpCode::kEventSynchronize);
-      r.event = ToHandle(c.params<cuEventSynchronize_params>().hEvent);
+      r = OnEvent(c, OpCode::kEventSynchronize, ToHandle(c.params<cuEventSynchronize_params>().hEvent));
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuEventQuery:
-      r = c.Record(OpCode::kEventQuery);
-      r.event = ToHandle(c.params<cuEventQuery_params>().hEvent);
+      r = OnEvent(c, OpCode::kEventQuery, ToHandle(c.params<cuEventQuery_params>().hEvent));
       query = true;
       break;
     case CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize: {
