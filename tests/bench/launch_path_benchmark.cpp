@@ -159,6 +159,37 @@ void BM_ForeachLaunchArguments(benchmark::State& state) {
 }
 BENCHMARK(BM_ForeachLaunchArguments);
 
+// The program thread's part of a PyTorch launch's arguments: the words of
+// its parameters read and kept where they fall inside the allocations'
+// span. PyTorch's kernels take their iterators by value: an elementwise
+// kernel's functor holds an OffsetCalculator of 25 dimensions (sizes,
+// strides, dividers: some 600 bytes) and three data pointers, a reduction's
+// ReduceOp about 1 KiB with a few. `bytes`: the struct parameter's size.
+void BM_CollectPointerWords(benchmark::State& state) {
+  const size_t bytes = static_cast<size_t>(state.range(0));
+  constexpr Address kSegment = 0x7f0000000000;
+  tracer::AddressSpan span;
+  span.Widen(kSegment, Address{1} << 30);
+  std::vector<uint64_t> words(bytes / 8);
+  for (size_t i = 0; i < words.size(); ++i) words[i] = (i * 2654435761u) % 4096;  // sizes, strides, dividers
+  for (size_t i = 0; i < 3 && i < words.size(); ++i) words[i * words.size() / 3] = kSegment + i * 0x10000;
+  const int32_t n = 1 << 20;
+  const std::vector<tracer::ParamSlot> layout = {{0, 4, AccessMode::kUnknown}, {8, bytes, AccessMode::kUnknown}};
+  std::vector<MemoryAccess> out;
+  for (auto _ : state) {
+    tracer::CollectPointerWords(
+        layout,
+        [&](size_t i) {
+          return i == 0 ? reinterpret_cast<const char*>(&n) : reinterpret_cast<const char*>(words.data());
+        },
+        span, &out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.SetItemsProcessed(state.iterations());
+  if (out.size() != 3) state.SkipWithError("expected the three data pointers");
+}
+BENCHMARK(BM_CollectPointerWords)->ArgName("bytes")->Arg(64)->Arg(600)->Arg(1024);
+
 // A caching allocator's churn as the tracer books it (AllocationBounds): with
 // `live` blocks in one segment, a block is given back and handed out again
 // at the same address (PyTorch reuses same-sized blocks each iteration).
