@@ -235,6 +235,104 @@ TEST_F(CallbackPath, StreamsAndHostWaitsFromDriverCalls) {
   EXPECT_EQ(records[7].stream, Handle{0x5100});
 }
 
+// Copies and memsets through the driver outside a runtime call (XLA's,
+// Numba's) are the runtime's records: direction from the call, the element
+// size of a memset, the per-thread default stream of a _ptds call; a failed
+// one is none, and one inside a runtime call is that call's.
+TEST_F(CallbackPath, CopiesAndMemsetsFromDriverCalls) {
+  char* x = static_cast<char*>(Malloc(0x7f0000000000, kBytes));
+  static char host[kBytes];
+  const auto device = [](const char* p) { return static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(p)); };
+  const CUstream s = reinterpret_cast<CUstream>(0x5100);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2",
+         cuMemcpyHtoDAsync_v2_params{device(x), host, kBytes, s});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds, "cuMemcpyDtoH_v2_ptds",
+         cuMemcpyDtoH_v2_params{host, device(x), 1024});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async, "cuMemsetD32Async", cuMemsetD32Async_params{device(x), 7, 256, s});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, "cuMemcpyAsync",
+         cuMemcpyAsync_params{device(x + 2048), device(x), 2048, s});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2, "cuMemcpyDtoDAsync_v2",
+         cuMemcpyDtoDAsync_v2_params{device(x), device(x + 2048), 2048, s}, CUDA_ERROR_INVALID_VALUE);
+  fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+                        "cudaMemcpyAsync",
+                        cudaMemcpyAsync_v3020_params{x, host, 512, cudaMemcpyHostToDevice, nullptr}, [&] {
+                          Driver(CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, "cuMemcpyHtoDAsync_v2",
+                                 cuMemcpyHtoDAsync_v2_params{device(x), host, 512, nullptr});
+                        });
+
+  const std::vector<TraceRecord> records = RecordsInTrace({OpCode::kMemcpy, OpCode::kMemset});
+  ASSERT_EQ(records.size(), 5u);
+  EXPECT_EQ(records[0].op, OpCode::kMemcpy);
+  EXPECT_EQ(records[0].dst, reinterpret_cast<Address>(x));
+  EXPECT_EQ(records[0].src, reinterpret_cast<Address>(host));
+  EXPECT_EQ(records[0].size, kBytes);
+  EXPECT_EQ(records[0].copy_kind, CopyKind::kHostToDevice);
+  EXPECT_TRUE(records[0].is_async);
+  EXPECT_EQ(records[0].stream, Handle{0x5100});
+  EXPECT_EQ(records[1].copy_kind, CopyKind::kDeviceToHost);
+  EXPECT_FALSE(records[1].is_async);
+  EXPECT_EQ(records[1].stream, kCudaStreamPerThread);
+  EXPECT_EQ(records[2].op, OpCode::kMemset);
+  EXPECT_EQ(records[2].size, 1024u);  // 256 words of 4 bytes
+  EXPECT_TRUE(records[2].is_async);
+  EXPECT_EQ(records[3].copy_kind, CopyKind::kDefault);
+  EXPECT_EQ(records[3].dst, reinterpret_cast<Address>(x + 2048));
+  EXPECT_EQ(records[4].size, 512u);  // the runtime's call, once
+  EXPECT_EQ(records[4].stream, 0u);
+}
+
+// Allocations and frees through the driver, as XLA and driver-API programs
+// make them outside a runtime call: device, pitched, managed and
+// stream-ordered memory (the _ptsz form on the per-thread default stream);
+// a failed one is no allocation, and a runtime call's nested driver
+// allocation is that call's.
+TEST_F(CallbackPath, AllocationsAndFreesFromDriverCalls) {
+  CUdeviceptr device = 0x7f0000000000, pitched = 0x7f0000100000, managed = 0x7f0000200000;
+  CUdeviceptr pooled = 0x7f0000300000, failed = 0x7f0000400000, nested = 0x7f0000500000;
+  size_t pitch = 512;
+  const CUstream s = reinterpret_cast<CUstream>(0x5100);
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", cuMemAlloc_v2_params{&device, 4096});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2, "cuMemAllocPitch_v2",
+         cuMemAllocPitch_v2_params{&pitched, &pitch, 500, 8, 4});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, "cuMemAllocManaged",
+         cuMemAllocManaged_params{&managed, 1024, CU_MEM_ATTACH_GLOBAL});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz, "cuMemAllocAsync_ptsz",
+         cuMemAllocAsync_params{&pooled, 2048, nullptr});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2", cuMemAlloc_v2_params{&failed, 1 << 20},
+         CUDA_ERROR_OUT_OF_MEMORY);
+  fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020, "cudaFree",
+                        cudaFree_v3020_params{reinterpret_cast<void*>(device)}, [&] {
+                          Driver(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, "cuMemFree_v2", cuMemFree_v2_params{device});
+                        });
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, "cuMemFreeAsync", cuMemFreeAsync_params{pooled, s});
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, "cuMemFree_v2", cuMemFree_v2_params{pitched});
+  fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020,
+                        "cudaMalloc", cudaMalloc_v3020_params{reinterpret_cast<void**>(&nested), 64}, [&] {
+                          Driver(CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, "cuMemAlloc_v2",
+                                 cuMemAlloc_v2_params{&nested, 64});
+                        });
+
+  const std::vector<TraceRecord> r =
+      RecordsInTrace({OpCode::kMalloc, OpCode::kMallocAsync, OpCode::kFree, OpCode::kFreeAsync});
+  ASSERT_EQ(r.size(), 8u);
+  EXPECT_EQ(r[0].op, OpCode::kMalloc);
+  EXPECT_EQ(r[0].dst, Address{0x7f0000000000});
+  EXPECT_EQ(r[0].size, 4096u);
+  EXPECT_EQ(r[0].memory_kind, MemoryKind::kDevice);
+  EXPECT_EQ(r[1].size, 512u * 8);  // the pitch the driver chose, times the 8 rows
+  EXPECT_EQ(r[2].memory_kind, MemoryKind::kManaged);
+  EXPECT_EQ(r[3].op, OpCode::kMallocAsync);
+  EXPECT_EQ(r[3].stream, kCudaStreamPerThread);
+  EXPECT_EQ(r[3].size, 2048u);
+  EXPECT_EQ(r[4].op, OpCode::kFree);  // the runtime's cudaFree, once
+  EXPECT_EQ(r[4].dst, Address{0x7f0000000000});
+  EXPECT_EQ(r[5].op, OpCode::kFreeAsync);
+  EXPECT_EQ(r[5].stream, Handle{0x5100});
+  EXPECT_EQ(r[6].dst, Address{0x7f0000100000});
+  EXPECT_EQ(r[7].op, OpCode::kMalloc);  // the runtime's cudaMalloc, once
+  EXPECT_EQ(r[7].size, 64u);
+}
+
 // A program's teardown after the tracer finished (static destructors that
 // launch, wait, destroy events and streams and free memory after the
 // tracer's exit handler ran): those calls are analysed inline and must not
@@ -445,13 +543,27 @@ TEST_F(CallbackPath, AHostFunctionsRunIsFollowedThroughTheDriverCall) {
   EXPECT_NE(records[1].thread, records[0].thread);
 }
 
-// A driver call of its own (no runtime launch around it) is left alone.
-TEST_F(CallbackPath, ADirectDriverHostFunctionIsLeftAsItIs) {
-  int weight = 1;
-  cuLaunchHostFunc_params driver{nullptr, CountRun, &weight};
+// A host function launched through the driver itself (XLA's completion
+// callbacks) is followed as a runtime launch's is: its record, then its run
+// on the driver's thread under the same id. A failed launch records nothing.
+TEST_F(CallbackPath, ADirectDriverHostFunctionIsFollowed) {
+  int weight = 2;
+  cuLaunchHostFunc_params failed{nullptr, CountRun, &weight};
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, "cuLaunchHostFunc", failed, CUDA_ERROR_INVALID_VALUE);
+  cuLaunchHostFunc_params driver{reinterpret_cast<CUstream>(0x5100), CountRun, &weight};
   Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, "cuLaunchHostFunc", driver);
-  EXPECT_EQ(driver.fn, CountRun);
-  EXPECT_EQ(driver.userData, static_cast<void*>(&weight));
+  ASSERT_NE(driver.fn, CountRun) << "the driver call's function was not replaced";
+  g_host_fn_runs = 0;
+  std::thread([&] { driver.fn(driver.userData); }).join();  // the driver's thread
+  EXPECT_EQ(g_host_fn_runs, 2);
+  const auto records = RecordsInTrace({OpCode::kHostFunc, OpCode::kHostFuncBegin, OpCode::kHostFuncEnd});
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[0].op, OpCode::kHostFunc);
+  EXPECT_EQ(records[0].stream, Handle{0x5100});
+  EXPECT_NE(records[0].id, 0u);
+  EXPECT_EQ(records[1].op, OpCode::kHostFuncBegin);
+  EXPECT_EQ(records[1].id, records[0].id);
+  EXPECT_EQ(records[2].op, OpCode::kHostFuncEnd);
 }
 
 }  // namespace

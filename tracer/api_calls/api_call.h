@@ -66,9 +66,16 @@ bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid);
 // DecodeDriverStreamCall streams and the host's synchronizations.
 bool DecodeDriverEventCall(const ApiCall& c, ApiCallbackId cbid);
 bool DecodeDriverStreamCall(const ApiCall& c, ApiCallbackId cbid);
-// The driver's own pinned-memory calls (cuMemHostAlloc and kin), made
-// outside a runtime call, for calls that succeeded (memory_calls.cpp).
-bool DecodeDriverHostMemoryCall(const ApiCall& c, ApiCallbackId cbid);
+// Host functions launched through the driver (stream_event_calls.cpp), also
+// when the call failed (its followed run goes back).
+bool DecodeDriverHostFuncCall(const ApiCall& c, ApiCallbackId cbid);
+// The driver's own allocations (cuMemAlloc, cuMemAllocAsync, cuMemHostAlloc
+// and kin) and frees, made outside a runtime call, for calls that succeeded
+// (memory_calls.cpp).
+bool DecodeDriverMemoryCall(const ApiCall& c, ApiCallbackId cbid);
+// The driver's copies and memsets, made outside a runtime call, for calls
+// that succeeded (memory_calls.cpp).
+bool DecodeDriverCopyCall(const ApiCall& c, ApiCallbackId cbid);
 // At a call's entry, no lock held: the host guards' part (memory_calls.cpp):
 // memory about to be freed, and host memory a synchronous call touches itself.
 void GuardHostMemoryAtEntry(const ApiCall& c, ApiDomain domain, ApiCallbackId cbid);

@@ -44,19 +44,58 @@ constexpr ApiCallbackId kUnmodeledRuntime[] = {
 // Driver calls that order or touch memory when a library makes them directly
 // (not from inside a traced runtime call): counted as not modeled.
 constexpr ApiCallbackId kUnmodeledDriver[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync,           CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2,    CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async,         CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async,
-    CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,         CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy2D_v2,        CUPTI_DRIVER_TRACE_CBID_cuMemcpy2DAsync_v2,
+    CUPTI_DRIVER_TRACE_CBID_cuMemcpy3D_v2,        CUPTI_DRIVER_TRACE_CBID_cuMemcpy3DAsync_v2,
 };
 
-// Pinned memory through the driver (memory_calls.cpp): libraries that call
-// the driver directly allocate and free it so (cudaHostAlloc's own nested
-// calls are the runtime call's).
-constexpr ApiCallbackId kDriverHostMemory[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc,       CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost,        CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2,
-    CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister,
+// A driver call decoded outside a runtime call, and whether it is the _ptsz
+// or _ptds variant (stream 0: the per-thread default stream).
+struct DriverCall {
+  ApiCallbackId cbid;
+  bool per_thread;
+};
+
+// Host-function launches through the driver: where the function is replaced
+// by a trampoline (host_func_trampoline.h), inside a runtime launch or made
+// directly (stream_event_calls.cpp records those).
+constexpr DriverCall kDriverHostFuncCallList[] = {
+    {CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, false},    {CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback, false}, {CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz, true},
+};
+
+// Copies and memsets through the driver (memory_calls.cpp).
+constexpr DriverCall kDriverCopyCallList[] = {
+    {CUPTI_DRIVER_TRACE_CBID_cuMemcpy, false},                {CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, false},           {CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, false},         {CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, false},    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, false},         {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2, false},    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, false},         {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2, false},    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer, false},            {CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync, false},       {CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, false},           {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2, false},          {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2, false},          {CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, false},         {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async, false},        {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async, false},        {CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz, true},
+};
+
+// Allocations and frees through the driver (memory_calls.cpp): libraries and
+// programs that call the driver directly allocate and free so (cudaMalloc's
+// and cudaHostAlloc's own nested calls are the runtime call's). The _ptsz
+// forms take stream 0 as the per-thread default stream.
+constexpr DriverCall kDriverMemoryCallList[] = {
+    {CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, false},           {CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged, false},       {CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync, false},         {CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync, false}, {CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync, false},          {CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz, true},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc, false},          {CUPTI_DRIVER_TRACE_CBID_cuMemAllocHost_v2, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost, false},           {CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2, false},
+    {CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister, false},
 };
 
 // Decoded by HandleDriverLaunch (kernel_launches.cpp).
@@ -65,12 +104,7 @@ constexpr ApiCallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,         CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
 };
-// The driver calls a runtime host-function launch makes: where its function
-// is replaced by a trampoline (host_func_trampoline.h).
-constexpr ApiCallbackId kDriverHostFuncs[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc,    CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback, CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz,
-};
+
 constexpr ApiCallbackId kDriverKernelNodes[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
@@ -80,11 +114,7 @@ constexpr ApiCallbackId kDriverKernelNodes[] = {
 // (stream_event_calls.cpp), made by a library or a program outside a runtime
 // call (the runtime's own are its calls'); the _ptsz ones (per_thread) take
 // stream 0 as the per-thread default stream.
-struct DriverEventCall {
-  ApiCallbackId cbid;
-  bool per_thread;
-};
-constexpr DriverEventCall kDriverEventCallList[] = {
+constexpr DriverCall kDriverEventCallList[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, false},
     {CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz, true},
     {CUPTI_DRIVER_TRACE_CBID_cuEventRecordWithFlags, false},
@@ -107,16 +137,22 @@ constexpr DriverEventCall kDriverEventCallList[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuEventQuery, false},
     {CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize, false},
 };
-constexpr auto kDriverEventCalls = [] {
-  std::array<ApiCallbackId, std::size(kDriverEventCallList)> ids{};
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = kDriverEventCallList[i].cbid;
+template <size_t N>
+constexpr std::array<ApiCallbackId, N> IdsOf(const DriverCall (&calls)[N]) {
+  std::array<ApiCallbackId, N> ids{};
+  for (size_t i = 0; i < N; ++i) ids[i] = calls[i].cbid;
   return ids;
-}();
+}
+constexpr auto kDriverEventCalls = IdsOf(kDriverEventCallList);
+constexpr auto kDriverCopyCalls = IdsOf(kDriverCopyCallList);
+constexpr auto kDriverMemoryCalls = IdsOf(kDriverMemoryCallList);
+constexpr auto kDriverHostFuncs = IdsOf(kDriverHostFuncCallList);
 
-bool IsPerThreadDriverEventCall(ApiCallbackId cbid) {
-  for (const DriverEventCall& call : kDriverEventCallList)
-    if (call.cbid == cbid) return call.per_thread;
-  return false;
+template <size_t N>
+const DriverCall* Find(const DriverCall (&calls)[N], ApiCallbackId cbid) {
+  for (const DriverCall& call : calls)
+    if (call.cbid == cbid) return &call;
+  return nullptr;
 }
 
 // Runtime calls the decoders model (kernel_launches.cpp, stream_event_calls.cpp,
@@ -131,7 +167,8 @@ constexpr EnabledCalls kAllEnabled[] = {
     {ApiDomain::kRuntime, kModeledRuntime},  {ApiDomain::kRuntime, kUnmodeledRuntime},
     {ApiDomain::kDriver, kDriverLaunches},   {ApiDomain::kDriver, kDriverKernelNodes},
     {ApiDomain::kDriver, kDriverEventCalls}, {ApiDomain::kDriver, kUnmodeledDriver},
-    {ApiDomain::kDriver, kDriverHostMemory}, {ApiDomain::kDriver, kDriverHostFuncs},
+    {ApiDomain::kDriver, kDriverMemoryCalls}, {ApiDomain::kDriver, kDriverHostFuncs},
+    {ApiDomain::kDriver, kDriverCopyCalls},
 };
 constexpr EnabledCalls kLaunchesOnly[] = {
     {ApiDomain::kDriver, kDriverLaunches},
@@ -210,10 +247,20 @@ void OnRuntimeExit(ApiCallbackId cbid, const ApiCall& call) {
 STREAMCHECK_HOT void OnDriverCall(ApiCallbackId cbid, const ApiCall& call) {
   if (HandleDriverLaunch(call, cbid)) return;
   ApiCall c = call;
-  c.per_thread_default = IsPerThreadDriverEventCall(cbid);
-  if (DecodeDriverEventCall(c, cbid)) return;
-  if (Contains(kDriverHostMemory, cbid)) {
-    if (c.driver_result() == CUDA_SUCCESS) DecodeDriverHostMemoryCall(c, cbid);
+  const DriverCall* copy = Find(kDriverCopyCallList, cbid);
+  const DriverCall* memory = copy != nullptr ? nullptr : Find(kDriverMemoryCallList, cbid);
+  const DriverCall* known = copy != nullptr ? copy : memory;
+  if (known == nullptr) known = Find(kDriverEventCallList, cbid);
+  if (known == nullptr) known = Find(kDriverHostFuncCallList, cbid);
+  c.per_thread_default = known != nullptr && known->per_thread;
+  if (copy != nullptr) {
+    if (host::HostGuards* guards = c.tracer.host_guards()) guards->Resume();  // what the entry opened
+    if (c.driver_result() == CUDA_SUCCESS) DecodeDriverCopyCall(c, cbid);
+    return;  // a failed one did nothing
+  }
+  if (DecodeDriverEventCall(c, cbid) || DecodeDriverHostFuncCall(c, cbid)) return;
+  if (memory != nullptr) {
+    if (c.driver_result() == CUDA_SUCCESS) DecodeDriverMemoryCall(c, cbid);
     return;  // a failed one did nothing
   }
   c.tracer.CountUnmodeled(c.function_name);
@@ -239,8 +286,12 @@ STREAMCHECK_HOT void RouteApiCall(Tracer& t, ApiDomain domain, ApiCallbackId cbi
   }
   if (domain == ApiDomain::kDriver && (call.entry || InsideRuntimeCall())) {
     if (!HandleDriverLaunch(call, cbid) && call.entry) {
-      if (InsideRuntimeCall()) FollowHostFuncAtDriverEntry(call, cbid);
-      else GuardHostMemoryAtEntry(call, domain, cbid);
+      if (InsideRuntimeCall()) {
+        FollowHostFuncAtDriverEntry(call, cbid);
+      } else {
+        GuardHostMemoryAtEntry(call, domain, cbid);
+        FollowDirectHostFuncAtEntry(call, cbid);
+      }
     }
     return t.profile().Add(ProfilePhase::kUnlockedCallback, start);
   }

@@ -172,6 +172,20 @@ void FollowHostFuncAtDriverEntry(const ApiCall& c, ApiCallbackId cbid) {
   }
 }
 
+void FollowDirectHostFuncAtEntry(const ApiCall& c, ApiCallbackId cbid) {
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz:
+      ThisThread().host_func_run = nullptr;
+      t_launching_host_func = true;
+      return FollowHostFuncAtDriverEntry(c, cbid);
+    default:
+      return;
+  }
+}
+
 uint32_t HostFuncIdOfThisCall() {
   const auto* run = static_cast<const HostFuncRun*>(ThisThread().host_func_run);
   return run != nullptr ? run->id : 0;

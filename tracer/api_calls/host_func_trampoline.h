@@ -18,10 +18,11 @@
 // flight reach their bound no more calls are followed: the engine then
 // orders host functions as it did before (stream order only).
 //
-// Not followed: host functions captured into a graph (they run at each
-// launch, not once; graph_calls.cpp keeps host nodes as ordering only), and
 // cuLaunchHostFunc / cuStreamAddCallback called directly through the driver
-// (not traced).
+// (XLA signals a copy's completion so) are followed the same way, from the
+// driver call's own entry and exit. Not followed: host functions captured
+// into a graph (they run at each launch, not once; graph_calls.cpp keeps
+// host nodes as ordering only).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,9 @@ void FollowHostFuncAtEntry(const ApiCall& c, ApiCallbackId cbid);
 // At a driver call's entry inside it: puts the trampoline in the driver
 // call's parameters. No lock held.
 void FollowHostFuncAtDriverEntry(const ApiCall& c, ApiCallbackId cbid);
+// At the entry of a driver host-function launch made outside a runtime
+// call: the same, the driver call being the launch itself. No lock held.
+void FollowDirectHostFuncAtEntry(const ApiCall& c, ApiCallbackId cbid);
 // At the call's exit, on the same thread: the id for its kHostFunc record (0:
 // not followed). Then, once the record is emitted, HostFuncIssued(); for a
 // call that failed, HostFuncNotLaunched().

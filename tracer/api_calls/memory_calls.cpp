@@ -12,6 +12,8 @@ namespace {
 
 CopyKind ToCopyKind(cudaMemcpyKind k) { return static_cast<CopyKind>(k); }
 
+const void* FromDevicePointer(CUdeviceptr p) { return reinterpret_cast<const void*>(static_cast<uintptr_t>(p)); }
+
 // `stream`: where a stream-ordered allocation (kMallocAsync: cudaMallocAsync,
 // cudaMallocFromPoolAsync) becomes usable.
 void EmitMalloc(const ApiCall& c, void* ptr, uint64_t size, MemoryKind kind, OpCode op = OpCode::kMalloc,
@@ -102,10 +104,32 @@ void GuardHostMemoryAtEntry(const ApiCall& c, ApiDomain domain, ApiCallbackId cb
   host::HostGuards* g = c.tracer.host_guards();
   if (g == nullptr || !g->on()) return;
   if (domain == ApiDomain::kDriver) {
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost) g->ForgetAtEntry(ToHandle(c.params<cuMemFreeHost_params>().p));
-    if (cbid == CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister)
-      g->ForgetAtEntry(ToHandle(c.params<cuMemHostUnregister_params>().p));
-    return;
+    switch (cbid) {
+      case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
+        return g->ForgetAtEntry(ToHandle(c.params<cuMemFreeHost_params>().p));
+      case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:  // managed memory may be guarded
+        return g->ForgetAtEntry(ToHandle(FromDevicePointer(c.params<cuMemFree_v2_params>().dptr)));
+      case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
+        return g->ForgetAtEntry(ToHandle(c.params<cuMemHostUnregister_params>().p));
+      case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
+      case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: {
+        const auto& p = c.params<cuMemcpy_params>();
+        g->Suspend(ToHandle(FromDevicePointer(p.dst)), p.ByteCount);
+        return g->Suspend(ToHandle(FromDevicePointer(p.src)), p.ByteCount);
+      }
+      case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
+      case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds: {
+        const auto& p = c.params<cuMemcpyHtoD_v2_params>();
+        return g->Suspend(ToHandle(p.srcHost), p.ByteCount);
+      }
+      case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+      case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds: {
+        const auto& p = c.params<cuMemcpyDtoH_v2_params>();
+        return g->Suspend(ToHandle(p.dstHost), p.ByteCount);
+      }
+      default:
+        return;
+    }
   }
   switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaFree_v3020:
@@ -154,10 +178,48 @@ void GuardHostMemoryAtEntry(const ApiCall& c, ApiDomain domain, ApiCallbackId cb
   }
 }
 
-// Pinned memory a library allocates or registers through the driver itself
-// (inside a runtime call the runtime's record stands for it).
-bool DecodeDriverHostMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
+// Memory a library or program allocates, registers and frees through the
+// driver itself (XLA, Numba and driver-API programs; inside a runtime call
+// the runtime's record stands for it): device, managed and pinned memory,
+// and the stream-ordered allocations.
+bool DecodeDriverMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
   switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2: {
+      const auto& p = c.params<cuMemAlloc_v2_params>();
+      EmitMalloc(c, reinterpret_cast<void*>(*p.dptr), p.bytesize, MemoryKind::kDevice);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2: {
+      const auto& p = c.params<cuMemAllocPitch_v2_params>();
+      EmitMalloc(c, reinterpret_cast<void*>(*p.dptr), uint64_t(*p.pPitch) * p.Height, MemoryKind::kDevice);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocManaged: {
+      const auto& p = c.params<cuMemAllocManaged_params>();
+      EmitMalloc(c, reinterpret_cast<void*>(*p.dptr), p.bytesize, MemoryKind::kManaged);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
+      EmitFree(c, FromDevicePointer(c.params<cuMemFree_v2_params>().dptr), OpCode::kFree, 0);
+      return true;
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: {
+      const auto& p = c.params<cuMemAllocAsync_params>();
+      EmitMallocAsync(c, reinterpret_cast<void*>(*p.dptr), p.bytesize, c.Stream(p.hStream));
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz: {
+      const auto& p = c.params<cuMemAllocFromPoolAsync_params>();
+      EmitMallocAsync(c, reinterpret_cast<void*>(*p.dptr), p.bytesize, c.Stream(p.hStream));
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz: {
+      const auto& p = c.params<cuMemFreeAsync_params>();
+      EmitFree(c, FromDevicePointer(p.dptr), OpCode::kFreeAsync, c.Stream(p.hStream));
+      return true;
+    }
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: {
       const auto& p = c.params<cuMemHostAlloc_params>();
       EmitMalloc(c, *p.pp, p.bytesize, MemoryKind::kPinnedHost);
@@ -182,6 +244,127 @@ bool DecodeDriverHostMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
       EmitFree(c, c.params<cuMemHostUnregister_params>().p, OpCode::kHostUnregister, 0);
       return true;
+    default:
+      return false;
+  }
+}
+
+// Copies and memsets through the driver, made outside a runtime call (JAX's
+// XLA, Numba and other programs that drive CUDA themselves; inside one the
+// runtime call's record stands for them): the runtime's records, the copy's
+// direction from the call's name (cuMemcpy and cuMemcpyAsync infer it from
+// the pointers, as cudaMemcpyDefault does). The _ptds/_ptsz variants take
+// stream 0 as the per-thread default stream (ApiCall::per_thread_default).
+bool DecodeDriverCopyCall(const ApiCall& c, ApiCallbackId cbid) {
+  const Handle legacy_or_per_thread = c.Stream(nullptr);
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: {
+      const auto& p = c.params<cuMemcpy_params>();
+      EmitCopy(c, FromDevicePointer(p.dst), FromDevicePointer(p.src), p.ByteCount, 1, 0, 0, cudaMemcpyDefault,
+               legacy_or_per_thread, false);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
+      const auto& p = c.params<cuMemcpyAsync_params>();
+      EmitCopy(c, FromDevicePointer(p.dst), FromDevicePointer(p.src), p.ByteCount, 1, 0, 0, cudaMemcpyDefault,
+               c.Stream(p.hStream), true);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds: {
+      const auto& p = c.params<cuMemcpyHtoD_v2_params>();
+      EmitCopy(c, FromDevicePointer(p.dstDevice), p.srcHost, p.ByteCount, 1, 0, 0, cudaMemcpyHostToDevice,
+               legacy_or_per_thread, false);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz: {
+      const auto& p = c.params<cuMemcpyHtoDAsync_v2_params>();
+      EmitCopy(c, FromDevicePointer(p.dstDevice), p.srcHost, p.ByteCount, 1, 0, 0, cudaMemcpyHostToDevice,
+               c.Stream(p.hStream), true);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds: {
+      const auto& p = c.params<cuMemcpyDtoH_v2_params>();
+      EmitCopy(c, p.dstHost, FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0, cudaMemcpyDeviceToHost,
+               legacy_or_per_thread, false);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz: {
+      const auto& p = c.params<cuMemcpyDtoHAsync_v2_params>();
+      EmitCopy(c, p.dstHost, FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0, cudaMemcpyDeviceToHost,
+               c.Stream(p.hStream), true);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds: {
+      const auto& p = c.params<cuMemcpyDtoD_v2_params>();
+      EmitCopy(c, FromDevicePointer(p.dstDevice), FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0,
+               cudaMemcpyDeviceToDevice, legacy_or_per_thread, false);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz: {
+      const auto& p = c.params<cuMemcpyDtoDAsync_v2_params>();
+      EmitCopy(c, FromDevicePointer(p.dstDevice), FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0,
+               cudaMemcpyDeviceToDevice, c.Stream(p.hStream), true);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds: {
+      const auto& p = c.params<cuMemcpyPeer_params>();
+      EmitCopy(c, FromDevicePointer(p.dstDevice), FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0,
+               cudaMemcpyDeviceToDevice, legacy_or_per_thread, false);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz: {
+      const auto& p = c.params<cuMemcpyPeerAsync_params>();
+      EmitCopy(c, FromDevicePointer(p.dstDevice), FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0,
+               cudaMemcpyDeviceToDevice, c.Stream(p.hStream), true);
+      return true;
+    }
+    // Memsets count elements of 1, 2 or 4 bytes.
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds: {
+      const auto& p = c.params<cuMemsetD8_v2_params>();
+      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N, 1, 0, legacy_or_per_thread, false);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds: {
+      const auto& p = c.params<cuMemsetD16_v2_params>();
+      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N * 2, 1, 0, legacy_or_per_thread, false);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds: {
+      const auto& p = c.params<cuMemsetD32_v2_params>();
+      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N * 4, 1, 0, legacy_or_per_thread, false);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz: {
+      const auto& p = c.params<cuMemsetD8Async_params>();
+      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N, 1, 0, c.Stream(p.hStream), true);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz: {
+      const auto& p = c.params<cuMemsetD16Async_params>();
+      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N * 2, 1, 0, c.Stream(p.hStream), true);
+      return true;
+    }
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
+    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz: {
+      const auto& p = c.params<cuMemsetD32Async_params>();
+      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N * 4, 1, 0, c.Stream(p.hStream), true);
+      return true;
+    }
     default:
       return false;
   }

@@ -155,6 +155,34 @@ bool DecodeDriverEventCall(const ApiCall& c, ApiCallbackId cbid) {
   return true;
 }
 
+// A host function launched through the driver outside a runtime call (its
+// run followed from the call's entry, host_func_trampoline.h): the runtime's
+// record, after the call succeeded; a failed one gives its context back.
+bool DecodeDriverHostFuncCall(const ApiCall& c, ApiCallbackId cbid) {
+  Handle stream = 0;
+  switch (cbid) {
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
+    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz:
+      stream = c.Stream(c.params<cuLaunchHostFunc_params>().hStream);
+      break;
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback:
+    case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz:
+      stream = c.Stream(c.params<cuStreamAddCallback_params>().hStream);
+      break;
+    default:
+      return false;
+  }
+  if (c.driver_result() != CUDA_SUCCESS) {
+    HostFuncNotLaunched();
+    return true;
+  }
+  TraceRecord r = OnStream(c, OpCode::kHostFunc, stream);
+  r.id = HostFuncIdOfThisCall();
+  c.tracer.Emit(r);
+  HostFuncIssued();
+  return true;
+}
+
 // Streams made and destroyed, and the host's waits and queries, through the
 // driver: what programs that drive CUDA without its runtime make (JAX's XLA
 // synchronizes with cuStreamSynchronize and cuEventSynchronize, and makes its

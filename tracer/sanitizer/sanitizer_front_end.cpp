@@ -47,6 +47,15 @@ static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuStreamCreateWithPriority,
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuStreamSynchronize_ptsz, CUPTI_DRIVER_TRACE_CBID_cuStreamSynchronize_ptsz));
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuEventSynchronize, CUPTI_DRIVER_TRACE_CBID_cuEventSynchronize));
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuCtxSynchronize, CUPTI_DRIVER_TRACE_CBID_cuCtxSynchronize));
+// Copies and memsets through the driver (memory_calls.cpp).
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemcpy_ptds, CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds));
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemcpyHtoDAsync_v2_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz));
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemsetD32Async_ptsz, CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz));
+// Allocations and frees through the driver (memory_calls.cpp).
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemAlloc_v2, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2));
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemFree_v2, CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2));
+static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemAllocFromPoolAsync_ptsz,
+                     CUPTI_DRIVER_TRACE_CBID_cuMemAllocFromPoolAsync_ptsz));
 // The host guards' calls (memory_calls.cpp): pinned memory through the driver.
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemFreeHost, CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost));
 static_assert(SameId(SANITIZER_CBID_DRIVER_API_cuMemHostRegister_v2, CUPTI_DRIVER_TRACE_CBID_cuMemHostRegister_v2));
