@@ -22,6 +22,8 @@ TEST(LibraryModules, KnownByFileName) {
   EXPECT_EQ(LibraryOfModule("libcublas.so.13.0.0"), "cublas");
   EXPECT_EQ(LibraryOfModule("libcudnn_engines_precompiled.so.9"), "cudnn");
   EXPECT_EQ(LibraryOfModule("libcufft.so.12"), "cufft");
+  EXPECT_EQ(LibraryOfModule("/venv/lib/python3.12/site-packages/jax_plugins/xla_cuda13/xla_cuda_plugin.so"), "xla");
+  EXPECT_EQ(LibraryOfModule("xla_extension.so"), "xla");
   EXPECT_EQ(LibraryOfModule("/usr/lib/libtorch_cuda.so"), "");
   EXPECT_EQ(LibraryOfModule("/home/me/libncclx_not_nccl_free.so"), "");
   EXPECT_EQ(LibraryOfModule(""), "");

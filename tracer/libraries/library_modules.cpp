@@ -77,6 +77,12 @@ std::string_view LibraryOfModule(std::string_view path) {
       {"libnccl.", "nccl"},       {"libnccl-", "nccl"},         {"libcublasLt.", "cublas"},
       {"libcublas.", "cublas"},   {"libcudnn", "cudnn"},        {"libcufft", "cufft"},
       {"libcusparse", "cusparse"}, {"libcusolver", "cusolver"}, {"libcurand", "curand"},
+      // JAX's XLA: its PJRT CUDA plugin (jax_plugins/xla_cuda13/), and the
+      // older jaxlib that held the GPU client itself. Every CUDA buffer and
+      // staging buffer of a JAX program is XLA's, ordered by XLA on its own
+      // threads through absl's synchronization, which streamcheck does not
+      // see (docs/NCCL.md, "A library's own work").
+      {"xla_cuda_plugin", "xla"}, {"xla_extension", "xla"},
   };
   const std::string_view name = BaseName(path);
   for (const Library& library : kLibraries)
