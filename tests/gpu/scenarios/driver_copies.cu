@@ -4,14 +4,7 @@
 // on the same stream, and cuMemsetD32Async then clears the buffer for the
 // next round. Racy: the host reads the pinned copy without waiting for the
 // stream; fixed: after cuStreamSynchronize.
-#include <cuda.h>
-
-#include "host_access.cuh"
-
-#define CU_CHECK(call)                         \
-  do {                                         \
-    if ((call) != CUDA_SUCCESS) std::exit(3); \
-  } while (0)
+#include "driver_api.cuh"
 
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);

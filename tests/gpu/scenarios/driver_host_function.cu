@@ -6,17 +6,10 @@
 // after the callback said so (CUDA runs it once the copy has completed, and
 // the main thread is after it through the mutex). Racy: it reads without
 // waiting for the callback.
-#include <cuda.h>
-
 #include <condition_variable>
 #include <mutex>
 
-#include "host_access.cuh"
-
-#define CU_CHECK(call)                         \
-  do {                                         \
-    if ((call) != CUDA_SUCCESS) std::exit(3); \
-  } while (0)
+#include "driver_api.cuh"
 
 namespace {
 

@@ -6,14 +6,7 @@
 // knows the buffers only from the driver's calls, so it bounds the kernels'
 // pointers by them. Racy: the copy's stream never waits for the fill;
 // fixed: it waits for an event recorded behind it.
-#include <cuda.h>
-
-#include "host_access.cuh"
-
-#define CU_CHECK(call)                         \
-  do {                                         \
-    if ((call) != CUDA_SUCCESS) std::exit(3); \
-  } while (0)
+#include "driver_api.cuh"
 
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);

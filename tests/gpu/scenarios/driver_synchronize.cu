@@ -4,14 +4,7 @@
 // kernel fills a buffer that is copied into pinned memory, and the host reads
 // it after cuStreamSynchronize, after cuEventSynchronize on an event recorded
 // behind the copy, and after cuCtxSynchronize. Racy: the host waits for none.
-#include <cuda.h>
-
-#include "host_access.cuh"
-
-#define CU_CHECK(call)                         \
-  do {                                         \
-    if ((call) != CUDA_SUCCESS) std::exit(3); \
-  } while (0)
+#include "driver_api.cuh"
 
 int main(int argc, char** argv) {
   const bool racy = Racy(argc, argv);
