@@ -231,6 +231,13 @@ void Engine::Impl::Free(const TraceRecord& r) {
   if (a == nullptr) return;
   sync_.TickThread(t);
   FreeRange(a->base, a->size, t.lane, t.clock, SiteOf(r), /*reuse=*/false, r.timestamp_ns);
+  // Pinned and managed memory leave the address space with the free: a later
+  // call that succeeds on these addresses uses a new mapping the host made
+  // there (a malloc that mmaps the same range again, cuda-samples'
+  // UnifiedMemoryPerf), never the freed memory, so they keep no history.
+  // Device memory stays reserved to CUDA: a use of it is a use after free.
+  if (a->kind == MemoryKind::kPinnedHost || a->kind == MemoryKind::kManaged)
+    shadow_.Fresh(a->base, a->size);
   graph_memory_.Remove(a->base, a->size);
   allocations_.Remove(r.dst, nullptr);  // after the report, which names the allocation
 }

@@ -56,6 +56,24 @@ TEST(Lifetime, UseAfterFree) {
   EXPECT_EQ(fs[0].accesses[0].api, "cudaFree");
 }
 
+// cudaFreeHost and cudaFree of managed memory unmap it: the host may map the
+// range again for memory of its own (a malloc that mmaps it, as in
+// cuda-samples' UnifiedMemoryPerf), which an asynchronous copy then fills.
+// Device memory stays CUDA's: a copy into it is a use after free.
+TEST(Lifetime, HostMemoryMappedAgainAfterAFreeIsNewMemory) {
+  constexpr Address kDevice = 0x9000;
+  for (MemoryKind kind : {MemoryKind::kPinnedHost, MemoryKind::kManaged}) {
+    auto t = Given();
+    t.Malloc(kDevice, 64).Malloc(kBuf, 64, kind).Free(kBuf);
+    t.Copy(kS1, kBuf, kDevice, 64, CopyKind::kDeviceToHost, true).StreamSync(kS1);
+    EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+  }
+  auto device = Given();
+  device.Malloc(kDevice, 64).Malloc(kBuf, 64).Free(kBuf);
+  device.Copy(kS1, kBuf, kDevice, 64, CopyKind::kDeviceToDevice, true).StreamSync(kS1);
+  EXPECT_EQ(CountRule(device.Run(), "use-after-free"), 1u) << Summary(device.Run());
+}
+
 TEST(Lifetime, ReallocationStartsFresh) {
   auto t = Given();
   t.Malloc(kBuf, 64).Kernel(kS1, "a", {W(kBuf, 64)}).Free(kBuf).Malloc(kBuf, 64).Kernel(kS2, "b", {W(kBuf, 64)});
