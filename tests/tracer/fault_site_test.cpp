@@ -72,6 +72,31 @@ TEST(FaultSite, TheOperandsOwnAddressAndWidth) {
   EXPECT_TRUE(s.write);
 }
 
+// Locked read-modify-writes (std::atomic, __sync_*, __atomic_*) and xchg
+// with memory are atomic; plain loads and stores, and register forms, not.
+TEST(FaultSite, AtomicReadModifyWrites) {
+  FaultSite s = SiteOf({0xf0, 0x0f, 0xc1, 0x07}, 0x10000, {{REG_RDI, 0x10000}}, /*write=*/true);
+  EXPECT_TRUE(s.atomic);  // lock xadd [rdi], eax
+  EXPECT_EQ(s.size, 4u);
+  s = SiteOf({0xf0, 0x48, 0x0f, 0xb1, 0x17}, 0x10008, {{REG_RDI, 0x10008}}, /*write=*/true);
+  EXPECT_TRUE(s.atomic);  // lock cmpxchg [rdi], rdx
+  EXPECT_EQ(s.size, 8u);
+  s = SiteOf({0xf0, 0x83, 0x07, 0x01}, 0x10000, {{REG_RDI, 0x10000}}, /*write=*/true);
+  EXPECT_TRUE(s.atomic);  // lock add dword [rdi], 1
+  EXPECT_EQ(s.size, 4u);
+  s = SiteOf({0x87, 0x07}, 0x10000, {{REG_RDI, 0x10000}}, /*write=*/true);
+  EXPECT_TRUE(s.atomic);  // xchg [rdi], eax: a seq_cst store
+  s = SiteOf({0xf0, 0x48, 0x0f, 0xc7, 0x0f}, 0x10000, {{REG_RDI, 0x10000}}, /*write=*/true);
+  EXPECT_TRUE(s.atomic);  // lock cmpxchg16b [rdi]
+  EXPECT_EQ(s.size, 16u);
+  s = SiteOf({0x89, 0x07}, 0x10000, {{REG_RDI, 0x10000}}, /*write=*/true);
+  EXPECT_FALSE(s.atomic);  // mov [rdi], eax
+  s = SiteOf({0x8b, 0x07}, 0x10000, {{REG_RDI, 0x10000}});
+  EXPECT_FALSE(s.atomic);  // mov eax, [rdi]: an acquire load looks like any load
+  s = SiteOf({0x83, 0x07, 0x01}, 0x10000, {{REG_RDI, 0x10000}}, /*write=*/true);
+  EXPECT_FALSE(s.atomic);  // add dword [rdi], 1 without lock
+}
+
 TEST(FaultSite, WithoutAKnownInstructionTheFaultingByte) {
   const FaultSite s = SiteOf({0xf3, 0xa4}, 0x40005, {});
   EXPECT_EQ(s.address, 0x40005u);

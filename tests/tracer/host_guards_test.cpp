@@ -130,6 +130,21 @@ TEST_F(HostGuardsPath, AHostReadOfAPendingCopysDestinationIsARace) {
   EXPECT_EQ(Counters()["host_accesses"], 1u);
 }
 
+// A locked read-modify-write of a pending copy's destination is the host's
+// side of system-scope atomics (cuda-samples' systemWideAtomics): not a
+// race, left out and counted as synchronization. A plain store there is.
+TEST_F(HostGuardsPath, AHostAtomicIsSynchronizationNotAnAccess) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  CopyAsync(pinned_ + kPage, device, kPage, cudaMemcpyDeviceToHost);
+  __atomic_fetch_add(reinterpret_cast<int*>(pinned_ + kPage + 8), 1, __ATOMIC_SEQ_CST);  // faults: lock add
+  std::vector<TraceRecord> accesses;
+  const std::vector<Finding> findings = Findings(&accesses);
+  EXPECT_TRUE(accesses.empty());
+  EXPECT_TRUE(findings.empty());
+  EXPECT_EQ(Counters()["host_accesses"], 0u);
+}
+
 // A library's own work (here a copy NCCL makes inside one of its calls) is
 // never reported, so it guards nothing: NCCL's proxy thread reads its own
 // pinned memory all the time. The same copy made by the program is guarded.

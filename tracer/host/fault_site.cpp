@@ -14,6 +14,7 @@ struct MemoryOperand {
   uint64_t width = 0;
   bool has_address = false;  // the ModRM form gave an address we can compute
   uint64_t address = 0;
+  bool atomic = false;       // a locked read-modify-write (lock prefix, or xchg with memory)
 };
 
 // x86-64 general registers by number (REX-extended), from the saved context.
@@ -24,7 +25,7 @@ uint64_t Register(const ucontext_t* uc, unsigned n) {
 }
 
 struct Prefixes {
-  bool operand16 = false, f2 = false, f3 = false, segment = false;
+  bool operand16 = false, f2 = false, f3 = false, segment = false, lock = false;
   bool rex_w = false, rex_r = false, rex_x = false, rex_b = false;
 };
 
@@ -109,6 +110,12 @@ uint64_t LegacyWidth(const uint8_t* op, const Prefixes& pre, const uint8_t** mod
       return pre.f3 ? 8 : pre.rex_w ? 8 : 4;
     case 0x2E: case 0x2F:  // ucomiss/comiss, ucomisd/comisd (66)
       return pre.operand16 ? 8 : 4;
+    case 0xB0: case 0xC0:  // cmpxchg, xadd r/m8
+      return 1;
+    case 0xB1: case 0xC1:  // cmpxchg, xadd r/m
+      return word;
+    case 0xC7:  // cmpxchg8b/16b (/1)
+      return ((*modrm)[0] >> 3 & 7) == 1 ? (pre.rex_w ? 16 : 8) : 0;
     default:
       return 0;
   }
@@ -123,7 +130,8 @@ MemoryOperand Decode(const uint8_t* code, const ucontext_t* uc) {
     else if (*p == 0xF2) pre.f2 = true;
     else if (*p == 0xF3) pre.f3 = true;
     else if (*p == 0x64 || *p == 0x65) pre.segment = true;  // fs/gs: thread-local, no address of ours
-    else if (*p == 0x2E || *p == 0x36 || *p == 0x3E || *p == 0x26 || *p == 0xF0 || *p == 0x67) continue;
+    else if (*p == 0xF0) pre.lock = true;
+    else if (*p == 0x2E || *p == 0x36 || *p == 0x3E || *p == 0x26 || *p == 0x67) continue;
     else break;
   }
   const uint8_t* modrm = nullptr;
@@ -143,6 +151,10 @@ MemoryOperand Decode(const uint8_t* code, const ucontext_t* uc) {
       ++p;
     }
     out.width = LegacyWidth(p, pre, &modrm);
+    // x86 makes an instruction with the lock prefix, and xchg with a memory
+    // operand, one atomic read-modify-write (what std::atomic's and
+    // __sync_/__atomic_ read-modify-writes and seq_cst stores compile to).
+    out.atomic = out.width != 0 && (pre.lock || p[0] == 0x86 || p[0] == 0x87) && (modrm[0] >> 6) != 3;
   }
   if (out.width != 0 && !pre.segment) out.has_address = OperandAddress(modrm, pre, uc, &out.address);
   return out;
@@ -171,6 +183,7 @@ FaultSite ReadFaultSite(const siginfo_t* info, const ucontext_t* context) {
   if (operand.has_address && site.address >= operand.address && site.address < operand.address + operand.width) {
     site.address = operand.address;
     site.size = operand.width;
+    site.atomic = operand.atomic;
   }
   return site;
 }

@@ -2,8 +2,8 @@
 // signal's siginfo and ucontext (x86-64 Linux): the exact faulting address,
 // read or write from the page-fault error code (REG_ERR bit 1), the faulting
 // instruction's address, and its access width where the instruction is one
-// of the common loads and stores (mov, movzx/movsx, the SSE/AVX moves; else
-// 1 byte: the faulting byte itself). And whose code made the access: the
+// of the common loads and stores (mov, movzx/movsx, the SSE/AVX moves, the
+// locked read-modify-writes; else 1 byte: the faulting byte itself). And whose code made the access: the
 // program's, the tracer's own (its reads of a launch's arguments, say), or
 // CUDA's (the driver reading or writing pinned memory inside a call, a host
 // function running on the driver's thread), told by the code ranges of the
@@ -27,6 +27,10 @@ struct FaultSite {
   uint64_t size = 1;
   bool write = false;
   uint64_t pc = 0;
+  // An atomic read-modify-write of exactly these bytes (lock prefix, xchg):
+  // synchronization with the device, as system-scope atomics are
+  // (cuda-samples' systemWideAtomics), not a data access to check.
+  bool atomic = false;
 };
 
 FaultSite ReadFaultSite(const siginfo_t* info, const ucontext_t* context);
