@@ -11,10 +11,26 @@ namespace streamcheck {
 void Engine::Impl::BeginCapture(const TraceRecord& r) {
   EnterHostCall(r);
   StreamState& s = sync_.Stream(r.stream, r.thread);
+  s.capture_frontier.clear();
+  // cudaStreamBeginCaptureToGraph: the work joins a graph that exists, after
+  // the nodes given. Into one streamcheck never saw made (a conditional
+  // node's body, which only the driver creates) it is captured all the same,
+  // so it does not run now, and dropped at the end of the capture.
+  if (r.graph != 0 && graphs_.HasGraph(r.graph)) {
+    const Graph& g = graphs_.graph(r.graph);
+    for (Handle dep : r.deps) {
+      const auto it = g.index_of.find(dep);
+      if (it != g.index_of.end()) s.capture_frontier.push_back(it->second);
+      else Anomaly("capture into a graph after a node streamcheck does not know");
+    }
+    s.capture_graph = r.graph;
+    capturing_[r.graph] = {&s};
+    return;
+  }
+  if (r.graph != 0) Anomaly("capture into a graph streamcheck does not know (a conditional node's body): not modeled");
   const uint64_t id = graphs_.NewCaptureId();
   graphs_.graph(id) = Graph{};
   s.capture_graph = id;
-  s.capture_frontier.clear();
   capturing_[id] = {&s};
 }
 
@@ -32,8 +48,9 @@ void Engine::Impl::EndCapture(const TraceRecord& r) {
     joined->capture_frontier.clear();
   }
   capturing_.erase(id);
+  if (!GraphModel::IsCaptureId(id)) return;  // captured into a graph that exists, which keeps the nodes
   if (r.graph != 0) graphs_.MoveGraph(id, r.graph);
-  else graphs_.DestroyGraph(id);  // capture failed or was invalidated
+  else graphs_.DestroyGraph(id);  // capture failed or was invalidated, or went into an unknown graph
 }
 
 void Engine::Impl::CaptureNode(const TraceRecord& r, StreamState& s,

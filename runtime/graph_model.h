@@ -40,6 +40,7 @@ class GraphModel {
   // Graph ids: user handles for API graphs and finished captures; in-progress
   // captures use ids from NewCaptureId() so they cannot clash with handles.
   uint64_t NewCaptureId() { return kCaptureIdBase + next_capture_++; }
+  static bool IsCaptureId(uint64_t id) { return id >= kCaptureIdBase; }
   Graph& graph(uint64_t id) { return graphs_[id]; }
   bool HasGraph(uint64_t id) const { return graphs_.count(id) != 0; }
   void MoveGraph(uint64_t from, uint64_t to);

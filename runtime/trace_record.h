@@ -57,7 +57,7 @@ enum class OpCode : uint8_t {
   kHostFunc = 53,      // stream, name, [id: the host function's run is observed (kHostFuncBegin)]
   kHostAccess = 54,    // accesses (host thread reads/writes memory)
   // Graphs.
-  kStreamBeginCapture = 60,  // stream, flags (capture mode)
+  kStreamBeginCapture = 60,  // stream, flags (capture mode), [graph, deps: into that graph, after those nodes]
   kStreamEndCapture = 61,    // stream, graph
   kGraphCreate = 62,         // graph
   kGraphAddNode = 63,        // graph, node, node_op, deps, + fields of node_op

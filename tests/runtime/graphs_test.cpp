@@ -98,6 +98,35 @@ TEST(Graphs, ApiBuiltGraphFollowsItsDependencies) {
   EXPECT_TRUE(added.Run().empty());
 }
 
+// cudaStreamBeginCaptureToGraph: the captured work joins a graph that
+// exists, after the nodes given (cudaStreamEndCapture may then return no
+// graph); without a dependency the two nodes race within one launch.
+TEST(Graphs, CaptureIntoAGraphThatExistsJoinsItAfterTheNodesGiven) {
+  auto t = Given();
+  t.GraphCreate(kGraph).GraphKernelNode(kGraph, 1, {}, "n1", {W(kA, 64)});
+  t.BeginCaptureToGraph(kS1, kGraph, {1}).Kernel(kS1, "captured_reader", {R(kA, 64)}).EndCapture(kS1, 0);
+  t.Kernel(kS2, "other_writer", {W(kA, 64)});  // captured work has not run: no race with it
+  t.StreamSync(kS2).Instantiate(kExec, kGraph).Launch(kExec, kS1);
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+
+  auto racy = Given();
+  racy.GraphCreate(kGraph).GraphKernelNode(kGraph, 1, {}, "n1", {W(kA, 64)});
+  racy.BeginCaptureToGraph(kS1, kGraph, {}).Kernel(kS1, "captured_reader", {R(kA, 64)}).EndCapture(kS1, kGraph);
+  racy.Instantiate(kExec, kGraph).Launch(kExec, kS1);
+  const auto fs = racy.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].rule, "cross-stream-race");
+}
+
+// A conditional node's body graph is made by the driver, never seen: work
+// captured into it does not run at capture time, and is not modeled.
+TEST(Graphs, CaptureIntoAnUnknownGraphRunsNothing) {
+  auto t = Given();
+  t.BeginCaptureToGraph(kS1, 0x6666, {}).Kernel(kS1, "body_writer", {W(kA, 64)}).EndCapture(kS1, 0);
+  t.Kernel(kS2, "writer", {W(kA, 64)});
+  EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
+}
+
 TEST(Graphs, ExecUpdateReplacesTheNodes) {
   auto t = Given();
   t.GraphCreate(kGraph).GraphKernelNode(kGraph, 1, {}, "n1", {W(kA, 64)});

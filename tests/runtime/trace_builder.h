@@ -113,6 +113,11 @@ class TraceBuilder {
   TraceBuilder& HostRead(Address a, uint64_t n) { Add(OpCode::kHostAccess, "host read").accesses = {R(a, n)}; return *this; }
   TraceBuilder& HostWrite(Address a, uint64_t n) { Add(OpCode::kHostAccess, "host write").accesses = {W(a, n)}; return *this; }
   TraceBuilder& BeginCapture(Handle s) { Add(OpCode::kStreamBeginCapture, "cudaStreamBeginCapture").stream = s; return *this; }
+  // cudaStreamBeginCaptureToGraph: the stream's work joins `graph` after `deps`.
+  TraceBuilder& BeginCaptureToGraph(Handle s, Handle graph, std::vector<Handle> deps) {
+    auto& r = Add(OpCode::kStreamBeginCapture, "cudaStreamBeginCaptureToGraph");
+    r.stream = s; r.graph = graph; r.deps = std::move(deps); return *this;
+  }
   TraceBuilder& EndCapture(Handle s, Handle graph) {
     auto& r = Add(OpCode::kStreamEndCapture, "cudaStreamEndCapture"); r.stream = s; r.graph = graph; return *this;
   }

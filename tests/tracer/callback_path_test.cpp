@@ -333,6 +333,26 @@ TEST_F(CallbackPath, AllocationsAndFreesFromDriverCalls) {
   EXPECT_EQ(r[7].size, 64u);
 }
 
+// Capture into a graph that exists (cuda-samples' graphConditionalNodes
+// captures a conditional node's body so): the record names the graph and the
+// nodes the work goes after, and cudaStreamEndCapture with no pGraph (allowed
+// then) takes no graph, rather than reading through the null pointer.
+TEST_F(CallbackPath, CaptureIntoAGraphThatExists) {
+  const cudaStream_t s = reinterpret_cast<cudaStream_t>(0x5100);
+  const cudaGraph_t body = reinterpret_cast<cudaGraph_t>(0x6100);
+  const cudaGraphNode_t after[] = {reinterpret_cast<cudaGraphNode_t>(0x6201), reinterpret_cast<cudaGraphNode_t>(0x6202)};
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030, "cudaStreamBeginCaptureToGraph",
+          cudaStreamBeginCaptureToGraph_v12030_params{s, body, after, nullptr, 2, cudaStreamCaptureModeGlobal});
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, "cudaStreamEndCapture",
+          cudaStreamEndCapture_v10000_params{s, nullptr});
+  const std::vector<TraceRecord> r = RecordsInTrace({OpCode::kStreamBeginCapture, OpCode::kStreamEndCapture});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_EQ(r[0].graph, Handle{0x6100});
+  EXPECT_EQ(r[0].deps, (std::vector<Handle>{0x6201, 0x6202}));
+  EXPECT_EQ(r[0].stream, Handle{0x5100});
+  EXPECT_EQ(r[1].graph, 0u);
+}
+
 // A program's teardown after the tracer finished (static destructors that
 // launch, wait, destroy events and streams and free memory after the
 // tracer's exit handler ran): those calls are analysed inline and must not

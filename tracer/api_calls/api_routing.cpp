@@ -18,13 +18,18 @@ namespace {
 // Runtime API calls that can change ordering but are not modeled: counted
 // and listed in the run summary, never silently ignored.
 constexpr ApiCallbackId kUnmodeledRuntime[] = {
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030,
-    CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v11030,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_ptsz_v11030,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_v12030,
     CUPTI_RUNTIME_TRACE_CBID_cudaStreamUpdateCaptureDependencies_ptsz_v12030,
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddChildGraphNode_v10000,
+    // The generic node API (a conditional node's graph, or any node type),
+    // node parameter changes and clones: their graphs' nodes are not known.
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddNode_v12030,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphNodeSetParams_v12020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecNodeSetParams_v12020,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphClone_v10000,
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddEventRecordNode_v11010,
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddEventWaitNode_v11010,
     CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemAllocNode_v11040,

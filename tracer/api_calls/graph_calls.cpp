@@ -32,12 +32,26 @@ bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
       r.flags = static_cast<uint32_t>(p.mode);
       break;
     }
+    // Capture into a graph that exists (a conditional node's body, say):
+    // the stream's work joins that graph after the nodes given.
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030: {
+      const auto& p = c.params<cudaStreamBeginCaptureToGraph_v12030_params>();
+      r = c.Record(OpCode::kStreamBeginCapture);
+      r.stream = c.Stream(p.stream);
+      r.flags = static_cast<uint32_t>(p.mode);
+      r.graph = ToHandle(p.graph);
+      for (size_t i = 0; p.dependencies != nullptr && i < p.numDependencies; ++i)
+        r.deps.push_back(ToHandle(p.dependencies[i]));
+      break;
+    }
+    // pGraph may be null where the capture went into a graph that exists.
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_ptsz_v10000: {
       const auto& p = c.params<cudaStreamEndCapture_v10000_params>();
       r = c.Record(OpCode::kStreamEndCapture);
       r.stream = c.Stream(p.stream);
-      r.graph = c.result() == cudaSuccess ? ToHandle(*p.pGraph) : 0;
+      r.graph = c.result() == cudaSuccess && p.pGraph != nullptr ? ToHandle(*p.pGraph) : 0;
       break;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaGraphCreate_v10000:
