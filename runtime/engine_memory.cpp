@@ -152,7 +152,10 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
 // effect (PyTorch's blocking Tensor.to / copy_ do exactly that), which is not
 // worth a warning; anything else first, and it is reported. Records that are
 // not CUDA calls (names, stacks, the host-thread ordering the tracer writes
-// before a synchronize or at a lock) are looked past.
+// before a synchronize or at a lock) are looked past, and so are the stream's
+// own bookkeeping between the copy and that synchronization: a stream-ordered
+// free or allocation, or an event record, on the copy's stream (cuda-samples'
+// streamOrderedAllocation: copy, cudaFreeAsync, cudaStreamSynchronize).
 void Engine::Impl::SettlePageableCopies(const TraceRecord& next) {
   const bool definition = next.op == OpCode::kDefineString || next.op == OpCode::kDefineStack ||
                           next.op == OpCode::kProcessInfo || next.op == OpCode::kThreadName ||
@@ -160,7 +163,10 @@ void Engine::Impl::SettlePageableCopies(const TraceRecord& next) {
                           next.op == OpCode::kThreadAcquire;
   for (size_t i = 0; i < pending_pageable_.size();) {
     const PendingPageableCopy& p = pending_pageable_[i];
-    if (definition || p.thread != next.thread) {
+    const bool bookkeeping = (next.op == OpCode::kFreeAsync || next.op == OpCode::kMallocAsync ||
+                              next.op == OpCode::kEventRecord) &&
+                             next.stream == p.stream;
+    if (definition || bookkeeping || p.thread != next.thread) {
       ++i;
       continue;
     }

@@ -114,6 +114,21 @@ TEST(Transfers, PageableCopyFollowedByItsStreamsSynchronizationIsNotFlagged) {
   released.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true).ThreadRelease(1).StreamSync(kS1);
   EXPECT_TRUE(released.Run().empty()) << Summary(released.Run());
 
+  // The stream's own bookkeeping before its synchronization (cuda-samples'
+  // streamOrderedAllocation frees the source in stream order first).
+  auto bookkeeping = Given();
+  bookkeeping.EventCreate(0xe1).MallocAsync(0x20000, 256, kS1);
+  bookkeeping.Copy(kS1, kPageable, 0x20000, 256, CopyKind::kDeviceToHost, true).FreeAsync(0x20000, kS1);
+  bookkeeping.Record(0xe1, kS1).StreamSync(kS1).HostRead(kPageable, 256);
+  EXPECT_TRUE(bookkeeping.Run().empty()) << Summary(bookkeeping.Run());
+  auto launch = Given();  // more work on the stream first: the program went on
+  launch.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true).Kernel(kS1, "k", {}).StreamSync(kS1);
+  EXPECT_EQ(CountRule(launch.Run(), "pageable-async-copy"), 1u);
+  auto elsewhere = Given();  // a free on another stream is not the copy's stream's bookkeeping
+  elsewhere.StreamCreate(kS2, kStreamNonBlocking).MallocAsync(0x20000, 256, kS2);
+  elsewhere.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true).FreeAsync(0x20000, kS2).StreamSync(kS1);
+  EXPECT_EQ(CountRule(elsewhere.Run(), "pageable-async-copy"), 1u);
+
   auto other = Given();  // synchronizing another stream does not make the copy synchronous
   other.Copy(kS1, kPageable, kDev, 256, CopyKind::kDeviceToHost, true).StreamSync(kLegacy);
   EXPECT_EQ(CountRule(other.Run(), "pageable-async-copy"), 1u);
