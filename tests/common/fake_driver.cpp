@@ -6,7 +6,8 @@
 namespace streamcheck::fake_cuda {
 namespace {
 
-int g_kernel;  // its address is the kernel's handle
+int g_kernel;          // its address is the kernel's handle
+int g_idle_kernel;     // `idle()`, a kernel without parameters
 struct FakeLayout {
   const char* mangled;
   size_t offsets[3], sizes[3];
@@ -20,6 +21,7 @@ bool IsFakeKernel(const void* f) { return f == &g_kernel; }
 }  // namespace
 
 CUfunction FakeKernel() { return reinterpret_cast<CUfunction>(&g_kernel); }
+CUfunction ParameterlessFakeKernel() { return reinterpret_cast<CUfunction>(&g_idle_kernel); }
 
 void ReplaceFakeKernel(bool with_mark) { g_layout = with_mark ? &kMark : &kStep; }
 int& CurrentDevice() {
@@ -29,18 +31,24 @@ int& CurrentDevice() {
 
 }  // namespace streamcheck::fake_cuda
 
+using streamcheck::fake_cuda::g_idle_kernel;
 using streamcheck::fake_cuda::g_layout;
 using streamcheck::fake_cuda::IsFakeKernel;
 
 extern "C" {
 
 CUresult CUDAAPI cuFuncGetName(const char** name, CUfunction f) {
+  if (f == reinterpret_cast<CUfunction>(&g_idle_kernel)) {
+    *name = "_Z4idlev";
+    return CUDA_SUCCESS;
+  }
   if (!IsFakeKernel(f)) return CUDA_ERROR_INVALID_HANDLE;
   *name = g_layout->mangled;
   return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuFuncGetParamInfo(CUfunction f, size_t index, size_t* offset, size_t* size) {
+  if (f == reinterpret_cast<CUfunction>(&g_idle_kernel)) return CUDA_ERROR_INVALID_VALUE;  // no parameter 0
   if (!IsFakeKernel(f)) return CUDA_ERROR_INVALID_HANDLE;
   if (index >= std::size(g_layout->offsets)) return CUDA_ERROR_INVALID_VALUE;
   *offset = g_layout->offsets[index];

@@ -11,8 +11,10 @@
 
 namespace streamcheck::fake_cuda {
 
-// The one kernel the fake driver knows: `step(const float*, float*, int)`.
+// The kernel the fake driver knows: `step(const float*, float*, int)`.
 CUfunction FakeKernel();
+// `idle()`: a kernel without parameters (the driver has no parameter 0 to tell of).
+CUfunction ParameterlessFakeKernel();
 
 // A module unloaded and another loaded, which the driver may give the same
 // handle: `mark(int, int, float*)` at FakeKernel()'s handle (true), or step

@@ -372,6 +372,17 @@ TEST_F(CallbackPath, CallsAfterTheTracerFinishedAreHarmless) {
   EXPECT_EQ(LaunchesInTrace().size(), 1u);  // the trace closed at Finish
 }
 
+// A kernel without parameters (cuda-samples' simpleCooperativeGroups,
+// graphConditionalNodes): cuFuncGetParamInfo has no parameter 0 to tell of,
+// and the demangled "idle()" says there is none: nothing is left unmodeled.
+TEST_F(CallbackPath, AKernelWithoutParametersIsNoUnknownLayout) {
+  cuLaunchKernel_params p{};
+  p.f = fake_cuda::ParameterlessFakeKernel();
+  Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", p);
+  ASSERT_EQ(LaunchesInTrace().size(), 1u);
+  EXPECT_TRUE(RecordsInTrace({OpCode::kUnmodeledApi}).empty());
+}
+
 // A _ptsz launch's stream 0 is the per-thread default stream; a plain
 // launch's is the legacy default stream.
 TEST_F(CallbackPath, PerThreadLaunchesTakeThePerThreadDefaultStream) {

@@ -70,6 +70,9 @@ STREAMCHECK_HOT const KernelLayout& LayoutOf(Tracer& t, CUfunction f, const char
     if (ReadParams(reinterpret_cast<CUkernel>(f), cuKernelGetParamInfo, &k.params) == CUDA_SUCCESS)
       k.layout_error = CUDA_SUCCESS;
   }
+  // A kernel without parameters has no parameter 0 to ask about; its
+  // demangled signature says so ("f()"), where an extern "C" name says nothing.
+  if (k.layout_error != CUDA_SUCCESS && k.name.ends_with("()")) k.layout_error = CUDA_SUCCESS;
   const std::vector<std::string> types = ParameterTypes(k.name);
   if (types.size() == k.params.size())
     for (size_t i = 0; i < types.size(); ++i) {
