@@ -128,6 +128,16 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
     CaptureNode(r, s, both);
     return;
   }
+  // The host side of a copy is host memory (the copy's kind says so, or the
+  // driver found no allocation there). Where none of CUDA's holds it, the
+  // host mapped it itself, maybe at addresses CUDA freed and gave back to the
+  // system (device, pinned and managed memory alike: cuda-samples'
+  // UnifiedMemoryPerf mallocs 4 MiB where a cudaFree'd buffer was): those
+  // bytes keep no free, or the copy would be a use after it.
+  if (src_kind == MemoryKind::kPageableHost && (kind == CopyKind::kHostToDevice || kind == CopyKind::kHostToHost))
+    shadow_.ForgetFrees(both[0].addr, both[0].size);
+  if (dst_kind == MemoryKind::kPageableHost && (kind == CopyKind::kDeviceToHost || kind == CopyKind::kHostToHost))
+    shadow_.ForgetFrees(both[1].addr, both[1].size);
   const TransferPlan plan = PlanCopy(kind, src_kind, dst_kind, r.is_async);
   if (plan.pageable_async && options_.report_pageable_async_copies) {
     AccessDescription copy{s.lane, SiteOf(r), ShadowKind::kWrite, r.dst, r.size, index_, r.timestamp_ns};
@@ -237,13 +247,6 @@ void Engine::Impl::Free(const TraceRecord& r) {
   if (a == nullptr) return;
   sync_.TickThread(t);
   FreeRange(a->base, a->size, t.lane, t.clock, SiteOf(r), /*reuse=*/false, r.timestamp_ns);
-  // Pinned and managed memory leave the address space with the free: a later
-  // call that succeeds on these addresses uses a new mapping the host made
-  // there (a malloc that mmaps the same range again, cuda-samples'
-  // UnifiedMemoryPerf), never the freed memory, so they keep no history.
-  // Device memory stays reserved to CUDA: a use of it is a use after free.
-  if (a->kind == MemoryKind::kPinnedHost || a->kind == MemoryKind::kManaged)
-    shadow_.Fresh(a->base, a->size);
   graph_memory_.Remove(a->base, a->size);
   allocations_.Remove(r.dst, nullptr);  // after the report, which names the allocation
 }

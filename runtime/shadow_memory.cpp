@@ -115,4 +115,17 @@ void ShadowMemory::Fresh(Address addr, uint64_t size) {
   Replace(addr, end, ShadowAccess{});
 }
 
+void ShadowMemory::ForgetFrees(Address addr, uint64_t size) {
+  if (size == 0) return;
+  const Address end = addr + size;
+  std::vector<Address> overlapping;
+  Overlapping(addr, end, &overlapping);
+  bool freed = false;
+  for (Address begin : overlapping) freed = freed || intervals_.Find(begin)->write.kind == ShadowKind::kFree;
+  if (!freed) return;  // the common case: looked at, nothing changed
+  Carve(addr, end);
+  for (Address begin : std::vector<Address>(covering_))
+    if (intervals_.Find(begin)->write.kind == ShadowKind::kFree) Erase(begin);
+}
+
 }  // namespace streamcheck

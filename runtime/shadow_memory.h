@@ -66,6 +66,9 @@ class ShadowMemory {
   // the ordered starts, ~0.5 us per buffer with 100k live ones). Not merged
   // with its neighbours, so the allocation's bounds stay interval bounds.
   void Fresh(Address addr, uint64_t size);
+  // Forgets the frees in [addr, addr+size) and nothing else: the host mapped
+  // memory of its own where CUDA freed some (ShadowKind::kFree markers).
+  void ForgetFrees(Address addr, uint64_t size);
 
   size_t interval_count() const { return intervals_.size(); }
 

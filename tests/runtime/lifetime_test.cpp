@@ -56,16 +56,18 @@ TEST(Lifetime, UseAfterFree) {
   EXPECT_EQ(fs[0].accesses[0].api, "cudaFree");
 }
 
-// cudaFreeHost and cudaFree of managed memory unmap it: the host may map the
-// range again for memory of its own (a malloc that mmaps it, as in
-// cuda-samples' UnifiedMemoryPerf), which an asynchronous copy then fills.
-// Device memory stays CUDA's: a copy into it is a use after free.
+// Freed memory's addresses may go back to the system, and the host may map
+// them again for memory of its own (a malloc's mmap: cuda-samples'
+// UnifiedMemoryPerf gets one where managed, pinned and device buffers were),
+// which an asynchronous copy then fills: the host side of a copy is host
+// memory, never the freed buffer. A device-side use is a use after free.
 TEST(Lifetime, HostMemoryMappedAgainAfterAFreeIsNewMemory) {
   constexpr Address kDevice = 0x9000;
-  for (MemoryKind kind : {MemoryKind::kPinnedHost, MemoryKind::kManaged}) {
+  for (MemoryKind kind : {MemoryKind::kPinnedHost, MemoryKind::kManaged, MemoryKind::kDevice}) {
     auto t = Given();
     t.Malloc(kDevice, 64).Malloc(kBuf, 64, kind).Free(kBuf);
     t.Copy(kS1, kBuf, kDevice, 64, CopyKind::kDeviceToHost, true).StreamSync(kS1);
+    t.Copy(kS1, kDevice, kBuf, 64, CopyKind::kHostToDevice, true).StreamSync(kS1);
     EXPECT_TRUE(t.Run().empty()) << Summary(t.Run());
   }
   auto device = Given();

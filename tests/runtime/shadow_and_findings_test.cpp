@@ -58,6 +58,25 @@ TEST(ShadowMemoryUnit, MergesIntervalsBackAfterSplits) {
   EXPECT_TRUE(conflicts.empty());
 }
 
+// ForgetFrees drops the frees in a range and keeps every other access: a
+// later access conflicts with an unordered write there, not with the free.
+TEST(ShadowMemoryUnit, ForgetFreesKeepsTheOtherAccesses) {
+  ShadowMemory shadow;
+  VectorClock clock;
+  std::vector<ShadowConflict> conflicts;
+  auto never_host = [](Lane) { return false; };
+  clock.Set(0, 1);
+  shadow.Free(0, 64, {0, 1, 1, ShadowKind::kFree}, clock, never_host, &conflicts, {0, 1, 1, ShadowKind::kFree});
+  shadow.Access(100, 50, {0, 1, 2, ShadowKind::kWrite}, clock, never_host, &conflicts);  // lane 0's write
+  shadow.ForgetFrees(0, 200);
+  VectorClock other;  // lane 1, after nothing of lane 0
+  other.Set(1, 1);
+  shadow.Access(0, 200, {1, 1, 3, ShadowKind::kRead}, other, never_host, &conflicts);
+  ASSERT_EQ(conflicts.size(), 1u);
+  EXPECT_EQ(conflicts[0].earlier.kind, ShadowKind::kWrite);
+  EXPECT_EQ(conflicts[0].begin, 100u);
+}
+
 TEST(Findings, IdenticalRacesAreOneFindingWithACount) {
   TraceBuilder t;
   t.StreamCreate(kS1, kStreamNonBlocking).StreamCreate(kS2, kStreamNonBlocking).Malloc(kBuf, 4096);
