@@ -55,6 +55,25 @@ TEST(MatchPointerArguments, PointersToVolatileMemoryAreLeftOut) {
   EXPECT_EQ(found[0].addr, kB);
 }
 
+// ... but it tells where something starts: a flag at the end of a struct
+// whose other fields the kernel takes through plain pointers bounds them
+// (cuda-samples' cudaGraphsPerfScaling: waitWithTimeout(ns, bool* timeout,
+// long long* elapsed, volatile int* latch), all into one pinned struct the
+// host sets the latch of while the kernel runs).
+TEST(MatchPointerArguments, APointerToVolatileMemoryBoundsItsSiblings) {
+  AllocationBounds bounds = TwoBuffers();
+  Buffer b;
+  b.Put(0, kA + 8);   // bool* timeout
+  b.Put(8, kA);       // long long* elapsed
+  b.Put(16, kA + 32); // volatile int* latch
+  ParamSlot latch{16, 8, AccessMode::kUnknown};
+  latch.volatile_pointee = true;
+  const auto found = Match({{0, 8, AccessMode::kUnknown}, {8, 8, AccessMode::kUnknown}, latch}, b, bounds);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0], (MemoryAccess{kA + 8, 24, AccessMode::kUnknown, AccessCertainty::kFirstByte}));
+  EXPECT_EQ(found[1], (MemoryAccess{kA, 8, AccessMode::kUnknown, AccessCertainty::kFirstByte}));
+}
+
 TEST(MatchPointerArguments, PointersInsideStructsAreFoundWithUnknownMode) {
   AllocationBounds bounds = TwoBuffers();
   Buffer b;

@@ -68,8 +68,11 @@ void ResolvePointerWords(const std::vector<MemoryAccess>& words, AllocationBound
   thread_local std::vector<AllocationBounds::Pointer> pointers;
   pointers.clear();
   for (const MemoryAccess& word : words)
-    if (AllocationBounds::Entry* holder = bounds.Holder(word.addr))
-      pointers.push_back({word.addr, word.mode, word.certainty, holder});
+    if (word.size == kBoundaryWord) bounds.NoteBoundary(word.addr);
+  for (const MemoryAccess& word : words)
+    if (word.size != kBoundaryWord)
+      if (AllocationBounds::Entry* holder = bounds.Holder(word.addr))
+        pointers.push_back({word.addr, word.mode, word.certainty, holder});
   if (pointers.empty()) return;
   bounds.LaunchExtents(pointers, out);
   constexpr size_t kPairwiseLimit = 16;

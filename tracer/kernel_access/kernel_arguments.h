@@ -44,21 +44,33 @@ class AddressSpan {
   Address low_ = ~Address{0}, high_ = 0;
 };
 
+// A collected word of this size is a pointer to volatile memory: no access,
+// but where something starts, which bounds its siblings' extents (a flag in
+// a struct whose other fields the kernel writes through other pointers).
+constexpr uint64_t kBoundaryWord = 1;
+
 // On the program's thread, while the launch's argument bytes exist: every
 // pointer-sized word of every parameter (plain pointers, and pointers inside
 // by-value structs at 8-byte offsets) that falls inside `span`, as an access
 // of size 0 with the mode the signature gives a plain pointer (kUnknown
 // inside a struct) and the certainty of its first byte: a plain pointer's
-// is certain, a struct member's not (the kernel may not use it). value_of(i)
-// returns the bytes of parameter i (params[i].size of them) or null when unavailable.
+// is certain, a struct member's not (the kernel may not use it); a pointer
+// to volatile memory as a kBoundaryWord. value_of(i) returns the bytes of
+// parameter i (params[i].size of them) or null when unavailable.
 template <typename ValueOf>
 void CollectPointerWords(const std::vector<ParamSlot>& params, ValueOf&& value_of, const AddressSpan& span,
                          std::vector<MemoryAccess>* out) {
   out->clear();
   for (size_t i = 0; i < params.size(); ++i) {
     const char* value = value_of(i);
-    if (value == nullptr || params[i].volatile_pointee) continue;
+    if (value == nullptr) continue;
     const size_t size = params[i].size;
+    if (params[i].volatile_pointee) {
+      uint64_t word;
+      if (size == sizeof word && (std::memcpy(&word, value, sizeof word), span.Holds(word)))
+        out->push_back({word, kBoundaryWord, AccessMode::kUnknown, AccessCertainty::kNone});
+      continue;
+    }
     const bool plain = size == sizeof(uint64_t);
     const AccessMode mode = plain ? params[i].mode : AccessMode::kUnknown;
     const AccessCertainty certainty = plain ? AccessCertainty::kFirstByte : AccessCertainty::kNone;
@@ -72,7 +84,8 @@ void CollectPointerWords(const std::vector<ParamSlot>& params, ValueOf&& value_o
 
 // On the analysis worker, in record order: the words CollectPointerWords
 // found that lie in a live allocation become accesses, bounded by the
-// access-range policy (one access per distinct range, modes merged).
+// access-range policy (one access per distinct range, modes merged);
+// kBoundaryWords become boundaries of their allocations first.
 void ResolvePointerWords(const std::vector<MemoryAccess>& words, AllocationBounds& bounds,
                          std::vector<MemoryAccess>* out);
 
