@@ -141,6 +141,8 @@ class alignas(64) Engine::Impl {
   // finding is a library's own work, or the memory at `address` is a
   // library's own allocation: not the program's to fix.
   bool LibraryInternal(const FindingKey& key, Address address);
+  void CountLibraryInternal(const FindingKey& key, std::string_view library);
+  StringId CallingLibrary(uint32_t site) const;
   void ReportConflict(const ShadowConflict& c, const AccessDescription& later, Doubt doubt);
   static void ExplainDoubt(Doubt doubt, Finding* f);
   void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,

@@ -180,18 +180,34 @@ bool Engine::Impl::LibraryInternal(const FindingKey& key, Address address) {
   if (library == 0 && address != 0)
     if (const Allocation* a = AllocationAt(address)) library = sites_.Get(a->site).library;
   if (library == 0) return false;
-  if (library_findings_.Report(key, {})) {
-    std::string name(symbols_.String(library));
-    ++stats_.library_internal[(name.empty() ? "(unnamed library)" : name) + ": " +
-                              std::string(rules::Get(key.rule).id)];
-  }
+  CountLibraryInternal(key, symbols_.String(library));
   return true;
+}
+
+void Engine::Impl::CountLibraryInternal(const FindingKey& key, std::string_view library) {
+  if (library_findings_.Report(key, {}))
+    ++stats_.library_internal[(library.empty() ? "(unnamed library)" : std::string(library)) + ": " +
+                              std::string(rules::Get(key.rule).id)];
+}
+
+// The library whose code made the call at `site`: the tracer names it in
+// the definition of the call's native stack, from the stack's first frame
+// outside CUDA and the tracer (kDefineStack's library). 0 for the program's.
+StringId Engine::Impl::CallingLibrary(uint32_t site) const {
+  const StackId stack = sites_.Get(site).stack;
+  return stack != 0 ? symbols_.LibraryOfStack(stack) : 0;
 }
 
 void Engine::Impl::ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                                 const std::string& message, const std::string& reason) {
   const FindingKey key{rule, kind, 0, access.site};
   if (LibraryInternal(key, access.address)) return;
+  // A single operation's finding says how the call was made; made from a
+  // library's own code (cuSPARSE copying a result into its caller's
+  // pageable int, then synchronizing a few calls later), that is the
+  // library's to change, not the program's.
+  if (const StringId library = CallingLibrary(access.site); library != 0)
+    return CountLibraryInternal(key, symbols_.String(library));
   findings_.Report(key, [&] {
     Finding f;
     f.rule = std::string(rules::Get(rule).id);

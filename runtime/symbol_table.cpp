@@ -13,9 +13,16 @@ void SymbolTable::DefineString(StringId id, std::string text) {
   strings_[id] = std::move(text);
 }
 
-void SymbolTable::DefineStack(StackId id, std::vector<StackFrame> frames) {
+void SymbolTable::DefineStack(StackId id, std::vector<StackFrame> frames, StringId library) {
   if (id == 0) return;
   stacks_[id] = std::move(frames);
+  if (library != 0) stack_library_[id] = library;
+  else stack_library_.erase(id);
+}
+
+StringId SymbolTable::LibraryOfStack(StackId id) const {
+  const auto it = stack_library_.find(id);
+  return it == stack_library_.end() ? 0 : it->second;
 }
 
 std::string_view SymbolTable::String(StringId id) const {

@@ -14,7 +14,10 @@ namespace streamcheck {
 class SymbolTable {
  public:
   void DefineString(StringId id, std::string text);
-  void DefineStack(StackId id, std::vector<StackFrame> frames);
+  // `library`: the library whose code made the call the stack was taken at
+  // (kDefineStack's library field; 0 for the program's own calls).
+  void DefineStack(StackId id, std::vector<StackFrame> frames, StringId library = 0);
+  StringId LibraryOfStack(StackId id) const;
   // Empty when undefined.
   std::string_view String(StringId id) const;
   std::vector<ResolvedFrame> ResolveStack(StackId id) const;
@@ -22,6 +25,7 @@ class SymbolTable {
  private:
   std::vector<std::string> strings_;
   std::unordered_map<StackId, std::vector<StackFrame>> stacks_;
+  std::unordered_map<StackId, StringId> stack_library_;  // stacks taken in a library's code only
 };
 
 }  // namespace streamcheck

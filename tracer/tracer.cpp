@@ -318,6 +318,7 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
       def.op = OpCode::kDefineStack;
       def.id = r.stack;
       for (uint64_t pc : stacks_.ProgramCounters(r.stack)) def.frames.push_back({0, 0, 0, pc});
+      def.library = CallingLibraryOf(def.frames);
       Submit(def);
     }
   }
@@ -327,6 +328,17 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
     profile_.Add(ProfilePhase::kHostGuards, guards_start);
   }
   Submit(r);
+}
+
+// The library whose code made the call a native stack was taken at (its
+// first frame outside CUDA, the tracer and the C/C++ runtimes): what a
+// single operation's finding is charged to (Engine: CallingLibrary). Once per
+// new stack.
+StringId Tracer::CallingLibraryOf(const std::vector<StackFrame>& frames) {
+  std::vector<uint64_t> pcs;
+  pcs.reserve(frames.size());
+  for (const StackFrame& f : frames) pcs.push_back(f.pc);
+  return Intern(LibraryOfCaller(pcs.data(), pcs.size()));
 }
 
 void Tracer::CountUnmodeled(std::string_view api) {
@@ -435,6 +447,7 @@ void Tracer::WriteSymbolizedStacks() {
     def.id = id;
     for (const ResolvedFrame& f : stacks_.Symbolize(id))
       def.frames.push_back({Intern(f.function), Intern(f.file), f.line, f.pc});
+    def.library = CallingLibraryOf(def.frames);
     trace_->Append(def);
   }
 }

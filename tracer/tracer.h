@@ -78,6 +78,7 @@ class Tracer : public StackResolver {
   // and the trace.
   void Emit(TraceRecord& record);
   void CountUnmodeled(std::string_view api);
+  StringId CallingLibraryOf(const std::vector<StackFrame>& frames);
   // A framework plugin's stack (Python frames), defined once per call.
   StackId AddFrameworkStack(const StreamcheckFrame* frames, size_t count);
   // A caching-allocator block changed hands (framework_hooks.h).

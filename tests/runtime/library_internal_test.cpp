@@ -55,6 +55,26 @@ TEST(LibraryInternal, RacesAndPageableCopiesAmongALibrarysOwnOperations) {
                                                                       {"nccl: pageable-async-copy", 1}}));
 }
 
+// A single operation's finding says how the call was made: made from a
+// library's code on the program's thread (cuSPARSE copying a result into
+// its caller's pageable int, and synchronizing a few calls later), it is the
+// library's. The same copy from the program's code is reported, and a race
+// with the copy's bytes still is: the copy is no library work.
+TEST(LibraryInternal, ASingleOperationsFindingMadeFromALibrarysCodeIsItsOwn) {
+  auto t = Streams();
+  t.Copy(kCompute, kHost, kGrad, 4, CopyKind::kDeviceToHost, true).CalledFrom("cusparse");
+  t.HostRead(kHost, 4);
+  EngineStats stats;
+  const auto fs = t.Run(&stats);
+  EXPECT_EQ(CountRule(fs, "pageable-async-copy"), 0u) << Summary(fs);
+  EXPECT_EQ(CountRule(fs, "host-device-race"), 1u) << Summary(fs);
+  EXPECT_EQ(stats.library_internal, (std::map<std::string, uint64_t>{{"cusparse: pageable-async-copy", 1}}));
+
+  auto own = Streams();
+  own.Copy(kCompute, kHost, kGrad, 4, CopyKind::kDeviceToHost, true);
+  EXPECT_EQ(CountRule(own.Run(), "pageable-async-copy"), 1u);
+}
+
 // dist.all_reduce(x, async_op=True); x.mul_(2) before work.wait().
 TEST(LibraryInternal, TheCollectiveIsTheProgramsAndRacesWithItsKernels) {
   auto t = Streams();

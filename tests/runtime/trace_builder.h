@@ -158,6 +158,17 @@ class TraceBuilder {
   TraceBuilder& FrameworkOp(const std::string& op) { records_.back().framework_op = Intern(op); return *this; }
   // Marks the last record as a library's own work (e.g. "nccl").
   TraceBuilder& Library(const std::string& library) { records_.back().library = Intern(library); return *this; }
+  // The last call was made from `library`'s code: its stack's definition says
+  // so (the tracer names the library of a stack's first frame).
+  TraceBuilder& CalledFrom(const std::string& library) {
+    TraceRecord def;
+    def.op = OpCode::kDefineStack;
+    def.id = records_.back().stack;
+    def.frames = {{0, 0, 0, 0x7000}};
+    def.library = Intern(library);
+    defines_.push_back(def);
+    return *this;
+  }
 
   // String definitions first, then the calls in order.
   std::vector<TraceRecord> records() const {
