@@ -18,6 +18,14 @@ TraceRecord NodeRecord(const ApiCall& c, OpCode node_op, cudaGraphNode_t* node, 
   return r;
 }
 
+// cudaStreamBeginCapture and cudaStreamBeginCaptureToGraph.
+TraceRecord CaptureRecord(const ApiCall& c, cudaStream_t stream, cudaStreamCaptureMode mode) {
+  TraceRecord r = c.Record(OpCode::kStreamBeginCapture);
+  r.stream = c.Stream(stream);
+  r.flags = static_cast<uint32_t>(mode);
+  return r;
+}
+
 }  // namespace
 
 bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
@@ -27,9 +35,7 @@ bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_ptsz_v10000: {
       const auto& p = c.params<cudaStreamBeginCapture_v10000_params>();
-      r = c.Record(OpCode::kStreamBeginCapture);
-      r.stream = c.Stream(p.stream);
-      r.flags = static_cast<uint32_t>(p.mode);
+      r = CaptureRecord(c, p.stream, p.mode);
       break;
     }
     // Capture into a graph that exists (a conditional node's body, say):
@@ -37,9 +43,7 @@ bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_v12030:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCaptureToGraph_ptsz_v12030: {
       const auto& p = c.params<cudaStreamBeginCaptureToGraph_v12030_params>();
-      r = c.Record(OpCode::kStreamBeginCapture);
-      r.stream = c.Stream(p.stream);
-      r.flags = static_cast<uint32_t>(p.mode);
+      r = CaptureRecord(c, p.stream, p.mode);
       r.graph = ToHandle(p.graph);
       for (size_t i = 0; p.dependencies != nullptr && i < p.numDependencies; ++i)
         r.deps.push_back(ToHandle(p.dependencies[i]));
