@@ -1,13 +1,14 @@
 // Where a guard page's fault came from and what it touched, from the
 // signal's siginfo and ucontext (x86-64 Linux): the exact faulting address,
 // read or write from the page-fault error code (REG_ERR bit 1), the faulting
-// instruction's address, and its access width where the instruction is one
-// of the common loads and stores (mov, movzx/movsx, the SSE/AVX moves, the
-// locked read-modify-writes; else 1 byte: the faulting byte itself). And whose code made the access: the
-// program's, the tracer's own (its reads of a launch's arguments, say), or
-// CUDA's (the driver reading or writing pinned memory inside a call, a host
-// function running on the driver's thread), told by the code ranges of the
-// loaded objects on the faulting thread's stack. No CUDA here: unit-tested.
+// instruction's address, its access width where the instruction is one of
+// the common loads and stores (mov, movzx/movsx, the SSE/AVX moves, the
+// locked read-modify-writes; else 1 byte: the faulting byte itself), and
+// whether it is an atomic read-modify-write. And whose code made the access:
+// the program's, the tracer's own (its reads of a launch's arguments, say),
+// or CUDA's (the driver reading or writing pinned memory inside a call, a
+// host function running on the driver's thread), told by the code ranges of
+// the loaded objects on the faulting thread's stack. No CUDA here: unit-tested.
 #pragma once
 
 #include <signal.h>

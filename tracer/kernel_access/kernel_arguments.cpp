@@ -67,12 +67,11 @@ void ResolvePointerWords(const std::vector<MemoryAccess>& words, AllocationBound
   // Every launch passes through here: the pointers' vector keeps its capacity.
   thread_local std::vector<AllocationBounds::Pointer> pointers;
   pointers.clear();
-  for (const MemoryAccess& word : words)
-    if (word.size == kBoundaryWord) bounds.NoteBoundary(word.addr);
-  for (const MemoryAccess& word : words)
-    if (word.size != kBoundaryWord)
-      if (AllocationBounds::Entry* holder = bounds.Holder(word.addr))
-        pointers.push_back({word.addr, word.mode, word.certainty, holder});
+  for (const MemoryAccess& word : words) {
+    if (word.size == kBoundaryWord) bounds.NoteBoundary(word.addr);  // before LaunchExtents
+    else if (AllocationBounds::Entry* holder = bounds.Holder(word.addr))
+      pointers.push_back({word.addr, word.mode, word.certainty, holder});
+  }
   if (pointers.empty()) return;
   bounds.LaunchExtents(pointers, out);
   constexpr size_t kPairwiseLimit = 16;
