@@ -62,8 +62,8 @@ bool DecodeStreamOrEventCall(const ApiCall& c, ApiCallbackId cbid);
 bool DecodeMemoryCall(const ApiCall& c, ApiCallbackId cbid);
 bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid);
 // Driver calls, at API exit outside a traced runtime call, for calls that
-// succeeded (queries also when not ready): events and waits, and through
-// DecodeDriverStreamCall streams and the host's synchronizations.
+// succeeded (queries also when not ready): events and waits; streams and
+// the host's synchronizations.
 bool DecodeDriverEventCall(const ApiCall& c, ApiCallbackId cbid);
 bool DecodeDriverStreamCall(const ApiCall& c, ApiCallbackId cbid);
 // Host functions launched through the driver (stream_event_calls.cpp), also

@@ -115,10 +115,10 @@ constexpr ApiCallbackId kDriverKernelNodes[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
 };
 
-// Driver calls decoded as events, waits, streams and host synchronizations
-// (stream_event_calls.cpp), made by a library or a program outside a runtime
-// call (the runtime's own are its calls'); the _ptsz ones (per_thread) take
-// stream 0 as the per-thread default stream.
+// Driver calls decoded as events and waits (stream_event_calls.cpp), made by
+// a library or a program outside a runtime call (the runtime's own are its
+// calls'); the _ptsz ones (per_thread) take stream 0 as the per-thread
+// default stream.
 constexpr DriverCall kDriverEventCallList[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuEventRecord, false},
     {CUPTI_DRIVER_TRACE_CBID_cuEventRecord_ptsz, true},
@@ -128,8 +128,11 @@ constexpr DriverCall kDriverEventCallList[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent_ptsz, true},
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy, false},
     {CUPTI_DRIVER_TRACE_CBID_cuEventDestroy_v2, false},
-    // Streams and host synchronization, as programs that use the driver
-    // directly (JAX's XLA) make them; the runtime's own make no record.
+};
+// Streams and host synchronization (stream_event_calls.cpp), as programs
+// that use the driver directly (JAX's XLA) make them; the runtime's own make
+// no record.
+constexpr DriverCall kDriverStreamCallList[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuStreamCreate, false},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamCreateWithPriority, false},
     {CUPTI_DRIVER_TRACE_CBID_cuStreamDestroy, false},
@@ -149,16 +152,30 @@ constexpr std::array<ApiCallbackId, N> IdsOf(const DriverCall (&calls)[N]) {
   return ids;
 }
 constexpr auto kDriverEventCalls = IdsOf(kDriverEventCallList);
+constexpr auto kDriverStreamCalls = IdsOf(kDriverStreamCallList);
 constexpr auto kDriverCopyCalls = IdsOf(kDriverCopyCallList);
 constexpr auto kDriverMemoryCalls = IdsOf(kDriverMemoryCallList);
 constexpr auto kDriverHostFuncs = IdsOf(kDriverHostFuncCallList);
 
-template <size_t N>
-const DriverCall* Find(const DriverCall (&calls)[N], ApiCallbackId cbid) {
-  for (const DriverCall& call : calls)
-    if (call.cbid == cbid) return &call;
-  return nullptr;
-}
+// Which decoder takes a driver call made outside a runtime call, and its
+// stream 0, by callback id: one look-up on the driver's path.
+enum class DriverFamily : uint8_t { kNone, kEvent, kStream, kHostFunc, kCopy, kMemory };
+struct DriverCallInfo {
+  DriverFamily family = DriverFamily::kNone;
+  bool per_thread = false;
+};
+constexpr auto kDriverCallInfo = [] {
+  std::array<DriverCallInfo, CUPTI_DRIVER_TRACE_CBID_SIZE> info{};
+  auto add = [&info](const auto& calls, DriverFamily family) {
+    for (const DriverCall& call : calls) info[call.cbid] = {family, call.per_thread};
+  };
+  add(kDriverEventCallList, DriverFamily::kEvent);
+  add(kDriverStreamCallList, DriverFamily::kStream);
+  add(kDriverHostFuncCallList, DriverFamily::kHostFunc);
+  add(kDriverCopyCallList, DriverFamily::kCopy);
+  add(kDriverMemoryCallList, DriverFamily::kMemory);
+  return info;
+}();
 
 // Runtime calls the decoders model (kernel_launches.cpp, stream_event_calls.cpp,
 // memory_calls.cpp, graph_calls.cpp).
@@ -173,7 +190,7 @@ constexpr EnabledCalls kAllEnabled[] = {
     {ApiDomain::kDriver, kDriverLaunches},   {ApiDomain::kDriver, kDriverKernelNodes},
     {ApiDomain::kDriver, kDriverEventCalls}, {ApiDomain::kDriver, kUnmodeledDriver},
     {ApiDomain::kDriver, kDriverMemoryCalls}, {ApiDomain::kDriver, kDriverHostFuncs},
-    {ApiDomain::kDriver, kDriverCopyCalls},
+    {ApiDomain::kDriver, kDriverCopyCalls},   {ApiDomain::kDriver, kDriverStreamCalls},
 };
 constexpr EnabledCalls kLaunchesOnly[] = {
     {ApiDomain::kDriver, kDriverLaunches},
@@ -251,24 +268,30 @@ void OnRuntimeExit(ApiCallbackId cbid, const ApiCall& call) {
 // At API exit, outside a traced runtime call.
 STREAMCHECK_HOT void OnDriverCall(ApiCallbackId cbid, const ApiCall& call) {
   if (HandleDriverLaunch(call, cbid)) return;
+  const DriverCallInfo info = cbid < kDriverCallInfo.size() ? kDriverCallInfo[cbid] : DriverCallInfo{};
   ApiCall c = call;
-  const DriverCall* copy = Find(kDriverCopyCallList, cbid);
-  const DriverCall* memory = copy != nullptr ? nullptr : Find(kDriverMemoryCallList, cbid);
-  const DriverCall* known = copy != nullptr ? copy : memory;
-  if (known == nullptr) known = Find(kDriverEventCallList, cbid);
-  if (known == nullptr) known = Find(kDriverHostFuncCallList, cbid);
-  c.per_thread_default = known != nullptr && known->per_thread;
-  if (copy != nullptr) {
-    if (host::HostGuards* guards = c.tracer.host_guards()) guards->Resume();  // what the entry opened
-    if (c.driver_result() == CUDA_SUCCESS) DecodeDriverCopyCall(c, cbid);
-    return;  // a failed one did nothing
+  c.per_thread_default = info.per_thread;
+  switch (info.family) {
+    case DriverFamily::kCopy:
+      if (host::HostGuards* guards = c.tracer.host_guards()) guards->Resume();  // what the entry opened
+      if (c.driver_result() == CUDA_SUCCESS) DecodeDriverCopyCall(c, cbid);    // a failed one did nothing
+      return;
+    case DriverFamily::kMemory:
+      if (c.driver_result() == CUDA_SUCCESS) DecodeDriverMemoryCall(c, cbid);  // a failed one did nothing
+      return;
+    case DriverFamily::kEvent:
+      DecodeDriverEventCall(c, cbid);
+      return;
+    case DriverFamily::kStream:
+      DecodeDriverStreamCall(c, cbid);
+      return;
+    case DriverFamily::kHostFunc:
+      DecodeDriverHostFuncCall(c, cbid);
+      return;
+    case DriverFamily::kNone:
+      c.tracer.CountUnmodeled(c.function_name);
+      return;
   }
-  if (DecodeDriverEventCall(c, cbid) || DecodeDriverHostFuncCall(c, cbid)) return;
-  if (memory != nullptr) {
-    if (c.driver_result() == CUDA_SUCCESS) DecodeDriverMemoryCall(c, cbid);
-    return;  // a failed one did nothing
-  }
-  c.tracer.CountUnmodeled(c.function_name);
 }
 
 }  // namespace

@@ -149,7 +149,7 @@ bool DecodeDriverEventCall(const ApiCall& c, ApiCallbackId cbid) {
       r.event = ToHandle(c.params<cuEventDestroy_v2_params>().hEvent);
       break;
     default:
-      return DecodeDriverStreamCall(c, cbid);
+      return false;
   }
   if (c.driver_result() == CUDA_SUCCESS) c.tracer.Emit(r);
   return true;
