@@ -318,7 +318,7 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
       def.op = OpCode::kDefineStack;
       def.id = r.stack;
       for (uint64_t pc : stacks_.ProgramCounters(r.stack)) def.frames.push_back({0, 0, 0, pc});
-      def.library = CallingLibraryOf(def.frames);
+      def.library = NoteCallingLibrary(r.stack);
       Submit(def);
     }
   }
@@ -333,12 +333,13 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
 // The library whose code made the call a native stack was taken at (its
 // first frame outside CUDA, the tracer and the C/C++ runtimes): what a
 // single operation's finding is charged to (Engine: CallingLibrary). Once per
-// new stack.
-StringId Tracer::CallingLibraryOf(const std::vector<StackFrame>& frames) {
-  std::vector<uint64_t> pcs;
-  pcs.reserve(frames.size());
-  for (const StackFrame& f : frames) pcs.push_back(f.pc);
-  return Intern(LibraryOfCaller(pcs.data(), pcs.size()));
+// new stack, under the tracer's lock; kept for the stack's symbolized
+// definition at exit, when the library may be unloaded.
+StringId Tracer::NoteCallingLibrary(StackId stack) {
+  const std::vector<uint64_t>& pcs = stacks_.ProgramCounters(stack);
+  const StringId library = Intern(LibraryOfCaller(pcs.data(), pcs.size()));
+  if (library != 0) stack_libraries_[stack] = library;
+  return library;
 }
 
 void Tracer::CountUnmodeled(std::string_view api) {
@@ -447,7 +448,7 @@ void Tracer::WriteSymbolizedStacks() {
     def.id = id;
     for (const ResolvedFrame& f : stacks_.Symbolize(id))
       def.frames.push_back({Intern(f.function), Intern(f.file), f.line, f.pc});
-    def.library = CallingLibraryOf(def.frames);
+    if (const auto it = stack_libraries_.find(id); it != stack_libraries_.end()) def.library = it->second;
     trace_->Append(def);
   }
 }

@@ -78,7 +78,6 @@ class Tracer : public StackResolver {
   // and the trace.
   void Emit(TraceRecord& record);
   void CountUnmodeled(std::string_view api);
-  StringId CallingLibraryOf(const std::vector<StackFrame>& frames);
   // A framework plugin's stack (Python frames), defined once per call.
   StackId AddFrameworkStack(const StreamcheckFrame* frames, size_t count);
   // A caching-allocator block changed hands (framework_hooks.h).
@@ -122,6 +121,7 @@ class Tracer : public StackResolver {
   std::vector<ResolvedFrame> Resolve(StackId stack) override { return stacks_.Symbolize(stack); }
 
  private:
+  StringId NoteCallingLibrary(StackId stack);
   void OpenOutputs();
   void StartWorker();
   void WriteSymbolizedStacks();
@@ -168,6 +168,7 @@ class Tracer : public StackResolver {
   };
   std::array<StaticString, 64> recent_static_strings_{};
   HostStacks stacks_;
+  std::unordered_map<StackId, StringId> stack_libraries_;  // NoteCallingLibrary's, where not the program's
   AddressSpan address_span_;
   std::array<uint64_t, 256> native_stacks_by_op_{};  // by OpCode, with STREAMCHECK_DEBUG=profile
   HostThreadOrder host_order_;
