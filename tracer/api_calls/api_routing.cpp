@@ -266,9 +266,14 @@ void OnRuntimeExit(ApiCallbackId cbid, const ApiCall& call) {
 }
 
 // At API exit, outside a traced runtime call.
+DriverCallInfo InfoOf(ApiCallbackId cbid) {
+  return cbid < kDriverCallInfo.size() ? kDriverCallInfo[cbid] : DriverCallInfo{};
+}
+DriverFamily FamilyOf(ApiCallbackId cbid) { return InfoOf(cbid).family; }
+
 STREAMCHECK_HOT void OnDriverCall(ApiCallbackId cbid, const ApiCall& call) {
   if (HandleDriverLaunch(call, cbid)) return;
-  const DriverCallInfo info = cbid < kDriverCallInfo.size() ? kDriverCallInfo[cbid] : DriverCallInfo{};
+  const DriverCallInfo info = InfoOf(cbid);
   ApiCall c = call;
   c.per_thread_default = info.per_thread;
   switch (info.family) {
@@ -318,7 +323,7 @@ STREAMCHECK_HOT void RouteApiCall(Tracer& t, ApiDomain domain, ApiCallbackId cbi
         FollowHostFuncAtDriverEntry(call, cbid);
       } else {
         GuardHostMemoryAtEntry(call, domain, cbid);
-        FollowDirectHostFuncAtEntry(call, cbid);
+        if (FamilyOf(cbid) == DriverFamily::kHostFunc) FollowDirectHostFuncAtEntry(call, cbid);
       }
     }
     return t.profile().Add(ProfilePhase::kUnlockedCallback, start);

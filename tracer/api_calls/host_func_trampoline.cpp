@@ -114,8 +114,14 @@ bool MayBeCapturing(CUstream stream) {
   return cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-// Between a runtime host-function launch's entry and exit on this thread.
+// Between a host-function launch's entry and exit on this thread.
 thread_local bool t_launching_host_func = false;
+
+// A host-function launch begins on this thread: nothing of it followed yet.
+void BeginHostFuncLaunch() {
+  ThisThread().host_func_run = nullptr;
+  t_launching_host_func = true;
+}
 
 }  // namespace
 
@@ -125,9 +131,7 @@ void FollowHostFuncAtEntry(const ApiCall&, ApiCallbackId cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaLaunchHostFunc_ptsz_v10000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_v5000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaStreamAddCallback_ptsz_v7000:
-      ThisThread().host_func_run = nullptr;
-      t_launching_host_func = true;
-      return;
+      return BeginHostFuncLaunch();
     default:
       return;  // every other runtime call: nothing to do
   }
@@ -173,17 +177,8 @@ void FollowHostFuncAtDriverEntry(const ApiCall& c, ApiCallbackId cbid) {
 }
 
 void FollowDirectHostFuncAtEntry(const ApiCall& c, ApiCallbackId cbid) {
-  switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc:
-    case CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc_ptsz:
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback:
-    case CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz:
-      ThisThread().host_func_run = nullptr;
-      t_launching_host_func = true;
-      return FollowHostFuncAtDriverEntry(c, cbid);
-    default:
-      return;
-  }
+  BeginHostFuncLaunch();
+  FollowHostFuncAtDriverEntry(c, cbid);
 }
 
 uint32_t HostFuncIdOfThisCall() {

@@ -36,8 +36,9 @@ void FollowHostFuncAtEntry(const ApiCall& c, ApiCallbackId cbid);
 // At a driver call's entry inside it: puts the trampoline in the driver
 // call's parameters. No lock held.
 void FollowHostFuncAtDriverEntry(const ApiCall& c, ApiCallbackId cbid);
-// At the entry of a driver host-function launch made outside a runtime
-// call: the same, the driver call being the launch itself. No lock held.
+// At the entry of a driver host-function launch (cuLaunchHostFunc,
+// cuStreamAddCallback and their _ptsz forms) made outside a runtime call:
+// the same, the driver call being the launch itself. No lock held.
 void FollowDirectHostFuncAtEntry(const ApiCall& c, ApiCallbackId cbid);
 // At the call's exit, on the same thread: the id for its kHostFunc record (0:
 // not followed). Then, once the record is emitted, HostFuncIssued(); for a
