@@ -16,13 +16,13 @@
 
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
+#include "report/text_escape.h"
+#include "report/text_report.h"
 #include "runtime/engine.h"
 #include "runtime/trace/replay.h"
 #include "runtime/trace/trace_io.h"
 #include "runtime/trace/trace_symbols.h"
 #include "store/run_session.h"
-#include "store/text_escape.h"
-#include "store/text_report.h"
 
 namespace streamcheck::cli {
 namespace {
@@ -71,7 +71,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
   }
 
   int exit_code = kExitOk;
-  store::ReportData report;
+  report::ReportData report;
   report.db_path = o.no_db ? "the replayed traces (no database)" : o.db;
   report.color = ColorWanted(o.color, STDOUT_FILENO);
   for (const std::string& path : o.traces) {
@@ -105,7 +105,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
     }
     const EngineStats& stats = engine.stats();
     session->FinishProcess(output, &stats);
-    for (const Finding& f : collected.findings()) report.findings.push_back(store::InMemoryFinding(f));
+    for (const Finding& f : collected.findings()) report.findings.push_back(report::InMemoryFinding(f));
     if (!o.quiet) {
       const store::FindingTally& tally = output->tally();
       fmt::print(stderr, "streamcheck replay: {}: {} records in {:.3f} s, {} findings", path, stats.records,
@@ -113,15 +113,15 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
       if (tally.suppressed) fmt::print(stderr, " ({} suppressed)", tally.suppressed);
       fmt::print(stderr, "\n");
       for (const auto& [api, n] : stats.unmodeled_apis)
-        fmt::print(stderr, "  not modeled: {} ({} calls)\n", store::EscapeControl(api), n);
+        fmt::print(stderr, "  not modeled: {} ({} calls)\n", report::EscapeControl(api), n);
       for (const auto& [what, n] : stats.anomalies)
-        fmt::print(stderr, "  anomaly: {} ({}x)\n", store::EscapeControl(what), n);
+        fmt::print(stderr, "  anomaly: {} ({}x)\n", report::EscapeControl(what), n);
       for (const auto& [what, n] : stats.library_internal)
-        fmt::print(stderr, "  not reported, a library's own work: {} ({} finding{})\n", store::EscapeControl(what), n,
+        fmt::print(stderr, "  not reported, a library's own work: {} ({} finding{})\n", report::EscapeControl(what), n,
                    n == 1 ? "" : "s");
     }
   }
-  if (!o.quiet) store::WriteTextReport(report, std::cout);
+  if (!o.quiet) report::WriteTextReport(report, std::cout);
   session->End(exit_code);
   const store::FindingTally total = session->total();
   std::string stored;

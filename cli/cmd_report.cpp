@@ -8,7 +8,7 @@
 
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
-#include "store/report_command.h"
+#include "report/report_command.h"
 
 namespace streamcheck::cli {
 
@@ -17,12 +17,12 @@ void AddReportCommand(CLI::App& app) {
       "report", "Print the findings of a store as text, a one-line-per-finding summary, JSON, SARIF or a "
                 "self-contained HTML page");
   struct Options {
-    store::ReportRequest request;
+    report::ReportRequest request;
     std::string run;
     std::string color = "auto";
   };
   auto options = std::make_shared<Options>();
-  store::ReportRequest& r = options->request;
+  report::ReportRequest& r = options->request;
   cmd->add_option("DB", r.db_path,
                   "the findings database (opened read-only: a read-only file, folder or mount is fine)")
       ->required();
@@ -48,11 +48,11 @@ void AddReportCommand(CLI::App& app) {
   AddColorOption(cmd, &options->color);
   AddErrorExitCodeOption(cmd, &r.findings_exit_code, "findings do not fail");
   cmd->callback([options] {
-    store::ReportRequest request = options->request;
+    report::ReportRequest request = options->request;
     // A file gets colours only when asked for (--color=always).
     request.color = ColorWanted(options->color, request.output_path.empty() ? STDOUT_FILENO : -1);
     if (options->run == "last") {
-      request.run = store::kLatestRun;
+      request.run = report::kLatestRun;
     } else if (!options->run.empty()) {
       size_t parsed = 0;
       try {
@@ -66,7 +66,7 @@ void AddReportCommand(CLI::App& app) {
         return;
       }
     }
-    SetExitCode(store::RunReport(request, std::cout, std::cerr));
+    SetExitCode(report::RunReport(request, std::cout, std::cerr));
   });
 }
 

@@ -16,12 +16,13 @@
 
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
+#include "report/output_file.h"
+#include "report/report_model.h"
+#include "report/text_escape.h"
+#include "report/text_report.h"
+#include "store/file_identity.h"
 #include "store/reader.h"
-#include "store/report_model.h"
-#include "store/output_file.h"
 #include "store/run_session.h"
-#include "store/text_escape.h"
-#include "store/text_report.h"
 #include "tracer/debug/debug_flags.h"
 
 namespace streamcheck::cli {
@@ -165,7 +166,7 @@ int Run(const RunOptions& o) {
   const int program_status = ExitStatusOf(status);
   session->End(program_status);
 
-  store::ReportData report;
+  report::ReportData report;
   report.db_path = o.db;
   report.color = ColorWanted(o.color, STDERR_FILENO);
   if (!store::ReadFindings(*db, {run, ""}, &report.findings, &error)) {
@@ -175,23 +176,23 @@ int Run(const RunOptions& o) {
   // What the database holds, before the ranks of a torchrun/mpirun/srun job
   // are folded into one finding per race.
   const uint64_t stored = report.findings.size();
-  store::FoldAcrossRanks(&report.findings);
+  report::FoldAcrossRanks(&report.findings);
   if (!o.quiet && !report.findings.empty()) {
     std::ostringstream text;
-    store::WriteTextReport(report, text);
+    report::WriteTextReport(report, text);
     std::cerr << text.str();
   }
   std::map<std::string, std::map<std::string, uint64_t>> counters;
   if (store::ReadCounters(*db, run, &counters, &error)) {
     for (const auto& [api, n] : counters[std::string(store::counters::kUnmodeledApi)])
-      fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", store::EscapeControl(api), n, n == 1 ? "" : "s");
+      fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", report::EscapeControl(api), n, n == 1 ? "" : "s");
     for (const auto& [what, n] : counters[std::string(store::counters::kAnomaly)])
-      fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", store::EscapeControl(what), n);
+      fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", report::EscapeControl(what), n);
     for (const auto& [what, n] : counters[std::string(store::counters::kLibraryInternal)])
       fmt::print(stderr, "streamcheck: not reported, a library's own work: {} ({} finding{})\n",
-                 store::EscapeControl(what), n, n == 1 ? "" : "s");
+                 report::EscapeControl(what), n, n == 1 ? "" : "s");
     for (const auto& [what, n] : counters[std::string(store::counters::kPrecise)])
-      fmt::print(stderr, "streamcheck: {} ({}x)\n", store::EscapeControl(what), n);
+      fmt::print(stderr, "streamcheck: {} ({}x)\n", report::EscapeControl(what), n);
     // Host threads ordered by what the preloaded library saw (thread_order.h):
     // objects past its table share a stamp, which orders more than it should.
     if (const uint64_t shared = counters[std::string(store::counters::kHostThreads)]

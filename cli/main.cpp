@@ -18,7 +18,7 @@
 #include "cli/cmd_run.h"
 #include "cli/cmd_trace.h"
 #include "cli/exit_code.h"
-#include "store/output_file.h"
+#include "report/output_file.h"
 
 namespace {
 
@@ -26,7 +26,7 @@ namespace {
 // (a full disk, /dev/full, a closed pipe) is a failure, not a success.
 int Finish(int code) {
   std::string error;
-  if (!streamcheck::store::FlushStandardOutput(&error)) {
+  if (!streamcheck::report::FlushStandardOutput(&error)) {
     std::fprintf(stderr, "streamcheck: %s\n", error.c_str());
     return streamcheck::cli::kExitUsage;
   }

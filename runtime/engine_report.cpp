@@ -299,7 +299,7 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, const U
              "(which streamcheck sees) rather than a lock-free flag";
   if (why.at_most_warning) ExplainDoubt(why.doubt, &f);
   f.syncs = SyncsBetween(earlier, later);
-  // The same doubts as codes, for reports that compose their own words (store/finding_words.h).
+  // The same doubts as codes, for reports that compose their own words (report/finding_words.h).
   if (why.unknown_mode) f.uncertainty.push_back("unknown-mode");
   switch (why.doubt) {
     case Doubt::kGuessedExtent: f.uncertainty.push_back("guessed-extent"); break;

@@ -1,8 +1,14 @@
 #include "store/merge.h"
 
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <map>
 
 #include "store/database.h"
+#include "store/file_identity.h"
 #include "store/reader.h"
 
 namespace streamcheck::store {
@@ -22,6 +28,11 @@ int64_t CopyRun(Database& db, const StoredRun& run, std::string* why) {
   if (insert.Run()) return db.LastInsertId();
   *why = insert.error().empty() ? db.error() : insert.error();
   return -1;
+}
+
+int Fail(std::ostream& err, const std::string& message) {
+  fmt::print(err, "streamcheck merge: {}\n", message);
+  return 2;
 }
 
 }  // namespace
@@ -87,6 +98,62 @@ bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
     stats->findings += counted.findings;
   }
   return true;
+}
+
+int RunMerge(const std::string& output, const std::vector<std::string>& inputs, std::ostream& err,
+             int busy_timeout_ms) {
+  if (inputs.empty()) return Fail(err, "no input databases");
+  std::string error;
+  // Every input is checked and opened before the output is touched.
+  std::vector<std::unique_ptr<Store>> stores;
+  for (const std::string& path : inputs) {
+    if (SameFile(path, output))
+      return Fail(err, path + ": is the output database; nothing was written");
+    std::unique_ptr<Store> in = Store::OpenExisting(path, &error);
+    if (!in) return Fail(err, error);
+    stores.push_back(std::move(in));
+  }
+  struct stat info {};
+  const bool existed = ::stat(output.c_str(), &info) == 0;
+  OpenOptions options;
+  options.check_integrity = true;  // never add to a damaged file
+  options.busy_timeout_ms = busy_timeout_ms;
+  std::unique_ptr<Store> out = Store::Open(output, &error, options);
+  // A file this command created goes again when the merge fails.
+  auto discard = [&] {
+    out.reset();
+    if (existed) return;
+    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((output + suffix).c_str());
+  };
+  if (!out) {
+    discard();
+    return Fail(err, error);
+  }
+  // All inputs in one transaction: a failure leaves the output as it was.
+  MergeStats stats;
+  {
+    Transaction all(out->database());
+    if (!all.ok()) {
+      error = fmt::format("{}: cannot write: {}", output, out->database().error());
+      discard();
+      return Fail(err, error);
+    }
+    for (auto& in : stores) {
+      if (!MergeInto(*out, *in, &stats, &error)) {
+        error += fmt::format("; {} was left as it was", output);
+        break;
+      }
+    }
+    if (error.empty() && !all.Commit())
+      error = fmt::format("{}: cannot commit the merge: {}; it was left as it was", output, out->database().error());
+  }
+  if (!error.empty()) {
+    discard();
+    return Fail(err, error);
+  }
+  fmt::print(err, "streamcheck merge: {} run(s), {} process(es), {} finding(s) into {}\n",
+             stats.runs, stats.processes, stats.findings, output);
+  return 0;
 }
 
 }  // namespace streamcheck::store

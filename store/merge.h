@@ -3,7 +3,9 @@
 // one transaction, so a failure leaves the output as it was before that input.
 #pragma once
 
+#include <ostream>
 #include <string>
+#include <vector>
 
 #include "store/store.h"
 
@@ -16,5 +18,12 @@ struct MergeStats {
 };
 
 bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error);
+
+// `streamcheck merge`: merges `inputs` into `output` (created when missing)
+// and returns the exit code (0, or 2 with the reason on `err`). All inputs or
+// none: a failure leaves the output as it was (and removes it when this call
+// created it).
+int RunMerge(const std::string& output, const std::vector<std::string>& inputs, std::ostream& err,
+             int busy_timeout_ms = 5000);
 
 }  // namespace streamcheck::store

@@ -149,6 +149,23 @@ Store::Store(std::string path, std::unique_ptr<Database> db)
 
 Store::~Store() = default;
 
+std::unique_ptr<Store> Store::OpenExisting(const std::string& path, std::string* error) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    *error = path + ": no such file";
+    return nullptr;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    *error = path + ": not a regular file";
+    return nullptr;
+  }
+  OpenOptions options;
+  options.read_only = true;
+  options.create_if_missing = false;
+  options.check_integrity = true;
+  return Open(path, error, options);
+}
+
 std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
                                    const OpenOptions& options) {
   std::string local_error;

@@ -61,6 +61,10 @@ class Store {
   // streamcheck; such a file is left exactly as it was.
   static std::unique_ptr<Store> Open(const std::string& path, std::string* error,
                                      const OpenOptions& options = {});
+  // An input of report, merge or baseline: read-only, never created, migrated
+  // or otherwise changed (a CI artifact may not even be writable: a read-only
+  // folder or mount is read as it is), and refused when damaged.
+  static std::unique_ptr<Store> OpenExisting(const std::string& path, std::string* error);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;

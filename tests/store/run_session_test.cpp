@@ -7,11 +7,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "report/report_command.h"
+#include "report/report_model.h"
+#include "report/sarif_report.h"
 #include "store/database.h"
 #include "store/reader.h"
-#include "store/report_command.h"
-#include "store/report_model.h"
-#include "store/sarif_report.h"
 #include "tests/store/store_fixtures.h"
 
 namespace streamcheck::store {
@@ -266,12 +266,12 @@ TEST(LintSarif, InMemoryModelGivesTheStoresOutput) {
     session->End(1);
   }
   std::ostringstream from_store, messages;
-  ASSERT_EQ(RunReport({.db_path = db, .format = "sarif"}, from_store, messages), 0) << messages.str();
+  ASSERT_EQ(report::RunReport({.db_path = db, .format = "sarif"}, from_store, messages), 0) << messages.str();
 
-  ReportData data;
-  for (size_t i = 0; i < findings.size(); ++i) data.findings.push_back(InMemoryFinding(findings[i], i + 1));
+  report::ReportData data;
+  for (size_t i = 0; i < findings.size(); ++i) data.findings.push_back(report::InMemoryFinding(findings[i], i + 1));
   std::ostringstream from_memory;
-  ASSERT_TRUE(WriteSarifReport(data, from_memory));
+  ASSERT_TRUE(report::WriteSarifReport(data, from_memory));
   EXPECT_EQ(from_memory.str(), from_store.str());
 }
 

@@ -3,8 +3,9 @@
 
 #include <iostream>
 
+#include "report/report_command.h"
 #include "store/database.h"
-#include "store/report_command.h"
+#include "store/merge.h"
 #include "store/reader.h"
 #include "store/store.h"
 #include "tests/store/store_fixtures.h"

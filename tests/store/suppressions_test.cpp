@@ -7,7 +7,7 @@
 namespace streamcheck {
 namespace {
 
-using store::testing::RaceFinding;
+using testing::RaceFinding;
 
 SuppressionList ParseOk(std::string_view text) {
   std::string error;
