@@ -24,6 +24,7 @@
 #include "store/reader.h"
 #include "store/run_session.h"
 #include "tracer/debug/debug_flags.h"
+#include "tracer/environment.h"
 
 namespace streamcheck::cli {
 namespace {
@@ -47,7 +48,7 @@ struct RunOptions {
 // The tracer library: beside this binary (installed), in the build tree, or
 // where STREAMCHECK_TRACER_LIB says.
 std::string FindTracer() {
-  if (const char* env = std::getenv("STREAMCHECK_TRACER_LIB")) return env;
+  if (const char* env = std::getenv(environment::kTracerLib)) return env;
   std::error_code ec;
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   for (const fs::path& candidate : {self.parent_path() / "libstreamcheck_tracer.so",
@@ -66,12 +67,15 @@ std::string Join(const std::vector<std::string>& parts) {
   return out;
 }
 
-// The _exit() hook (tracer/preload/exit_hook.c) is preloaded ahead of the program's
-// own LD_PRELOAD; without it (not built beside the tracer) everything works
-// but a program ending with _exit() may lose what the tracer had queued.
-void PreloadExitHook(const std::string& tracer) {
+// The preloaded library (tracer/preload/: the _exit() hook, the interposers
+// of host-thread synchronization, NCCL, signals and mprotect) goes ahead of
+// the program's own LD_PRELOAD. Without it (not built beside the tracer) the
+// tracer still runs, but sees less: host threads are ordered by trace order,
+// NCCL's collectives are not observed, and a program ending with _exit() may
+// lose what the tracer had queued.
+void PreloadInterposers(const std::string& tracer) {
   std::error_code ec;
-  const fs::path hook = fs::path(tracer).parent_path() / "libstreamcheck_exit_hook.so";
+  const fs::path hook = fs::path(tracer).parent_path() / "libstreamcheck_preload.so";
   if (!fs::exists(hook, ec)) return;
   const char* existing = std::getenv("LD_PRELOAD");
   const std::string preload = hook.string() + (existing && *existing ? std::string(":") + existing : "");
@@ -82,18 +86,18 @@ void PreloadExitHook(const std::string& tracer) {
 [[noreturn]] void ExecTraced(const RunOptions& o, const std::string& tracer, int64_t run) {
   signal(SIGPIPE, SIG_DFL);  // streamcheck ignores it (main.cpp); the program gets the default
   setenv("CUDA_INJECTION64_PATH", tracer.c_str(), 1);
-  PreloadExitHook(tracer);
-  setenv("STREAMCHECK_DB", Absolute(o.db).c_str(), 1);
-  setenv("STREAMCHECK_RUN_ID", std::to_string(run).c_str(), 1);
-  setenv("STREAMCHECK_ROOT_PID", std::to_string(getpid()).c_str(), 1);
+  PreloadInterposers(tracer);
+  setenv(environment::kDb, Absolute(o.db).c_str(), 1);
+  setenv(environment::kRunId, std::to_string(run).c_str(), 1);
+  setenv(environment::kRootPid, std::to_string(getpid()).c_str(), 1);
   // Ranks on other hosts write beside the database (docs/NCCL.md).
-  setenv("STREAMCHECK_RUN_HOST", store::HostName().c_str(), 1);
-  if (!o.trace.empty()) setenv("STREAMCHECK_TRACE", Absolute(o.trace).c_str(), 1);
-  if (!o.suppressions.empty()) setenv("STREAMCHECK_SUPPRESSIONS", Absolute(o.suppressions).c_str(), 1);
-  if (o.no_stacks) setenv("STREAMCHECK_STACKS", "0", 1);
-  setenv("STREAMCHECK_BUSY_TIMEOUT_MS", std::to_string(o.busy_timeout_ms).c_str(), 1);
-  if (!o.precise.empty()) setenv("STREAMCHECK_PRECISE", o.precise.c_str(), 1);
-  if (o.no_host_guards) setenv("STREAMCHECK_HOST_GUARDS", "0", 1);
+  setenv(environment::kRunHost, store::HostName().c_str(), 1);
+  if (!o.trace.empty()) setenv(environment::kTrace, Absolute(o.trace).c_str(), 1);
+  if (!o.suppressions.empty()) setenv(environment::kSuppressions, Absolute(o.suppressions).c_str(), 1);
+  if (o.no_stacks) setenv(environment::kStacks, "0", 1);
+  setenv(environment::kBusyTimeoutMs, std::to_string(o.busy_timeout_ms).c_str(), 1);
+  if (!o.precise.empty()) setenv(environment::kPrecise, o.precise.c_str(), 1);
+  if (o.no_host_guards) setenv(environment::kHostGuards, "0", 1);
   std::vector<char*> argv;
   for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -117,10 +121,10 @@ int Run(const RunOptions& o) {
                existing);
     return kExitUsage;
   }
-  if (const char* debug = std::getenv("STREAMCHECK_DEBUG"))
+  if (const char* debug = std::getenv(environment::kDebug))
     for (const std::string& word : tracer::UnknownDebugSwitches(debug))
       fmt::print(stderr, "streamcheck run: STREAMCHECK_DEBUG: no switch is named '{}' (ignored; `streamcheck run "
-                 "--help` lists them)\n", word);
+                 "--help-debug` lists them)\n", word);
   const std::string tracer = FindTracer();
   if (tracer.empty()) {
     fmt::print(stderr,
@@ -231,6 +235,29 @@ int Run(const RunOptions& o) {
   return program_status;
 }
 
+// Wrapped at word boundaries beside the name's column.
+std::string NameAndMeaning(std::string_view name, std::string_view meaning, size_t column) {
+  std::string out;
+  std::string line = fmt::format("  {:<{}}", name, column - 2);
+  std::istringstream words{std::string(meaning)};
+  for (std::string word; words >> word;) {
+    if (line.size() + 1 + word.size() > 100) out += line + "\n", line = std::string(column, ' ');
+    line += " " + word;
+  }
+  return out + line + "\n";
+}
+
+// `run --help-debug`: what looks inside the tracer, for us and for bug
+// reports, apart from the options a user needs (`run --help`).
+std::string DebugHelp() {
+  std::string text =
+      "STREAMCHECK_DEBUG=SWITCH[,SWITCH...] looks inside the tracer (tracer/debug/debug_switches.def):\n";
+  for (const tracer::DebugSwitchInfo& s : tracer::kDebugSwitches) text += NameAndMeaning(s.name, s.meaning, 24);
+  text += "\nEnvironment variables (tracer/environment.def; `run` sets the first ten for the processes it traces):\n";
+  for (const environment::VariableInfo& v : environment::kVariables) text += NameAndMeaning(v.name, v.meaning, 30);
+  return text;
+}
+
 }  // namespace
 
 void AddRunCommand(CLI::App& app) {
@@ -260,19 +287,14 @@ void AddRunCommand(CLI::App& app) {
   cmd->add_flag("-q,--quiet", o->quiet, "print only the summary line");
   AddColorOption(cmd, &o->color);
   cmd->add_option("CMD", o->command, "the program and its arguments, after --")->required();
-  std::string switches =
-      "\nSTREAMCHECK_DEBUG=SWITCH[,SWITCH...] looks inside the tracer (tracer/debug/debug_switches.def):\n";
-  for (const tracer::DebugSwitchInfo& s : tracer::kDebugSwitches) {
-    // The meaning wrapped at word boundaries beside the name's column.
-    std::string line = fmt::format("  {:<22}", s.name);
-    std::istringstream words{std::string(s.meaning)};
-    for (std::string word; words >> word;) {
-      if (line.size() + 1 + word.size() > 100) switches += line + "\n", line = std::string(24, ' ');
-      line += " " + word;
-    }
-    switches += line + "\n";
-  }
-  cmd->footer(switches);
+  cmd->add_flag_callback(
+      "--help-debug",
+      [] {
+        std::cout << DebugHelp();
+        throw CLI::Success();
+      },
+      "print the debug switches and environment variables that look inside the tracer, and exit");
+  cmd->footer("\nDebug switches and environment variables: streamcheck run --help-debug");
   cmd->callback([o] { SetExitCode(Run(*o)); });
 }
 

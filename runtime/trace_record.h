@@ -217,7 +217,7 @@ struct TraceRecordFields {
   uint64_t src_pitch = 0;
   // Host time since the trace started, for timelines. Inside the tracer,
   // until the analysis worker takes the record, a raw count of the host's
-  // clock (tracer/host_clock.h).
+  // clock (tracer/host_threads/host_clock.h).
   uint64_t timestamp_ns = 0;
   friend bool operator==(const TraceRecordFields&, const TraceRecordFields&) = default;
 };

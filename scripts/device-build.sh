@@ -10,6 +10,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DEVICE_BUILD_DIR:-$root/.device-build}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DSTREAMCHECK_BUILD_LINT=OFF -DSTREAMCHECK_BUILD_TESTS=OFF -DSTREAMCHECK_BUILD_BENCHMARKS=OFF "$@" >/dev/null
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target streamcheck streamcheck_tracer streamcheck_exit_hook
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target streamcheck streamcheck_tracer streamcheck_preload
 strip --strip-debug "$build/cli/streamcheck" "$build/tracer/libstreamcheck_tracer.so"
 du -sh "$build/cli/streamcheck" "$build/tracer/"*.so*

@@ -18,6 +18,7 @@
 #include "tracer/tracer.h"
 #if STREAMCHECK_HAVE_SANITIZER
 #include "tracer/sanitizer/sanitizer_front_end.h"
+#include "tracer/environment.h"
 #endif
 
 namespace streamcheck::tracer {
@@ -76,7 +77,7 @@ void RegisterExitHook() {
 // device; without it, or where it cannot start, CUPTI's (fast mode). Only
 // one of the two can subscribe in a process.
 bool SubscribeFrontEnd(Tracer& tracer) {
-  const char* precise = std::getenv("STREAMCHECK_PRECISE");
+  const char* precise = std::getenv(environment::kPrecise);
   if (precise == nullptr) return SubscribeCallbacks();
 #if STREAMCHECK_HAVE_SANITIZER
   std::string error;

@@ -17,6 +17,7 @@
 #include "tracer/job_place.h"
 #include "tracer/libraries/library_modules.h"
 #include "tracer/thread_state.h"
+#include "tracer/environment.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -68,7 +69,7 @@ std::atomic<ThreadId> g_next_thread{1};
 // be trusted and pids repeat: it writes a database and traces of its host's
 // beside them, which `streamcheck merge` joins (docs/NCCL.md).
 bool OnAnotherHostThanRun() {
-  const std::string run_host = Env("STREAMCHECK_RUN_HOST");
+  const std::string run_host = Env(environment::kRunHost);
   return !run_host.empty() && run_host != JobPlaceOfThisProcess().host;
 }
 
@@ -76,10 +77,10 @@ bool OnAnotherHostThanRun() {
 // (launchers' ranks, multiprocessing, forked children) writes beside it,
 // suffixed with its pid, and with its host on another host than run's.
 std::string TracePathOfThisProcess(bool forked) {
-  const std::string root = Env("STREAMCHECK_TRACE");
+  const std::string root = Env(environment::kTrace);
   if (root.empty()) return root;
   const bool other_host = OnAnotherHostThanRun();
-  if (!forked && !other_host && Env("STREAMCHECK_ROOT_PID") == std::to_string(getpid())) return root;
+  if (!forked && !other_host && Env(environment::kRootPid) == std::to_string(getpid())) return root;
   return root + (other_host ? "." + JobPlaceOfThisProcess().host : std::string()) + "." + std::to_string(getpid());
 }
 
@@ -87,20 +88,20 @@ std::string TracePathOfThisProcess(bool forked) {
 
 TracerConfig TracerConfig::FromEnvironment() {
   TracerConfig c;
-  c.db_path = Env("STREAMCHECK_DB");
-  const std::string run = Env("STREAMCHECK_RUN_ID");
+  c.db_path = Env(environment::kDb);
+  const std::string run = Env(environment::kRunId);
   c.run_id = run.empty() ? -1 : std::strtoll(run.c_str(), nullptr, 10);
   if (OnAnotherHostThanRun() && !c.db_path.empty()) {
     c.db_path.append(".").append(JobPlaceOfThisProcess().host);
     c.run_id = -1;  // a run of its own in that database
   }
   c.trace_path = TracePathOfThisProcess(/*forked=*/false);
-  c.suppressions = Env("STREAMCHECK_SUPPRESSIONS");
-  c.capture_stacks = Env("STREAMCHECK_STACKS") != "0";
+  c.suppressions = Env(environment::kSuppressions);
+  c.capture_stacks = Env(environment::kStacks) != "0";
   c.analysis_worker = !DebugFlag(DebugSwitch::kInlineAnalysis);
   c.queue_records = !DebugFlag(DebugSwitch::kDropRecords);
   c.analyse_records = !DebugFlag(DebugSwitch::kSkipAnalysis);
-  c.host_guards = Env("STREAMCHECK_HOST_GUARDS") != "0";
+  c.host_guards = Env(environment::kHostGuards) != "0";
   return c;
 }
 
@@ -130,7 +131,7 @@ void Tracer::OpenOutputs() {
   session.suppressions_path = config_.suppressions;
   session.best_effort = true;  // never take the program down for an output
   session.frames_name_sources = true;  // the program's own frames: its source folders
-  if (const std::string wait = Env("STREAMCHECK_BUSY_TIMEOUT_MS"); !wait.empty())
+  if (const std::string wait = Env(environment::kBusyTimeoutMs); !wait.empty())
     session.open.busy_timeout_ms = std::atoi(wait.c_str());
   std::string error;
   session_ = store::RunSession::Open(session, &error);

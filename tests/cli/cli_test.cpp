@@ -236,12 +236,12 @@ TEST(Run, PassesTheExitStatusAndPreloadsTheExitHook) {
   EXPECT_EQ(r.exit_code, 7) << r.output;
   r = Streamcheck("run -q --db " + db + " -- sh -c 'echo \"preload=$LD_PRELOAD\"'");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("libstreamcheck_exit_hook.so"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("libstreamcheck_preload.so"), std::string::npos) << r.output;
   r = Streamcheck("run -q --db " + db + " -- env LD_PRELOAD=libmine.so sh -c 'echo \"preload=$LD_PRELOAD\"'");
   EXPECT_NE(r.output.find("preload=libmine.so"), std::string::npos) << r.output;  // what the program sets wins
   r = testing::RunCommand("LD_PRELOAD=libmine.so " + std::string(STREAMCHECK_BINARY) + " run -q --db " + db +
                          " -- sh -c 'echo \"preload=$LD_PRELOAD\"' 2>&1");
-  EXPECT_NE(r.output.find("libstreamcheck_exit_hook.so:libmine.so"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("libstreamcheck_preload.so:libmine.so"), std::string::npos) << r.output;
 }
 
 // A job's ranks under `run` (tests/cli/fake_ranks.cpp stands in for their
@@ -293,11 +293,17 @@ TEST(Run, NoHostGuardsTellsTheTracer) {
   EXPECT_NE(r.output.find("guards=."), std::string::npos) << r.output;
 }
 
-// The switches come from tracer/debug/debug_switches.def; a misspelt one is
-// named, not silently ignored.
-TEST(Run, HelpListsEveryDebugSwitchAndAnUnknownOneIsNamed) {
-  Result r = Streamcheck("run --help");
+// The switches come from tracer/debug/debug_switches.def, listed by
+// --help-debug apart from the options --help shows; a misspelt one is named,
+// not silently ignored.
+TEST(Run, HelpDebugListsEveryDebugSwitchAndAnUnknownOneIsNamed) {
+  Result help = Streamcheck("run --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.output.find("stack-cache-verify"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("--help-debug"), std::string::npos) << help.output;
+  Result r = Streamcheck("run --help-debug");
   EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("STREAMCHECK_FRAMEWORKS"), std::string::npos) << r.output;
   for (const char* name : {"launch", "callbacks-only", "profile", "launch-timing", "stack-cache-verify",
                            "no-block-events", "inline-analysis", "drop-records", "skip-analysis"})
     EXPECT_NE(r.output.find(std::string("\n  ") + name + " "), std::string::npos) << name << "\n" << r.output;

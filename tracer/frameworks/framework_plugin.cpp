@@ -17,6 +17,7 @@
 #include "tracer/frameworks/framework_ops.h"
 #include "tracer/host/host_guards.h"
 #include "tracer/tracer.h"
+#include "tracer/environment.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -102,7 +103,7 @@ constexpr KnownFramework kFrameworks[] = {
 }  // namespace
 
 void LoadFrameworkPlugins() {
-  const char* disabled = std::getenv("STREAMCHECK_FRAMEWORKS");
+  const char* disabled = std::getenv(environment::kFrameworks);
   if (disabled != nullptr && std::string(disabled) == "0") return;
   for (const KnownFramework& f : kFrameworks) {
     if (dlopen(f.marker_library, RTLD_NOLOAD | RTLD_LAZY) == nullptr) continue;

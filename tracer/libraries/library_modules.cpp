@@ -36,7 +36,7 @@ bool IsCRuntime(std::string_view name) {
 // Where a thread's stack begins before the code that started it: the C
 // runtime's start, and the preloaded library's ThreadStart
 // (tracer/preload/thread_interposers.c), which runs every start routine.
-bool IsThreadStart(std::string_view name) { return IsCRuntime(name) || name.starts_with("libstreamcheck_exit_hook."); }
+bool IsThreadStart(std::string_view name) { return IsCRuntime(name) || name.starts_with("libstreamcheck_preload."); }
 
 // The file of the loaded object holding `pc` ("<program>" for the main
 // executable), or "" for none. Through dl_iterate_phdr, not dladdr: the

@@ -5,11 +5,13 @@
 #include <cstdlib>
 #include <vector>
 
+#include "tracer/environment.h"
+
 namespace streamcheck::tracer::precise {
 
 bool SanitizerLibrary::Load(std::string* error) {
   std::vector<std::string> candidates;
-  if (const char* path = std::getenv("STREAMCHECK_SANITIZER_LIB")) candidates.emplace_back(path);
+  if (const char* path = std::getenv(environment::kSanitizerLib)) candidates.emplace_back(path);
   for (const char* home : {std::getenv("CUDA_HOME"), std::getenv("CUDA_PATH")})
     if (home != nullptr) candidates.push_back(std::string(home) + "/compute-sanitizer/libsanitizer-public.so");
   candidates.emplace_back("/usr/local/cuda/compute-sanitizer/libsanitizer-public.so");

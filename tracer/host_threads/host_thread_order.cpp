@@ -1,4 +1,4 @@
-#include "tracer/host_thread_order.h"
+#include "tracer/host_threads/host_thread_order.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstring>
 
-#include "tracer/static_cuda_runtime.h"
-#include "tracer/sync_call_rebinding.h"
+#include "tracer/host_threads/static_cuda_runtime.h"
+#include "tracer/host_threads/sync_call_rebinding.h"
 
 namespace streamcheck::tracer {
 namespace {

@@ -1,4 +1,4 @@
-#include "tracer/sync_call_rebinding.h"
+#include "tracer/host_threads/sync_call_rebinding.h"
 
 #include <elf.h>
 #include <sys/mman.h>

@@ -1,4 +1,4 @@
-#include "tracer/static_cuda_runtime.h"
+#include "tracer/host_threads/static_cuda_runtime.h"
 
 #include <elf.h>
 #include <fcntl.h>
