@@ -38,10 +38,11 @@ std::string WithCode(const std::string& text) {
   return out;
 }
 
-// Where a finding points, for the overview: the later access's program line.
+// Where a finding points, for the overview: its program line, or what ran
+// without one ("scale (no source line)").
 std::string FindingLocation(const Finding& f) {
-  if (f.accesses.empty()) return "";
-  return ShortLocation(ProgramFrame(f.accesses.back().stack));
+  const ResolvedFrame* frame = LocatingFrame(f);
+  return frame ? ShortLocation(frame) : FindingPlace(f);
 }
 
 struct Overview {
@@ -57,7 +58,7 @@ struct Overview {
     ++by_severity[s.severity];
     ++by_rule[f.rule];
     const std::string where = FindingLocation(f);
-    auto& entry = by_location[where.empty() ? "(no source line)" : where];
+    auto& entry = by_location[where];
     if (entry.first++ == 0) entry.second = s.id;
   }
 };

@@ -45,6 +45,28 @@ std::string StreamProvenance(const FindingAccess& a) {
   return first.empty() ? "" : "first used at " + first;
 }
 
+// A stream the program made (or used without a create seen): its number and
+// the line that created or first used it.
+std::string CreatedStreamName(const FindingAccess& a, const std::string& device) {
+  const std::string provenance = StreamProvenance(a);
+  // A framework's stream, named by the line that first used it.
+  if (!CreationLine(a.stream_origin) && FrameworkOf(a.stream_origin.first_op) == "PyTorch")
+    return provenance.empty() ? "torch.cuda.Stream" : "torch.cuda.Stream " + provenance;
+  const std::string number = a.stream_origin.ordinal ? fmt::format("stream {}", a.stream_origin.ordinal)
+                                                     : fmt::format("stream {:#x}", a.stream_handle);
+  return provenance.empty() ? number + device : number + " (" + provenance + ")";
+}
+
+// The stream a graph's nodes were launched on: the engine describes a graph
+// lane as "graph exec X launched on <the launch stream's description>", and
+// the access's origin is the launch stream's.
+std::string GraphLaunchStreamName(const FindingAccess& a, const std::string& device) {
+  if (Contains(a.stream, "launched on legacy default stream")) return "default stream" + device;
+  if (Contains(a.stream, "launched on per-thread default stream")) return "per-thread default stream" + device;
+  if (a.stream_handle == 0) return "default stream" + device;
+  return CreatedStreamName(a, device);
+}
+
 }  // namespace
 
 std::string Basename(const std::string& path) {
@@ -127,17 +149,8 @@ std::string StreamName(const FindingAccess& a) {
   if (kind == "host") return fmt::format("host thread {}", a.thread);
   if (kind == "legacy") return "default stream" + device;
   if (kind == "per-thread") return "per-thread default stream" + device;
-  if (kind == "graph")
-    return a.stream_handle == 0 ? "CUDA graph" : fmt::format("CUDA graph launched on stream {:#x}", a.stream_handle);
-  if (kind == "created" || kind == "implicit") {
-    const std::string provenance = StreamProvenance(a);
-    // A framework's stream, named by the line that first used it.
-    if (!CreationLine(a.stream_origin) && FrameworkOf(a.stream_origin.first_op) == "PyTorch")
-      return provenance.empty() ? "torch.cuda.Stream" : "torch.cuda.Stream " + provenance;
-    const std::string number = a.stream_origin.ordinal ? fmt::format("stream {}", a.stream_origin.ordinal)
-                                                        : fmt::format("stream {:#x}", a.stream_handle);
-    return provenance.empty() ? number + device : number + " (" + provenance + ")";
-  }
+  if (kind == "graph") return "CUDA graph launched on " + StreamInSentence(GraphLaunchStreamName(a, device));
+  if (kind == "created" || kind == "implicit") return CreatedStreamName(a, device);
   // No kind: a store from before schema 4, or a lint finding (whose stream
   // text names the program's variable, "stream `s1` (non-blocking)"). The
   // stored text, but the default streams by their short names.

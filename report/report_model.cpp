@@ -90,6 +90,32 @@ const ResolvedFrame* PrimaryFrame(const FindingAccess& access) {
   return access.stack.empty() ? nullptr : &access.stack.front();
 }
 
+const ResolvedFrame* LocatingFrame(const Finding& f) {
+  auto with_file = [](const ResolvedFrame* frame) { return frame && !frame->file.empty() ? frame : nullptr; };
+  if (!f.accesses.empty())
+    if (const ResolvedFrame* later = with_file(PrimaryFrame(f.accesses.back()))) return later;
+  for (const FindingAccess& a : f.accesses)
+    if (const ResolvedFrame* frame = with_file(PrimaryFrame(a))) return frame;
+  return with_file(ProgramFrame(f.buffer.allocation_stack));
+}
+
+std::string FindingPlace(const Finding& f) {
+  if (const ResolvedFrame* frame = LocatingFrame(f)) return FrameLocation(*frame);
+  std::string op;
+  std::string module;
+  if (!f.accesses.empty()) {
+    const FindingAccess& later = f.accesses.back();
+    op = DisplayOpName(later.op.empty() ? later.api : later.op);
+    for (const ResolvedFrame& frame : later.stack)
+      if (!frame.module.empty()) {
+        module = Basename(frame.module);
+        break;
+      }
+  }
+  const std::string where = module.empty() ? "(no source line)" : "(no source line, in " + module + ")";
+  return op.empty() ? where : op + " " + where;
+}
+
 std::string FrameLocation(const ResolvedFrame& frame) { return FrameWhere(frame); }
 
 std::string Hex(uint64_t value) { return fmt::format("{:#x}", value); }

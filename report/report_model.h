@@ -71,6 +71,15 @@ std::string DescribeRanks(const store::StoredFinding& finding);
 // first with a source file (the innermost frames are often libcudart or
 // PyTorch internals), else the innermost.
 const ResolvedFrame* PrimaryFrame(const FindingAccess& access);
+// The frame a finding is located at: the later access's (PrimaryFrame) when
+// it has a source file, else the first access's or the allocation's that
+// has one. nullptr when no frame of the finding has a source file.
+const ResolvedFrame* LocatingFrame(const Finding& finding);
+// Where a diagnostic points: LocatingFrame's place ("file:line"), or, when
+// no frame has a source line, the later operation and the library it was
+// called from: "scale (no source line)", "ncclKernel (no source line, in
+// libnccl.so.2)". Never a raw address.
+std::string FindingPlace(const Finding& finding);
 // "file:line:column", "file:line" or "file"; without a file "module+0xoff",
 // the function or the pc (object_names.h FrameWhere).
 std::string FrameLocation(const ResolvedFrame& frame);

@@ -40,13 +40,6 @@ const char* SeverityColour(const std::string& severity) {
   return severity == "error" ? "1;31" : severity == "warning" ? "1;33" : "1;36";
 }
 
-// Where the diagnostic points: the later access, the one that races.
-std::string Location(const Finding& f) {
-  const ResolvedFrame* where = f.accesses.empty() ? nullptr : PrimaryFrame(f.accesses.back());
-  if (where == nullptr && !f.buffer.allocation_stack.empty()) where = &f.buffer.allocation_stack.front();
-  return where ? FrameLocation(*where) : "<unknown>";
-}
-
 void WriteStack(const std::vector<ResolvedFrame>& stack, bool verbose, const Paint& paint, std::ostream& out) {
   if (verbose) {
     // Every frame in order; the libraries' dimmed.
@@ -93,7 +86,7 @@ void WriteFinding(const store::StoredFinding& stored, const ReportData& data, st
   const Finding f = EscapedFinding(stored.finding);
   const FindingWords words = DescribeFinding(f);
   const std::string severity = EscapeControl(stored.severity);
-  fmt::print(out, "{}: {}: {} [{}]\n", paint(kBold, Location(f)), paint(SeverityColour(severity), severity),
+  fmt::print(out, "{}: {}: {} [{}]\n", paint(kBold, FindingPlace(f)), paint(SeverityColour(severity), severity),
              paint(kBold, words.headline), f.rule);
   if (!words.why.empty()) fmt::print(out, "  {} {}\n", paint(kBold, "why:"), words.why);
   if (!words.fix.empty()) fmt::print(out, "  {} {}\n", paint(kBold, "fix:"), paint(kGreen, words.fix));
@@ -149,7 +142,7 @@ bool WriteSummaryReport(const ReportData& data, std::ostream& out) {
   const bool ok = data.ForEach([&](const store::StoredFinding& stored) {
     const Finding f = EscapedFinding(stored.finding);
     const std::string severity = EscapeControl(stored.severity);
-    fmt::print(out, "{}: {}: {} [{}]{}{}\n", paint(kBold, Location(f)), paint(SeverityColour(severity), severity),
+    fmt::print(out, "{}: {}: {} [{}]{}{}\n", paint(kBold, FindingPlace(f)), paint(SeverityColour(severity), severity),
                DescribeFinding(f).headline, f.rule, f.count > 1 ? fmt::format(" (seen {} times)", f.count) : "",
                stored.ranks.empty() ? "" : " [" + DescribeRanks(stored) + "]");
     ++by_rule[f.rule];

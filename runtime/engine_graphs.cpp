@@ -196,6 +196,7 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
     for (uint32_t d : node.deps) vc.Join(node_clock[d]);
     const Lane lane = exec->node_lane[n];
     lanes_.Mutable(lane).launch_stream = s.handle;
+    lanes_.Mutable(lane).launch_lane = s.lane;
     lanes_.Mutable(lane).device = s.device;
     vc.Set(lane, vc.Get(lane) + 1);
     ++stats_.stream_operations;

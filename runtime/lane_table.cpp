@@ -19,6 +19,10 @@ std::string LaneTable::Describe(Lane lane) const {
       return "stream " + Hex(info.handle) + (info.IsNonBlocking() ? " (non-blocking)" : " (blocking)") +
              " on device " + device;
     case LaneKind::kGraphNodes:
+      // The launch stream's own description: reports name a graph's nodes
+      // by the stream they were launched on (the default stream, or stream 2).
+      if (info.launch_lane != kNoLane && info.launch_lane != lane)
+        return "graph exec " + Hex(info.handle) + " launched on " + Describe(info.launch_lane);
       return "graph exec " + Hex(info.handle) + " launched on stream " + Hex(info.launch_stream);
   }
   return "lane " + std::to_string(lane);

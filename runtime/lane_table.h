@@ -26,6 +26,7 @@ struct LaneInfo {
   DeviceId device = 0;
   ThreadId thread = 0;  // host thread (kHostThread, kPerThreadStream)
   Handle launch_stream = 0;  // kGraphNodes: stream of the most recent launch
+  Lane launch_lane = kNoLane;  // kGraphNodes: that stream's lane, which names it in reports
   // Where the stream came from, for naming it in reports (ObjectOrigin):
   // the site of its create call and the process's count of streams created
   // so far (0: no create seen). The site of its first operation is

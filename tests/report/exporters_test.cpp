@@ -144,7 +144,9 @@ TEST(SummaryReport, OneLinePerFindingThenCountsByRule) {
 }
 
 // A frame without debug information still says where it is.
-TEST(SummaryReport, NeverPrintsUnknownWhereAModuleIsKnown) {
+// A finding with no source line anywhere is located by its operation and
+// the library it was called from, never by a raw address (issue 41).
+TEST(SummaryReport, WithoutASourceLineNamesTheOperationAndItsLibrary) {
   ReportData data = NamedData();
   for (FindingAccess& a : data.findings[0].finding.accesses)
     a.stack = {{"", "", 0, 0, 0x7f0012345678, "/opt/app/libsolver.so", 0x1a2b}};
@@ -152,12 +154,19 @@ TEST(SummaryReport, NeverPrintsUnknownWhereAModuleIsKnown) {
   std::ostringstream out;
   WriteSummaryReport(data, out);
   EXPECT_EQ(out.str().find("<unknown>"), std::string::npos) << out.str();
-  EXPECT_EQ(out.str().rfind("libsolver.so+0x1a2b: error: ", 0), 0u) << out.str();
-  // Nothing known at all: then, and only then, <unknown>.
-  for (FindingAccess& a : data.findings[0].finding.accesses) a.stack = {{"", "", 0, 0, 0, "", 0}};
+  EXPECT_EQ(out.str().find("0x7f0012345678"), std::string::npos) << out.str();
+  EXPECT_EQ(out.str().rfind("sum_kernel (no source line, in libsolver.so): error: ", 0), 0u) << out.str();
+  // Nothing known of the frames at all: the operation alone.
+  for (FindingAccess& a : data.findings[0].finding.accesses) a.stack = {{"", "", 0, 0, 0x7f0012345678, "", 0}};
   std::ostringstream nothing;
   WriteSummaryReport(data, nothing);
-  EXPECT_EQ(nothing.str().rfind("<unknown>: error: ", 0), 0u) << nothing.str();
+  EXPECT_EQ(nothing.str().rfind("sum_kernel (no source line): error: ", 0), 0u) << nothing.str();
+  // Any frame of the finding with a source line locates it, the earlier
+  // access's or the allocation's when the later one has none.
+  data.findings[0].finding.accesses.front().stack = {SourceFrame("main", "app.cu", 12)};
+  std::ostringstream earlier;
+  WriteSummaryReport(data, earlier);
+  EXPECT_EQ(earlier.str().rfind("app.cu:12: error: ", 0), 0u) << earlier.str();
 }
 
 TEST(JsonReport, HasTheDocumentedKeys) {
