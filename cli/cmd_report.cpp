@@ -18,6 +18,7 @@ void AddReportCommand(CLI::App& app) {
                 "self-contained HTML page");
   struct Options {
     report::ReportRequest request;
+    std::vector<std::string> path_maps;
     std::string run;
     std::string color = "auto";
   };
@@ -42,6 +43,10 @@ void AddReportCommand(CLI::App& app) {
   cmd->add_option("--source-root", r.source_roots,
                   "a folder the HTML report may quote source lines from, besides the run's working directory "
                   "and program folders recorded at run time (repeatable; docs/REPORT.md)");
+  cmd->add_option("--path-map", options->path_maps,
+                  "OLD=NEW: show files recorded under OLD (a container, a CI runner, another checkout) under NEW "
+                  "instead, as compilers' -fdebug-prefix-map does; an empty NEW makes them relative; the longest "
+                  "OLD that matches wins (repeatable)");
   cmd->add_flag("-v,--verbose", r.verbose,
                 "text: full kernel names, every stack frame (library frames too), stream and event details, and "
                 "the synchronization between the two accesses");
@@ -49,6 +54,14 @@ void AddReportCommand(CLI::App& app) {
   AddErrorExitCodeOption(cmd, &r.findings_exit_code, "findings do not fail");
   cmd->callback([options] {
     report::ReportRequest request = options->request;
+    for (const std::string& spec : options->path_maps) {
+      std::string error;
+      if (!request.path_map.Add(spec, &error)) {
+        fmt::print(stderr, "streamcheck report: --path-map {}\n", error);
+        SetExitCode(kExitUsage);
+        return;
+      }
+    }
     // A file gets colours only when asked for (--color=always).
     request.color = ColorWanted(options->color, request.output_path.empty() ? STDOUT_FILENO : -1);
     if (options->run == "last") {

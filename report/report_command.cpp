@@ -114,7 +114,7 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
     if (!ReadProcesses(*store, r.id, &data.processes[r.id], &error)) return Fail(err, command, error);
   std::set<std::string> roots;
   if (!store::ReadSourceRoots(*store, run_ids, &roots, &error)) return Fail(err, command, error);
-  data.source_roots.assign(roots.begin(), roots.end());
+  for (const std::string& root : roots) data.source_roots.push_back(request.path_map.Map(root));
   data.source_roots.insert(data.source_roots.end(), request.source_roots.begin(), request.source_roots.end());
 
   // The findings are read from the store as the report is written, one at a
@@ -143,6 +143,7 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
             }
             if (*old) return true;
           }
+          request.path_map.Apply(&f.finding);
           if (suppressions && suppressions->Suppressed(f.finding)) return true;
           folder.Add(f);
           return true;

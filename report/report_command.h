@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "runtime/trace/path_map.h"
+
 namespace streamcheck::report {
 
 inline constexpr int64_t kLatestRun = -1;
@@ -27,6 +29,9 @@ struct ReportRequest {
   // Folders the HTML report may quote files from, beside those the runs
   // recorded (source_snippets.h).
   std::vector<std::string> source_roots;
+  // --path-map OLD=NEW: the paths the runs recorded, as the reader's
+  // checkout has them (applied before suppressions match).
+  PathMap path_map;
   // text and summary: ANSI colours (the CLI decides: --color, NO_COLOR, a
   // terminal), and --verbose (full names, every frame, stream details, syncs).
   bool color = false;

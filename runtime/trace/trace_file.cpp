@@ -7,8 +7,10 @@
 #include <cstring>
 #include <filesystem>
 
+#include "runtime/trace/path_map.h"
 #include "runtime/trace/text_format.h"
 #include "runtime/trace/trace_io.h"
+
 #include "runtime/trace/trace_readers.h"
 
 namespace streamcheck {
@@ -95,11 +97,12 @@ std::unique_ptr<TraceSink> CreateTraceWriter(const std::string& path, TraceForma
                                         : CreateTextTraceWriter(path, error);
 }
 
-bool CopyTrace(TraceSource* in, TraceSink* out, std::string* error) {
+bool CopyTrace(TraceSource* in, TraceSink* out, std::string* error, const PathMap* paths) {
   TraceRecord record;
   while (true) {
     switch (in->Next(&record)) {
       case TraceSource::Status::kRecord:
+        if (paths) paths->Apply(&record);
         if (!out->Append(record)) {
           *error = "record " + std::to_string(in->records_read() - 1) + ": " + out->error();
           out->Flush();
@@ -121,7 +124,7 @@ bool CopyTrace(TraceSource* in, TraceSink* out, std::string* error) {
 }
 
 bool ConvertTrace(const std::string& in_path, const std::string& out_path, TraceFormat to,
-                  std::string* error) {
+                  std::string* error, const PathMap* paths) {
   std::error_code ignored;
   if (std::filesystem::equivalent(in_path, out_path, ignored)) {
     *error = out_path + ": output would overwrite the input";
@@ -146,7 +149,7 @@ bool ConvertTrace(const std::string& in_path, const std::string& out_path, Trace
     ::unlink(temp.c_str());
     return false;
   }
-  const bool copied = CopyTrace(in.get(), out.get(), error);
+  const bool copied = CopyTrace(in.get(), out.get(), error, paths);
   const bool closed = out->Close();
   if (!closed || !out->error().empty()) {  // the writing failed, not the input
     *error = out_path + ": " + (out->error().empty() ? *error : out->error()) + "; it was left as it was";

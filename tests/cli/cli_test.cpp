@@ -313,6 +313,38 @@ TEST(Run, HelpDebugListsEveryDebugSwitchAndAnUnknownOneIsNamed) {
   EXPECT_EQ(r.output.find("named 'launch'"), std::string::npos) << r.output;
 }
 
+// A trace recorded in another checkout: `trace convert --path-map` rewrites
+// the files it names, and `report --path-map` shows a database's files
+// under the reader's paths (issue 41).
+TEST(PathMap, TraceConvertAndReportRewriteRecordedPaths) {
+  const std::string text = TempPath("elsewhere.trace.txt");
+  {
+    std::ofstream out(text);
+    out << "define_stack id=1 frame=\"main\":\"/ci/build/src/app.cu\":7\n"
+           "stream_create thread=1 stream=0x10 flags=0x1 api=\"cudaStreamCreateWithFlags\" stack=1\n"
+           "stream_create thread=1 stream=0x20 flags=0x1 api=\"cudaStreamCreateWithFlags\" stack=1\n"
+           "malloc thread=1 dst=0x1000 size=4096 api=\"cudaMalloc\" stack=1\n"
+           "memset thread=1 stream=0x10 dst=0x1000 size=4096 async=1 api=\"cudaMemsetAsync\" stack=1\n"
+           "memset thread=1 stream=0x20 dst=0x1000 size=4096 async=1 api=\"cudaMemsetAsync\" stack=1\n";
+  }
+  const std::string converted = TempPath("here.sctrace");
+  Result r = Streamcheck("trace convert --path-map /ci/build= --to binary " + text + " " + converted);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = Streamcheck("trace dump " + converted);
+  EXPECT_NE(r.output.find("\"src/app.cu\""), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("/ci/build"), std::string::npos) << r.output;
+
+  const std::string db = TempPath("elsewhere.db");
+  r = Streamcheck("replay -q --db " + db + " " + text);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = Streamcheck("report --format summary --path-map /ci/build=/home/me/app " + db);
+  EXPECT_EQ(r.output.rfind("/home/me/app/src/app.cu:7: ", 0), 0u) << r.output;
+  EXPECT_EQ(r.output.find("/ci/build"), std::string::npos) << r.output;
+  r = Streamcheck("report --path-map nothing " + db);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--path-map 'nothing' is not OLD=NEW"), std::string::npos) << r.output;
+}
+
 TEST(Rules, ListsEveryRuleAndPrintsItsPage) {
   Result list = Streamcheck("rules");
   EXPECT_EQ(list.exit_code, 0);
