@@ -21,7 +21,10 @@ namespace {
 constexpr uint32_t kContextLines = 2;  // source lines shown above and below a finding's line
 constexpr size_t kSidesFrames = 8;     // program frames a side shows before "more"
 
-std::string Plural(size_t n, const char* word) { return fmt::format("{} {}{}", n, word, n == 1 ? "" : "s"); }
+std::string Plural(size_t n, std::string_view word) {
+  const char* ending = n == 1 ? "" : word.ends_with('s') ? "es" : "s";  // "2 processes"
+  return fmt::format("{} {}{}", n, word, ending);
+}
 
 // Escaped text with `backticked` parts set as code.
 std::string WithCode(const std::string& text) {
@@ -77,7 +80,7 @@ void WriteOverview(const ReportData& data, const Overview& o, std::ostream& out)
   fmt::print(out, "<div class=\"big\">{}</div><p class=\"subtitle\">", o.findings);
   std::string severities;
   for (const auto& [severity, n] : o.by_severity)
-    severities += (severities.empty() ? "" : ", ") + HtmlEscape(Plural(n, EscapeControl(severity).c_str()));
+    severities += (severities.empty() ? "" : ", ") + HtmlEscape(Plural(n, EscapeControl(severity)));
   fmt::print(out, "{}{}{}</p>", severities, severities.empty() ? "" : "; ", Plural(o.occurrences, "occurrence"));
   out << "<h2>By rule</h2>";
   WriteCountsTable(o.by_rule, out);

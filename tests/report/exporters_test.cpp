@@ -333,6 +333,22 @@ TEST(HtmlReport, IsSelfContainedWithTimelineAndStacks) {
   EXPECT_NE(html.find("make_input"), std::string::npos);
 }
 
+TEST(HtmlReport, TheRunListCountsProcessesInWords) {
+  ReportData data = Data();
+  store::StoredRun run;
+  run.id = 7;
+  run.info.mode = "replay";
+  data.runs = {run};
+  data.processes[7] = {store::StoredProcess{}, store::StoredProcess{}};
+  std::ostringstream two;
+  WriteHtmlReport(data, two);
+  EXPECT_NE(two.str().find("run 7 (replay, 2 processes)"), std::string::npos) << two.str();
+  data.processes[7].pop_back();
+  std::ostringstream one;
+  WriteHtmlReport(data, one);
+  EXPECT_NE(one.str().find("run 7 (replay, 1 process)"), std::string::npos);
+}
+
 TEST(HtmlReport, CardsNameStreamsForPeopleAndKeepTheFullNamesOneClickAway) {
   ReportData data = NamedData();
   data.findings[0].finding.accesses[1].op = "void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)";
