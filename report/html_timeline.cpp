@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 #include <vector>
 
 #include "report/object_names.h"
@@ -109,54 +110,69 @@ std::pair<size_t, size_t> RacingPair(const Finding& f) {
   return {earlier, later};
 }
 
-std::string TimelineSvg(const Finding& f) {
-  const LaneNames names = NameLanes(f);
-  const auto [earlier, later] = RacingPair(f);
+namespace {
+
+// Where everything of one finding's timeline goes: its operations in trace
+// order left to right, one lane per stream or host thread in order of first
+// appearance, and the geometry of their boxes.
+struct TimelineLayout {
   std::vector<Item> items;
-  for (size_t i = 0; i < f.accesses.size(); ++i) {
-    const bool racing = f.accesses.size() >= 2 && (i == earlier || i == later);
-    items.push_back({&f.accesses[i], names.accesses[i], racing, IsSyncRole(f.accesses[i].role)});
-  }
-  for (size_t i = 0; i < f.syncs.size(); ++i) items.push_back({&f.syncs[i], names.syncs[i], false, true});
-  // Trace order left to right; lanes in order of first appearance.
-  std::vector<size_t> order(items.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return items[a].access->trace_index < items[b].access->trace_index;
-  });
+  size_t earlier = 0, later = 0;  // the racing pair, indices into items
   std::vector<std::string> lanes;
   std::vector<const FindingAccess*> lane_access;  // one access per lane, for its detail
-  std::vector<size_t> lane_of(items.size()), slot_of(items.size());
+  std::vector<size_t> lane_of, slot_of;           // per item
+  int slot_width = 0, box_width = 0, height = 0;
+
+  int box_x(size_t i) const { return kLabelWidth + static_cast<int>(slot_of[i]) * slot_width + 14; }
+  int lane_top(size_t lane) const { return kTop + static_cast<int>(lane) * kLaneHeight; }
+  int box_y(size_t i) const { return lane_top(lane_of[i]) + (kLaneHeight - kBoxHeight) / 2; }
+};
+
+TimelineLayout LayOut(const Finding& f) {
+  TimelineLayout t;
+  const LaneNames names = NameLanes(f);
+  std::tie(t.earlier, t.later) = RacingPair(f);
+  for (size_t i = 0; i < f.accesses.size(); ++i) {
+    const bool racing = f.accesses.size() >= 2 && (i == t.earlier || i == t.later);
+    t.items.push_back({&f.accesses[i], names.accesses[i], racing, IsSyncRole(f.accesses[i].role)});
+  }
+  for (size_t i = 0; i < f.syncs.size(); ++i) t.items.push_back({&f.syncs[i], names.syncs[i], false, true});
+  std::vector<size_t> order(t.items.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return t.items[a].access->trace_index < t.items[b].access->trace_index;
+  });
+  t.lane_of.resize(t.items.size());
+  t.slot_of.resize(t.items.size());
   for (size_t s = 0; s < order.size(); ++s) {
     const size_t i = order[s];
-    slot_of[i] = s;
-    auto it = std::find(lanes.begin(), lanes.end(), items[i].lane);
-    lane_of[i] = static_cast<size_t>(it - lanes.begin());
-    if (it == lanes.end()) {
-      lanes.push_back(items[i].lane);
-      lane_access.push_back(items[i].access);
+    t.slot_of[i] = s;
+    auto it = std::find(t.lanes.begin(), t.lanes.end(), t.items[i].lane);
+    t.lane_of[i] = static_cast<size_t>(it - t.lanes.begin());
+    if (it == t.lanes.end()) {
+      t.lanes.push_back(t.items[i].lane);
+      t.lane_access.push_back(t.items[i].access);
     }
   }
-
   // A stream a host wait waited for gets its lane even without a box on it:
   // the arrow from it shows which stream the host did wait for.
-  for (const Item& item : items) {
+  for (const Item& item : t.items) {
     if (!item.sync || !item.access->on_host || item.access->stream_kind.empty()) continue;
     const std::string target = StreamName(*item.access);
-    if (std::find(lanes.begin(), lanes.end(), target) == lanes.end()) {
-      lanes.push_back(target);
-      lane_access.push_back(item.access);
+    if (std::find(t.lanes.begin(), t.lanes.end(), target) == t.lanes.end()) {
+      t.lanes.push_back(target);
+      t.lane_access.push_back(item.access);
     }
   }
   const int slots = static_cast<int>(std::max<size_t>(order.size(), 2));
-  const int slot_width = (kWidth - kLabelWidth - kRightMargin) / slots;
-  const int box_width = std::min(kMaxBoxWidth, slot_width - 28);
-  const int height = kTop + static_cast<int>(lanes.size()) * kLaneHeight + 12;
-  auto box_x = [&](size_t i) { return kLabelWidth + static_cast<int>(slot_of[i]) * slot_width + 14; };
-  auto lane_top = [&](size_t lane) { return kTop + static_cast<int>(lane) * kLaneHeight; };
-  auto box_y = [&](size_t i) { return lane_top(lane_of[i]) + (kLaneHeight - kBoxHeight) / 2; };
+  t.slot_width = (kWidth - kLabelWidth - kRightMargin) / slots;
+  t.box_width = std::min(kMaxBoxWidth, t.slot_width - 28);
+  t.height = kTop + static_cast<int>(t.lanes.size()) * kLaneHeight + 12;
+  return t;
+}
 
-  std::string svg = fmt::format(
+std::string SvgHeader(const TimelineLayout& t) {
+  return fmt::format(
       "<svg class=\"timeline\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {} {}\" "
       "preserveAspectRatio=\"xMinYMin meet\" role=\"img\" aria-label=\"stream timeline\" data-label-width=\"{}\">\n"
       "<defs><marker id=\"arrow-ok\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
@@ -164,16 +180,20 @@ std::string TimelineSvg(const Finding& f) {
       "<marker id=\"arrow-missing\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
       "orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"#c62828\"/></marker></defs>\n"
       "<text class=\"axis\" x=\"{}\" y=\"20\">time (trace order) →</text>\n",
-      kWidth, height, kLabelWidth, kLabelWidth + 14);
-  for (size_t l = 0; l < lanes.size(); ++l) {
-    const int y = lane_top(l);
-    const auto [primary, origin] = SplitLaneName(lanes[l]);
+      kWidth, t.height, kLabelWidth, kLabelWidth + 14);
+}
+
+std::string SvgLanes(const TimelineLayout& t) {
+  std::string svg;
+  for (size_t l = 0; l < t.lanes.size(); ++l) {
+    const int y = t.lane_top(l);
+    const auto [primary, origin] = SplitLaneName(t.lanes[l]);
     svg += fmt::format(
         "<g class=\"lane\" data-lane=\"{}\"><title>{}</title>"
         "<rect class=\"lane-bg\" x=\"0\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"4\"/>"
         "<line class=\"lane-line\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\"/>"
         "<text class=\"lane-label\" x=\"10\" y=\"{}\">{}</text>",
-        HtmlEscape(lanes[l]), HtmlEscape(lanes[l] + " — " + StreamDetail(*lane_access[l])), y + 3, kWidth,
+        HtmlEscape(t.lanes[l]), HtmlEscape(t.lanes[l] + " — " + StreamDetail(*t.lane_access[l])), y + 3, kWidth,
         kLaneHeight - 6, kLabelWidth, y + kLaneHeight / 2, kWidth - 6, y + kLaneHeight / 2,
         y + kLaneHeight / 2 + (origin.empty() ? 5 : -3), HtmlEscape(Fit(primary, kLabelWidth - 20, kNameChar)));
     if (!origin.empty())
@@ -181,59 +201,68 @@ std::string TimelineSvg(const Finding& f) {
                          HtmlEscape(Fit(origin, kLabelWidth - 20, kSmallChar)));
     svg += "</g>\n";
   }
+  return svg;
+}
 
-  // Edges that exist: an event record to the waits on that event, and a
-  // host wait from the stream it waited for.
-  for (size_t i = 0; i < items.size(); ++i) {
-    const FindingAccess& a = *items[i].access;
+// Edges that exist: an event record to the waits on that event, and a host
+// wait from the stream it waited for.
+std::string SvgSyncEdges(const TimelineLayout& t) {
+  std::string svg;
+  for (size_t i = 0; i < t.items.size(); ++i) {
+    const FindingAccess& a = *t.items[i].access;
     if (a.role == "stream wait" || a.role == "event synchronize" || a.role == "event query") {
-      for (size_t r = 0; r < items.size(); ++r) {
-        if (items[r].access->role != "event record" || items[r].access->event != a.event) continue;
-        if (items[r].access->trace_index > a.trace_index) continue;
-        const int x1 = box_x(r) + box_width, y1 = box_y(r) + kBoxHeight / 2;
-        const int x2 = box_x(i), y2 = box_y(i) + kBoxHeight / 2;
+      for (size_t r = 0; r < t.items.size(); ++r) {
+        if (t.items[r].access->role != "event record" || t.items[r].access->event != a.event) continue;
+        if (t.items[r].access->trace_index > a.trace_index) continue;
+        const int x1 = t.box_x(r) + t.box_width, y1 = t.box_y(r) + kBoxHeight / 2;
+        const int x2 = t.box_x(i), y2 = t.box_y(i) + kBoxHeight / 2;
         svg += fmt::format(
             "<path class=\"sync-edge\" d=\"M{},{} C{},{} {},{} {},{}\" marker-end=\"url(#arrow-ok)\"/>\n", x1, y1,
             (x1 + x2) / 2, y1, (x1 + x2) / 2, y2, x2 - 2, y2);
       }
     }
     if ((a.role == "stream synchronize" || a.role == "stream query") && a.on_host) {
-      auto stream_lane = std::find(lanes.begin(), lanes.end(), StreamName(a));
-      if (stream_lane == lanes.end()) continue;
-      const size_t l = static_cast<size_t>(stream_lane - lanes.begin());
-      const int x = box_x(i) + box_width / 2;
-      const int from = lane_top(l) + kLaneHeight / 2;
-      const int to = from < box_y(i) ? box_y(i) - 2 : box_y(i) + kBoxHeight + 2;
+      auto stream_lane = std::find(t.lanes.begin(), t.lanes.end(), StreamName(a));
+      if (stream_lane == t.lanes.end()) continue;
+      const size_t l = static_cast<size_t>(stream_lane - t.lanes.begin());
+      const int x = t.box_x(i) + t.box_width / 2;
+      const int from = t.lane_top(l) + kLaneHeight / 2;
+      const int to = from < t.box_y(i) ? t.box_y(i) - 2 : t.box_y(i) + kBoxHeight + 2;
       svg += fmt::format("<line class=\"sync-edge\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
                          "marker-end=\"url(#arrow-ok)\"/><circle class=\"sync-dot\" cx=\"{}\" cy=\"{}\" r=\"4\"/>\n",
                          x, from, x, to, x, from);
     }
   }
+  return svg;
+}
 
-  // The edge that is missing between the racing operations.
-  if (f.accesses.size() >= 2 && earlier != later) {
-    const int x1 = box_x(earlier) + box_width, y1 = box_y(earlier) + kBoxHeight / 2;
-    const int x2 = box_x(later), y2 = box_y(later) + kBoxHeight / 2;
-    const bool same_lane = lane_of[earlier] == lane_of[later];
-    const int bend = same_lane ? -40 : 0;
-    svg += fmt::format(
-        "<path class=\"missing-edge\" d=\"M{},{} C{},{} {},{} {},{}\" marker-end=\"url(#arrow-missing)\"/>\n", x1,
-        y1, (x1 + x2) / 2, y1 + bend, (x1 + x2) / 2, y2 + bend, x2 - 2, y2);
-    // The label sits in the gap between the lanes, where no box is.
-    const int label_x = (x1 + x2) / 2;
-    const int label_y = lane_of[earlier] == lane_of[later] ? box_y(earlier) - 10
-                                                            : (lane_top(lane_of[earlier]) + lane_top(lane_of[later])) / 2 +
-                                                                  kLaneHeight / 2 + 4;
-    const std::string label = "missing: no happens-before edge";
-    const int label_width = static_cast<int>(label.size() * kLabelChar) + 16;
-    svg += fmt::format(
-        "<g class=\"missing-label\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" rx=\"9\"/>"
-        "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text></g>\n",
-        label_x - label_width / 2, label_y - 13, label_width, label_x, label_y, label);
-  }
+// The edge that is missing between the racing operations, and its label in
+// the gap between the lanes, where no box is.
+std::string SvgMissingEdge(const TimelineLayout& t) {
+  if (t.items.size() < 2 || t.earlier == t.later) return "";
+  const int x1 = t.box_x(t.earlier) + t.box_width, y1 = t.box_y(t.earlier) + kBoxHeight / 2;
+  const int x2 = t.box_x(t.later), y2 = t.box_y(t.later) + kBoxHeight / 2;
+  const bool same_lane = t.lane_of[t.earlier] == t.lane_of[t.later];
+  const int bend = same_lane ? -40 : 0;
+  std::string svg = fmt::format(
+      "<path class=\"missing-edge\" d=\"M{},{} C{},{} {},{} {},{}\" marker-end=\"url(#arrow-missing)\"/>\n", x1,
+      y1, (x1 + x2) / 2, y1 + bend, (x1 + x2) / 2, y2 + bend, x2 - 2, y2);
+  const int label_x = (x1 + x2) / 2;
+  const int label_y = same_lane ? t.box_y(t.earlier) - 10
+                                : (t.lane_top(t.lane_of[t.earlier]) + t.lane_top(t.lane_of[t.later])) / 2 +
+                                      kLaneHeight / 2 + 4;
+  const std::string label = "missing: no happens-before edge";
+  const int label_width = static_cast<int>(label.size() * kLabelChar) + 16;
+  return svg + fmt::format(
+                   "<g class=\"missing-label\"><rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"18\" rx=\"9\"/>"
+                   "<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text></g>\n",
+                   label_x - label_width / 2, label_y - 13, label_width, label_x, label_y, label);
+}
 
-  for (size_t i = 0; i < items.size(); ++i) {
-    const Item& item = items[i];
+std::string SvgOperations(const TimelineLayout& t) {
+  std::string svg;
+  for (size_t i = 0; i < t.items.size(); ++i) {
+    const Item& item = t.items[i];
     const FindingAccess& a = *item.access;
     const std::string cls = item.racing ? " racing" : item.sync ? " sync" : "";
     const std::string name = OperationName(a);
@@ -244,12 +273,19 @@ std::string TimelineSvg(const Finding& f) {
         "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" rx=\"6\"/>"
         "<text class=\"op-name\" x=\"{}\" y=\"{}\">{}</text>"
         "<text class=\"op-detail\" x=\"{}\" y=\"{}\">{}</text></g>\n",
-        cls, HtmlEscape(a.role), HtmlEscape(title), box_x(i), box_y(i), box_width, kBoxHeight, box_x(i) + 10,
-        box_y(i) + 19, HtmlEscape(Fit(name, box_width - 20, kNameChar)), box_x(i) + 10, box_y(i) + 36,
-        HtmlEscape(Fit(Detail(item), box_width - 20, kSmallChar)));
+        cls, HtmlEscape(a.role), HtmlEscape(title), t.box_x(i), t.box_y(i), t.box_width, kBoxHeight, t.box_x(i) + 10,
+        t.box_y(i) + 19, HtmlEscape(Fit(name, t.box_width - 20, kNameChar)), t.box_x(i) + 10, t.box_y(i) + 36,
+        HtmlEscape(Fit(Detail(item), t.box_width - 20, kSmallChar)));
   }
-  svg += "</svg>\n";
   return svg;
+}
+
+}  // namespace
+
+std::string TimelineSvg(const Finding& f) {
+  const TimelineLayout layout = LayOut(f);
+  return SvgHeader(layout) + SvgLanes(layout) + SvgSyncEdges(layout) + SvgMissingEdge(layout) +
+         SvgOperations(layout) + "</svg>\n";
 }
 
 }  // namespace streamcheck::report
