@@ -73,23 +73,6 @@ bool HasUnfinishedLog(const std::string& path) {
   return ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
 }
 
-class StoreFindingSink final : public FindingSink {
- public:
-  StoreFindingSink(Store* store, int64_t run, int64_t process)
-      : store_(store), run_(run), process_(process) {}
-  void OnFinding(uint64_t local_id, const Finding& finding) override {
-    store_->AddFinding(run_, process_, local_id, finding);
-  }
-  void OnFindingCount(uint64_t local_id, uint64_t count) override {
-    store_->SetFindingCount(run_, process_, local_id, count);
-  }
-
- private:
-  Store* store_;
-  int64_t run_;
-  int64_t process_;
-};
-
 // Returns the new stack's id, or 0 for an empty stack (stored as NULL).
 int64_t InsertStack(Database& db, const std::vector<ResolvedFrame>& frames, bool* ok) {
   if (frames.empty()) return 0;
@@ -300,10 +283,6 @@ bool Store::AddSourceRoots(int64_t run, const std::set<std::string>& paths) {
   }
   if (!tx.Commit()) return Fail(db_->error());
   return true;
-}
-
-std::unique_ptr<FindingSink> Store::MakeFindingSink(int64_t run, int64_t process) {
-  return std::make_unique<StoreFindingSink>(this, run, process);
 }
 
 int64_t Store::AddFinding(int64_t run, int64_t process, uint64_t local_id, const Finding& f) {

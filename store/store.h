@@ -88,12 +88,6 @@ class Store {
   // adding one twice keeps one.
   bool AddSourceRoots(int64_t run, const std::set<std::string>& paths);
 
-  // A sink that writes each finding in its own transaction as soon as it
-  // arrives (a crashing program loses none) and updates counts on
-  // OnFindingCount. `process` may be 0 (lint). A failed write shows in
-  // failed_writes() and last_error(); the sink must not outlive the store.
-  std::unique_ptr<FindingSink> MakeFindingSink(int64_t run, int64_t process);
-
   // Inserts one finding directly; returns its row id or -1. The sink uses it;
   // so does `merge`.
   int64_t AddFinding(int64_t run, int64_t process, uint64_t local_id, const Finding& finding);

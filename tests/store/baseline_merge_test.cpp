@@ -23,8 +23,7 @@ std::string MakeStore(const ScratchDir& dir, const std::string& name,
   int64_t run = store->BeginRun({.mode = "run", .command = name});
   int64_t process = store->AddProcess(run, {.pid = 100 + rank, .command = name, .rank = rank});
   store->AddCounters(run, process, "unmodeled_api", {{"cudaFooBar", 2}});
-  auto sink = store->MakeFindingSink(run, process);
-  for (size_t i = 0; i < fingerprints.size(); ++i) sink->OnFinding(i + 1, RaceFinding(fingerprints[i]));
+  for (size_t i = 0; i < fingerprints.size(); ++i) store->AddFinding(run, process, i + 1, RaceFinding(fingerprints[i]));
   store->EndRun(run, 0);
   return path;
 }

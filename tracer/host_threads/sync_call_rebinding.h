@@ -8,10 +8,9 @@
 // pointer fetched with dlsym, a statically linked runtime inside the
 // program's own objects) still passes the interposers' check, as before.
 //
-// Measured on the eager loop (H200): the interposers' library took 6% of the
-// program thread's time, most of it for calls from the CUDA driver; with the
-// rebinding the traced loop runs in x0.916 the time it takes without
-// (tests/gpu/bench/results/README.md).
+// Before it, the interposers' library took a noticeable share of a PyTorch
+// loop's program thread, most of it for calls from the CUDA driver
+// (tests/gpu/bench/results/README.md has the figures).
 #pragma once
 
 #include <link.h>
