@@ -94,7 +94,7 @@ bool Matches(const Finding& f, const Expected& e) {
 // Every trace under testdata/ with a .expect file beside it.
 std::vector<fs::path> ExpectedTraces() {
   std::vector<fs::path> out;
-  for (const char* dir : {"testdata/examples", "testdata/traces"}) {
+  for (const char* dir : {"testdata/examples", "testdata/traces", "testdata/rules"}) {
     const fs::path root = fs::path(STREAMCHECK_SOURCE_DIR) / dir;
     if (!fs::exists(root)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root))
