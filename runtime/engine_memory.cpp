@@ -162,7 +162,7 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
 // effect (PyTorch's blocking Tensor.to / copy_ do exactly that), which is not
 // worth a warning; anything else first, and it is reported. Records that are
 // not CUDA calls (names, stacks, the host-thread ordering the tracer writes
-// before a synchronize or at a lock) are looked past, and so are the stream's
+// before a synchronize or at a lock, a test's scope opening or closing) are looked past, and so are the stream's
 // own bookkeeping between the copy and that synchronization: a stream-ordered
 // free or allocation, or an event record, on the copy's stream (cuda-samples'
 // streamOrderedAllocation: copy, cudaFreeAsync, cudaStreamSynchronize).
@@ -170,7 +170,8 @@ void Engine::Impl::SettlePageableCopies(const TraceRecord& next) {
   const bool definition = next.op == OpCode::kDefineString || next.op == OpCode::kDefineStack ||
                           next.op == OpCode::kProcessInfo || next.op == OpCode::kThreadName ||
                           next.op == OpCode::kHostThreadOrder || next.op == OpCode::kThreadRelease ||
-                          next.op == OpCode::kThreadAcquire;
+                          next.op == OpCode::kThreadAcquire || next.op == OpCode::kScopeBegin ||
+                          next.op == OpCode::kScopeEnd;
   for (size_t i = 0; i < pending_pageable_.size();) {
     const PendingPageableCopy& p = pending_pageable_[i];
     const bool bookkeeping = (next.op == OpCode::kFreeAsync || next.op == OpCode::kMallocAsync ||

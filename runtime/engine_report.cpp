@@ -25,11 +25,14 @@ uint64_t Fnv1a(uint64_t h, std::string_view s) {
 }
 
 // The part of a site that survives re-runs and rebuilds: names and source
-// files of the innermost frames, no addresses or line numbers.
+// files of the innermost frames, no addresses or line numbers; and the
+// scope (test) it was issued in.
 uint64_t FingerprintSide(uint64_t h, const FindingAccess& a) {
   h = Fnv1a(h, a.op);
   h = Fnv1a(h, a.api);
   h = Fnv1a(h, a.framework_op);
+  // Outside every scope a side adds nothing: fingerprints from before scopes still match.
+  if (!a.scope.empty()) h = Fnv1a(h, a.scope);
   size_t n = 0;
   for (const ResolvedFrame& f : a.stack) {
     if (n++ == 4) break;
@@ -70,6 +73,7 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
   out.trace_index = a.trace_index;
   out.timestamp_ns = a.timestamp_ns;
   out.stack = resolver_ ? resolver_->Resolve(site.stack) : symbols_.ResolveStack(site.stack);
+  out.scope = scopes_.Text(site.scope, symbols_);
   if (!out.on_host) DescribeOrigins(a.lane, &out);
   else out.stream_kind = "host";
   return out;

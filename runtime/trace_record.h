@@ -79,7 +79,11 @@ enum class OpCode : uint8_t {
   // stream's order (tracer/api_calls/host_func_trampoline.h).
   kHostFuncBegin = 73,    // thread, id: the thread is now after the stream's work before kHostFunc `id`
   kHostFuncEnd = 74,      // thread, id: the host function returned
-  kMaxOpCode = 75,
+  // Per-test scopes (runtime/scope_table.h, docs/SCOPES.md): the thread
+  // opens a scope inside the one it is in, or closes its innermost.
+  kScopeBegin = 75,       // thread, name (the scope's name)
+  kScopeEnd = 76,         // thread
+  kMaxOpCode = 77,
 };
 
 std::string_view OpCodeName(OpCode op);

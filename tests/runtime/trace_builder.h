@@ -154,6 +154,14 @@ class TraceBuilder {
   TraceBuilder& ThreadAcquire(ThreadId thread, uint32_t epoch) {
     auto& r = Add(OpCode::kThreadAcquire, ""); r.deps = {ThreadEpochDep(thread, epoch)}; r.api = 0; return *this;
   }
+  // The current thread opens a scope named `name` inside the one it is in
+  // (docs/SCOPES.md), or closes its innermost.
+  TraceBuilder& ScopeBegin(const std::string& name) {
+    auto& r = Add(OpCode::kScopeBegin, ""); r.name = Intern(name); r.api = 0; r.stack = 0; return *this;
+  }
+  TraceBuilder& ScopeEnd() { auto& r = Add(OpCode::kScopeEnd, ""); r.api = 0; r.stack = 0; return *this; }
+  // The last call was made at stack `stack` (the same call site as another).
+  TraceBuilder& AtStack(StackId stack) { records_.back().stack = stack; return *this; }
   // Marks the last record with a framework op name (e.g. "aten::sum").
   TraceBuilder& FrameworkOp(const std::string& op) { records_.back().framework_op = Intern(op); return *this; }
   // Marks the last record as a library's own work (e.g. "nccl").
