@@ -14,7 +14,7 @@ void Engine::Impl::Process(const TraceRecord& r) {
   if (!pending_pageable_.empty()) SettlePageableCopies(r);
   switch (r.op) {
     case OpCode::kDefineString: symbols_.DefineString(r.id, r.text); break;
-    case OpCode::kDefineStack: symbols_.DefineStack(r.id, r.frames, r.library); break;
+    case OpCode::kDefineStack: symbols_.DefineStack(r.id, r.frames, r.library, r.name); break;
     case OpCode::kProcessInfo:
     case OpCode::kThreadName: break;
     case OpCode::kUnmodeledApi: {

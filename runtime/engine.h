@@ -29,6 +29,12 @@ struct EngineOptions {
   bool report_pageable_async_copies = true;
   // Stop recording new distinct findings past this many (counts still grow).
   uint64_t max_distinct_findings = 100000;
+  // `--forbid-default-stream[=GLOB]` (rule default-stream-use): report work
+  // issued to the legacy or per-thread default stream, one finding per call
+  // site; with a pattern, only work issued from the objects (the executable,
+  // a shared library) whose path matches it (fnmatch(3), '*' crossing '/').
+  bool forbid_default_stream = false;
+  std::string default_stream_objects;
 };
 
 struct EngineStats {

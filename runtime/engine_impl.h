@@ -138,6 +138,13 @@ class alignas(64) Engine::Impl {
   // streamcheck does not observe, the two would be ordered. 0 when none.
   ThreadId ThreadAwareOf(Epoch earlier, ThreadId later_thread) const;
 
+  // engine_default_stream.cpp (run --forbid-default-stream): inline, the
+  // common case is the option off.
+  void DefaultStreamUse(const TraceRecord& r, const StreamState& s) {
+    if (options_.forbid_default_stream) [[unlikely]] CheckDefaultStreamUse(r, s);
+  }
+  void CheckDefaultStreamUse(const TraceRecord& r, const StreamState& s);
+
   // engine_scopes.cpp
   void ScopeBegin(const TraceRecord& r);
   void ScopeEnd(const TraceRecord& r);
@@ -156,6 +163,10 @@ class alignas(64) Engine::Impl {
   static void ExplainDoubt(Doubt doubt, Finding* f);
   void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                     const std::string& message, const std::string& reason);
+  // The finding of one operation, whoever's code made it (ReportSingle has
+  // already asked whether it is a library's own).
+  void ReportSingleOperation(const FindingKey& key, const AccessDescription& access, const std::string& message,
+                             const std::string& reason);
   // Why a finding may not be certain.
   struct Uncertainty {
     bool unknown_mode = false;     // a side's read or write is not known
@@ -207,6 +218,8 @@ class alignas(64) Engine::Impl {
   SiteTable sites_;
   SymbolTable symbols_;
   ScopeTable scopes_;
+  // --forbid-default-stream=GLOB: whether each calling object's path matches.
+  std::unordered_map<StringId, bool> default_stream_objects_;
   GraphModel graphs_;
   FindingCollector findings_;
   FindingCollector library_findings_{nullptr, options_.max_distinct_findings};  // counted, not reported

@@ -87,7 +87,9 @@ void Engine::Impl::StreamOperation(const TraceRecord& r, StreamState& s,
 // cudaLaunchKernel(Ex), <<<>>>, cudaLaunchCooperativeKernel, cuLaunchKernel(Ex).
 void Engine::Impl::KernelLaunch(const TraceRecord& r) {
   EnterHostCall(r);
-  StreamOperation(r, sync_.Stream(r.stream, r.thread), r.accesses);
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  DefaultStreamUse(r, s);
+  StreamOperation(r, s, r.accesses);
 }
 
 // cudaLaunchHostFunc, cudaStreamAddCallback: runs in stream order. The
@@ -98,6 +100,7 @@ void Engine::Impl::KernelLaunch(const TraceRecord& r) {
 void Engine::Impl::HostFunc(const TraceRecord& r) {
   EnterHostCall(r);
   StreamState& s = sync_.Stream(r.stream, r.thread);
+  DefaultStreamUse(r, s);
   StreamOperation(r, s, {});
   if (r.id == 0 || s.capture_graph != 0) return;  // not observed, or a graph node (runs at each launch)
   if (pending_host_funcs_.size() >= kMaxPendingHostFuncs) {
@@ -124,6 +127,7 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
   const MemoryKind dst_kind = allocations_.KindOf(r.dst);
   const CopyKind kind = ResolveCopyKind(r.copy_kind, src_kind, dst_kind);
   const std::vector<MemoryAccess> both = TransferAccesses(r);
+  if (r.is_async) DefaultStreamUse(r, s);
   if (s.capture_graph != 0) {
     CaptureNode(r, s, both);
     return;
@@ -202,6 +206,7 @@ void Engine::Impl::Memset(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
   StreamState& s = sync_.Stream(r.stream, r.thread);
   const std::vector<MemoryAccess> dst = TransferAccesses(r);
+  if (r.is_async) DefaultStreamUse(r, s);
   if (s.capture_graph != 0) {
     CaptureNode(r, s, dst);
     return;
@@ -261,6 +266,7 @@ void Engine::Impl::MallocAsync(const TraceRecord& r) {
     Anomaly("cudaMallocAsync during stream capture (memory nodes are not modeled)");
     return;
   }
+  DefaultStreamUse(r, s);
   sync_.PrepareStreamOperation(s, t);
   const Epoch e = sync_.TickStream(s);
   allocations_.Add({r.dst, r.size, MemoryKind::kAsyncPool, s.device, SiteOf(r), s.lane});
@@ -276,6 +282,7 @@ void Engine::Impl::FreeAsync(const TraceRecord& r) {
     Anomaly("cudaFreeAsync during stream capture (memory nodes are not modeled)");
     return;
   }
+  DefaultStreamUse(r, s);
   const Allocation* a = LiveAllocationAt(allocations_, r.dst);
   if (a == nullptr) return;
   sync_.PrepareStreamOperation(s, t);

@@ -212,13 +212,18 @@ void Engine::Impl::ReportSingle(rules::RuleId rule, FindingKind kind, const Acce
   // library's to change, not the program's.
   if (const StringId library = CallingLibrary(access.site); library != 0)
     return CountLibraryInternal(key, symbols_.String(library));
+  ReportSingleOperation(key, access, message, reason);
+}
+
+void Engine::Impl::ReportSingleOperation(const FindingKey& key, const AccessDescription& access,
+                                         const std::string& message, const std::string& reason) {
   findings_.Report(key, [&] {
     Finding f;
-    f.rule = std::string(rules::Get(rule).id);
-    f.kind = kind;
+    f.rule = std::string(rules::Get(key.rule).id);
+    f.kind = key.kind;
     f.message = message;
     f.reason = reason;
-    f.fix = std::string(rules::Get(rule).fix_hint);
+    f.fix = std::string(rules::Get(key.rule).fix_hint);
     f.accesses.push_back(Describe(access, "operation"));
     f.buffer.address = access.address;
     f.buffer.size = access.size;

@@ -22,6 +22,7 @@ enum class FindingKind : uint8_t {
   kUnrecordedEventWait = 6,
   kPageableAsyncCopy = 7,
   kUnsynchronizedTiming = 8,
+  kDefaultStreamUse = 9,   // work issued to a default stream (run --forbid-default-stream)
 };
 std::string_view FindingKindName(FindingKind kind);
 

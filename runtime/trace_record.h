@@ -19,7 +19,7 @@ enum class OpCode : uint8_t {
   kInvalid = 0,
   // Definitions: no ordering meaning.
   kDefineString = 1,  // id=string_id, text
-  kDefineStack = 2,   // id=stack_id, frames
+  kDefineStack = 2,   // id=stack_id, frames, [library], [name: the path of the object whose code made the call]
   kProcessInfo = 3,   // text = "key=value" metadata (command, pid, host, gpu)
   kThreadName = 4,    // thread, text
   kUnmodeledApi = 5,  // api: a call that may change ordering but is not modeled (counted)

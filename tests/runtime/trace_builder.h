@@ -177,6 +177,17 @@ class TraceBuilder {
     defines_.push_back(def);
     return *this;
   }
+  // The last call was made by the code of the object (executable or shared
+  // library) at `path`: its stack's definition says so (define_stack's name).
+  TraceBuilder& CalledFromObject(const std::string& path) {
+    TraceRecord def;
+    def.op = OpCode::kDefineStack;
+    def.id = records_.back().stack;
+    def.frames = {{Intern("caller"), Intern("caller.cu"), 7, 0x7000}};
+    def.name = Intern(path);
+    defines_.push_back(def);
+    return *this;
+  }
 
   // String definitions first, then the calls in order.
   std::vector<TraceRecord> records() const {
@@ -185,9 +196,9 @@ class TraceBuilder {
     return all;
   }
 
-  std::vector<Finding> Run(EngineStats* stats = nullptr) const {
+  std::vector<Finding> Run(EngineStats* stats = nullptr, const EngineOptions& options = {}) const {
     CollectingSink sink;
-    Engine engine(&sink);
+    Engine engine(&sink, options);
     for (const TraceRecord& r : records()) engine.Process(r);
     engine.Finish();
     if (stats) *stats = engine.stats();
