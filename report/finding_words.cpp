@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "report/html_timeline.h"
 #include "report/object_names.h"
 
 namespace streamcheck::report {
@@ -354,6 +353,15 @@ std::string DoubtFix(const Finding& f, const Side& b) {
 }
 
 }  // namespace
+
+std::pair<size_t, size_t> RacingPair(const Finding& f) {
+  size_t earlier = 0, later = f.accesses.empty() ? 0 : f.accesses.size() - 1;
+  for (size_t i = 0; i < f.accesses.size(); ++i) {
+    if (f.accesses[i].role == "earlier") earlier = i;
+    if (f.accesses[i].role == "later") later = i;
+  }
+  return {earlier, later};
+}
 
 FindingWords DescribeFinding(const Finding& f) {
   FindingWords words;

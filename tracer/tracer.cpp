@@ -16,6 +16,7 @@
 #include "tracer/hot_path.h"
 #include "tracer/job_place.h"
 #include "tracer/libraries/library_modules.h"
+#include "tracer/scopes/scope_hooks.h"
 #include "tracer/thread_state.h"
 #include "tracer/environment.h"
 
@@ -137,7 +138,9 @@ void Tracer::OpenOutputs() {
   session_ = store::RunSession::Open(session, &error);
   for (const std::string& warning : session_->warnings()) Warn(warning);
   config_.run_id = session_->run_id();
-  output_ = session_->AddProcess(store::ProcessInfo{getpid(), CommandLine(), place.host, place.rank});
+  scope_findings_.Clear();
+  output_ = session_->AddProcess(store::ProcessInfo{getpid(), CommandLine(), place.host, place.rank},
+                                 &scope_findings_);
   engine_ = std::make_unique<Engine>(output_);
   engine_->set_stack_resolver(this);
   if (!config_.trace_path.empty()) {
@@ -263,6 +266,9 @@ STREAMCHECK_HOT ThreadId Tracer::CurrentThread() {
       TraceRecord mode = host_order_.ModeRecord();
       Submit(mode);
     }
+    // A test's scope opened before CUDA loaded the tracer (or before this
+    // thread's first call) holds this thread's work from here.
+    EmitOpenScopes(thread.id);
   }
   return thread.id;
 }
@@ -341,6 +347,54 @@ StringId Tracer::NoteCallingLibrary(StackId stack) {
   const StringId library = Intern(LibraryOfCaller(pcs.data(), pcs.size()));
   if (library != 0) stack_libraries_[stack] = library;
   return library;
+}
+
+void Tracer::EmitOpenScopes(ThreadId thread) {
+  for (const std::string_view name : OpenScopesOfThisThread()) {
+    TraceRecord r;
+    r.op = OpCode::kScopeBegin;
+    r.thread = thread;
+    r.name = Intern(name);
+    r.timestamp_ns = clock_.Ticks();
+    Submit(r);
+  }
+}
+
+void Tracer::EmitScopeMark(TraceRecord& r) {
+  r.thread = CurrentThread();
+  r.timestamp_ns = clock_.Ticks();
+  Submit(r);
+}
+
+void Tracer::ScopeBegin(const char* name) {
+  std::lock_guard<TracerLock> lock(lock_);
+  if (finished_) return;
+  TraceRecord r;
+  r.op = OpCode::kScopeBegin;
+  r.name = Intern(name);
+  EmitScopeMark(r);
+}
+
+void Tracer::ScopeEnd() {
+  std::lock_guard<TracerLock> lock(lock_);
+  if (finished_) return;
+  // On the thread's first record, the catch-up (CurrentThread) opens the
+  // scope being closed first: the preloaded library drops it after this.
+  TraceRecord r;
+  r.op = OpCode::kScopeEnd;
+  EmitScopeMark(r);
+}
+
+long Tracer::ScopeErrors(char* text, size_t size) {
+  std::lock_guard<TracerLock> lock(lock_);
+  if (finished_ || !engine_) return 0;
+  const ThreadId thread = CurrentThread();
+  // Every record queued so far analysed, and the worker held between two
+  // while the engine is read (as for fork).
+  PauseAnalysis();
+  const long found = scope_findings_.Report(*engine_, engine_->OpenScope(thread), text, size);
+  ResumeAnalysis();
+  return found;
 }
 
 void Tracer::CountUnmodeled(std::string_view api) {
@@ -479,6 +533,8 @@ void Tracer::RestartAfterFork() {
   config_.trace_path = TracePathOfThisProcess(/*forked=*/true);
   OpenOutputs();
   StartWorker();
+  // The forking thread's open scopes, for the child's fresh engine.
+  if (const ThreadId thread = ThisThread().id; thread != 0) EmitOpenScopes(thread);
 }
 
 bool Tracer::OwnsThisProcess() const { return getpid() == os_pid_; }

@@ -28,6 +28,7 @@
 #include "tracer/stacks/host_stacks.h"
 #include "tracer/kernel_access/kernel_arguments.h"
 #include "tracer/record_resolver.h"
+#include "tracer/scopes/scope_findings.h"
 #include "tracer/tracer_lock.h"
 #include "tracer/debug/tracer_profile.h"
 
@@ -80,6 +81,15 @@ class Tracer : public StackResolver {
   void CountUnmodeled(std::string_view api);
   // A framework plugin's stack (Python frames), defined once per call.
   StackId AddFrameworkStack(const StreamcheckFrame* frames, size_t count);
+  // Per-test scopes (tracer/scopes/, docs/SCOPES.md), from the preloaded
+  // library's hooks on the program's thread, without tracer_lock() held.
+  // The thread opens scope `name`, or closes its innermost (with none open,
+  // an anomaly the engine counts).
+  void ScopeBegin(const char* name);
+  void ScopeEnd();
+  // streamcheck_scope_errors: waits for the analysis to reach this point,
+  // then the new error findings of the thread's innermost scope.
+  long ScopeErrors(char* text, size_t size);
   // A caching-allocator block changed hands (framework_hooks.h).
   void PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t size, Handle stream, int device,
                  StackId stack);
@@ -122,6 +132,12 @@ class Tracer : public StackResolver {
 
  private:
   StringId NoteCallingLibrary(StackId stack);
+  // The scopes the thread opened before the tracer met it, for a fresh
+  // engine (its first record, or a forked child's first).
+  void EmitOpenScopes(ThreadId thread);
+  // A scope record of the calling thread (not a CUDA call: no stack, no
+  // framework op, nothing guarded).
+  void EmitScopeMark(TraceRecord& r);
   void OpenOutputs();
   void StartWorker();
   void WriteSymbolizedStacks();
@@ -181,6 +197,7 @@ class Tracer : public StackResolver {
   store::ProcessOutput* output_ = nullptr;      // this process's findings, through session_
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<TraceSink> trace_;
+  ScopeFindings scope_findings_;  // the errors' words, for ScopeErrors
   // The class is aligned to a line, so its size is whole lines: nothing
   // else shares the worker's last one.
 };
