@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "runtime/trace/trace_symbols.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_ops.h"
 #include "tracer/frameworks/framework_plugin.h"
@@ -85,6 +86,14 @@ std::string TracePathOfThisProcess(bool forked) {
   return root + (other_host ? "." + JobPlaceOfThisProcess().host : std::string()) + "." + std::to_string(getpid());
 }
 
+// What a replay of the trace checks as this run did (cli/cmd_replay.cpp):
+// " forbid_default_stream=GLOB", "*" for every object's work.
+std::string ForbidDefaultStreamField(const TracerConfig& c) {
+  if (!c.forbid_default_stream) return "";
+  return " " + std::string(kForbidDefaultStreamField) + "=" +
+         EncodeProcessInfoValue(c.default_stream_objects.empty() ? "*" : c.default_stream_objects);
+}
+
 }  // namespace
 
 TracerConfig TracerConfig::FromEnvironment() {
@@ -103,6 +112,10 @@ TracerConfig TracerConfig::FromEnvironment() {
   c.queue_records = !DebugFlag(DebugSwitch::kDropRecords);
   c.analyse_records = !DebugFlag(DebugSwitch::kSkipAnalysis);
   c.host_guards = Env(environment::kHostGuards) != "0";
+  if (const char* objects = std::getenv(environment::kForbidDefaultStream)) {
+    c.forbid_default_stream = true;
+    c.default_stream_objects = std::string(objects) == "*" ? "" : objects;
+  }
   return c;
 }
 
@@ -141,7 +154,10 @@ void Tracer::OpenOutputs() {
   scope_findings_.Clear();
   output_ = session_->AddProcess(store::ProcessInfo{getpid(), CommandLine(), place.host, place.rank},
                                  &scope_findings_);
-  engine_ = std::make_unique<Engine>(output_);
+  EngineOptions options;
+  options.forbid_default_stream = config_.forbid_default_stream;
+  options.default_stream_objects = config_.default_stream_objects;
+  engine_ = std::make_unique<Engine>(output_, options);
   engine_->set_stack_resolver(this);
   if (!config_.trace_path.empty()) {
     std::string error;
@@ -151,7 +167,8 @@ void Tracer::OpenOutputs() {
   TraceRecord info;
   info.op = OpCode::kProcessInfo;
   // The command last: it has spaces (ProcessInfoField, trace_symbols.h, reads it so).
-  info.text = "pid=" + std::to_string(getpid()) + " " + DescribeJobPlace(place) + " command=" + CommandLine();
+  info.text = "pid=" + std::to_string(getpid()) + " " + DescribeJobPlace(place) +
+              ForbidDefaultStreamField(config_) + " command=" + CommandLine();
   Submit(info);
   // Host threads have their own clocks when the preloaded library tells how
   // they synchronize (host_thread_order.h); the engine's default is trace order.
@@ -326,6 +343,7 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
       def.id = r.stack;
       for (uint64_t pc : stacks_.ProgramCounters(r.stack)) def.frames.push_back({0, 0, 0, pc});
       def.library = NoteCallingLibrary(r.stack);
+      if (const auto object = stack_objects_.find(r.stack); object != stack_objects_.end()) def.name = object->second;
       Submit(def);
     }
   }
@@ -344,8 +362,11 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
 // definition at exit, when the library may be unloaded.
 StringId Tracer::NoteCallingLibrary(StackId stack) {
   const std::vector<uint64_t>& pcs = stacks_.ProgramCounters(stack);
-  const StringId library = Intern(LibraryOfCaller(pcs.data(), pcs.size()));
+  const std::string_view object = CallingObject(pcs.data(), pcs.size());
+  const StringId library = Intern(LibraryOfModule(object));
   if (library != 0) stack_libraries_[stack] = library;
+  // The object's path: what --forbid-default-stream=GLOB matches (define_stack's name).
+  if (const StringId path = Intern(object); path != 0) stack_objects_[stack] = path;
   return library;
 }
 
@@ -504,6 +525,7 @@ void Tracer::WriteSymbolizedStacks() {
     for (const ResolvedFrame& f : stacks_.Symbolize(id))
       def.frames.push_back({Intern(f.function), Intern(f.file), f.line, f.pc});
     if (const auto it = stack_libraries_.find(id); it != stack_libraries_.end()) def.library = it->second;
+    if (const auto it = stack_objects_.find(id); it != stack_objects_.end()) def.name = it->second;
     trace_->Append(def);
   }
 }

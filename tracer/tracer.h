@@ -56,6 +56,11 @@ struct TracerConfig {
   // STREAMCHECK_HOST_GUARDS=0 (`streamcheck run --no-host-guards`): no guard
   // pages, so no host accesses observed (tracer/host/host_guards.h).
   bool host_guards = true;
+  // STREAMCHECK_FORBID_DEFAULT_STREAM (`run --forbid-default-stream[=GLOB]`,
+  // rule default-stream-use): on, and the objects whose work counts ("" every
+  // object's; the variable's "*" is that too).
+  bool forbid_default_stream = false;
+  std::string default_stream_objects;
   static TracerConfig FromEnvironment();
 };
 
@@ -185,6 +190,7 @@ class Tracer : public StackResolver {
   std::array<StaticString, 64> recent_static_strings_{};
   HostStacks stacks_;
   std::unordered_map<StackId, StringId> stack_libraries_;  // NoteCallingLibrary's, where not the program's
+  std::unordered_map<StackId, StringId> stack_objects_;    // and the path of the object that made the call
   AddressSpan address_span_;
   std::array<uint64_t, 256> native_stacks_by_op_{};  // by OpCode, with STREAMCHECK_DEBUG=profile
   HostThreadOrder host_order_;
