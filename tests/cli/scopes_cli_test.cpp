@@ -1,6 +1,8 @@
-// Per-test scopes through the binary (issue 42): a replayed trace gives
-// each side its scope, `report --group-by test` heads each test's findings
-// in every format and `--scope GLOB` keeps one test's.
+// Per-test scopes and the default-stream check through the binary (issue
+// 42): a replayed trace gives each side its scope, `report --group-by test`
+// heads each test's findings in every format and `--scope GLOB` keeps one
+// test's, and `--forbid-default-stream[=GLOB]` on replay decides, or the
+// trace's own run did.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -101,6 +103,30 @@ TEST(Scopes, ReportGroupsByTestAndFiltersByScope) {
   const auto none = Streamcheck("report " + db + " --format summary --scope 'tests/other.py::*'");
   EXPECT_NE(none.output.find("0 findings"), std::string::npos) << none.output;
   EXPECT_EQ(Streamcheck("report " + db + " --group-by rule").exit_code, 2);
+}
+
+TEST(DefaultStream, AReplayChecksTheTraceAsItsRunDid) {
+  // The trace's run checked libmylib's work: the library's one default-stream launch.
+  std::vector<Finding> fs = StoredFindings(Replayed(Example("default_stream_library.trace.txt"), "racy.db"));
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].rule, "default-stream-use");
+  EXPECT_EQ(fs[0].message, "scale_small(float*, int) issued to the legacy default stream by libmylib.so");
+  EXPECT_TRUE(StoredFindings(Replayed(Example("default_stream_library_fixed.trace.txt"), "fixed.db")).empty());
+  // Every object's work: the program's own init<<<>>> too.
+  fs = StoredFindings(
+      Replayed(Example("default_stream_library_fixed.trace.txt"), "everyone.db", "--forbid-default-stream"));
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].accesses[0].op, "init(float*, int)");
+  fs = StoredFindings(
+      Replayed(Example("default_stream_library.trace.txt"), "app.db", "--forbid-default-stream='*/bin/app'"));
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].accesses[0].op, "init(float*, int)");
+  // A trace whose run did not check is not checked.
+  EXPECT_TRUE(StoredFindings(Replayed(Example("two_streams.trace.txt"), "two.db", "")).size() == 2u);
+  const auto text = Streamcheck("report " + TempPath("racy.db"));
+  EXPECT_NE(text.output.find("warning: scale_small (mylib.cu:9) was issued to the default stream by libmylib.so"),
+            std::string::npos)
+      << text.output;
 }
 
 }  // namespace
