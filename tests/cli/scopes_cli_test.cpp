@@ -4,44 +4,24 @@
 // test's, and `--forbid-default-stream[=GLOB]` on replay decides, or the
 // trace's own run did.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
-#include "store/reader.h"
-#include "store/store.h"
-#include "tests/common/run_command.h"
+#include "tests/cli/cli_helpers.h"
 
 namespace streamcheck {
 namespace {
 
 namespace fs = std::filesystem;
 
-testing::CommandResult Streamcheck(const std::string& args) {
-  return testing::RunCommand(std::string(STREAMCHECK_BINARY) + " " + args + " 2>&1");
-}
+using cli_testing::StoredFindings;
+using cli_testing::Streamcheck;
+using cli_testing::TempPath;
 
 std::string Example(const std::string& name) { return std::string(STREAMCHECK_SOURCE_DIR) + "/testdata/examples/" + name; }
-
-std::string TempPath(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("streamcheck_scopes_cli_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::vector<Finding> StoredFindings(const std::string& db_path) {
-  std::string error;
-  auto db = store::Store::Open(db_path, &error, {.read_only = true});
-  EXPECT_TRUE(db) << error;
-  std::vector<store::StoredFinding> stored;
-  std::vector<Finding> out;
-  if (!db || !store::ReadFindings(*db, {}, &stored, &error)) return out;
-  for (auto& s : stored) out.push_back(s.finding);
-  return out;
-}
 
 // Replays `trace` into a fresh database.
 std::string Replayed(const std::string& trace, const std::string& db_name, const std::string& options = "") {

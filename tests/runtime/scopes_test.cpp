@@ -31,6 +31,16 @@ TraceBuilder Streams() {
   return t;
 }
 
+// `t` finds one race of `rule`, its sides in these scopes.
+void ExpectOneRace(const TraceBuilder& t, const std::string& rule, const std::string& earlier,
+                   const std::string& later) {
+  const auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].rule, rule);
+  EXPECT_EQ(fs[0].accesses[0].scope, earlier);
+  EXPECT_EQ(fs[0].accesses[1].scope, later);
+}
+
 TEST(Scopes, EachSideCarriesTheScopeOpenOnItsThreadWhenIssued) {
   TraceBuilder t = Streams();
   // The copy is left in flight by one test and read by the next: the device
@@ -41,11 +51,7 @@ TEST(Scopes, EachSideCarriesTheScopeOpenOnItsThreadWhenIssued) {
   t.ScopeBegin("tests/test_io.py::test_consume");
   t.Kernel(kS2, "consume", {R(kBuf, kBytes)});
   t.ScopeEnd();
-  const auto fs = t.Run();
-  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
-  EXPECT_EQ(fs[0].rule, "cross-stream-race");
-  EXPECT_EQ(fs[0].accesses[0].scope, "tests/test_io.py::test_fill");
-  EXPECT_EQ(fs[0].accesses[1].scope, "tests/test_io.py::test_consume");
+  ExpectOneRace(t, "cross-stream-race", "tests/test_io.py::test_fill", "tests/test_io.py::test_consume");
 }
 
 TEST(Scopes, TheSameRaceInTwoScopesIsTwoFindings) {
@@ -82,10 +88,7 @@ TEST(Scopes, NestedScopesAreAPathAndTheOuterResumes) {
   t.ScopeEnd();
   t.Kernel(kS2, "consume", {R(kBuf, kBytes)});
   t.ScopeEnd();
-  const auto fs = t.Run();
-  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
-  EXPECT_EQ(fs[0].accesses[0].scope, "Suite.Test > warm-up");
-  EXPECT_EQ(fs[0].accesses[1].scope, "Suite.Test");
+  ExpectOneRace(t, "cross-stream-race", "Suite.Test > warm-up", "Suite.Test");
 }
 
 TEST(Scopes, AScopeIsItsThreadsOnly) {
@@ -93,10 +96,7 @@ TEST(Scopes, AScopeIsItsThreadsOnly) {
   t.OnThread(1).ScopeBegin("main thread's test");
   t.OnThread(2).Copy(kS1, kBuf, kPinned, kBytes, CopyKind::kHostToDevice, true);
   t.OnThread(1).Kernel(kS2, "consume", {R(kBuf, kBytes)}).ScopeEnd();
-  const auto fs = t.Run();
-  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
-  EXPECT_EQ(fs[0].accesses[0].scope, "");
-  EXPECT_EQ(fs[0].accesses[1].scope, "main thread's test");
+  ExpectOneRace(t, "cross-stream-race", "", "main thread's test");
 }
 
 // The host's own access (a guard page's fault) belongs to the scope open on
@@ -108,11 +108,7 @@ TEST(Scopes, AHostAccessBelongsToTheScopeOpenAtTheAccess) {
   t.ScopeEnd().ScopeBegin("test_next");
   t.HostRead(kPinned, 8);
   t.ScopeEnd();
-  const auto fs = t.Run();
-  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
-  EXPECT_EQ(fs[0].rule, "host-device-race");
-  EXPECT_EQ(fs[0].accesses[0].scope, "test_prefetch");
-  EXPECT_EQ(fs[0].accesses[1].scope, "test_next");
+  ExpectOneRace(t, "host-device-race", "test_prefetch", "test_next");
 }
 
 TEST(Scopes, MismatchesAreCountedNeverACrash) {
