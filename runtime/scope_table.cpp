@@ -25,6 +25,7 @@ ScopeTable::Change ScopeTable::Begin(ThreadId thread, StringId name) {
     }
   }
   stack.push_back(scope);  // a scope refused still takes its place: its end closes it
+  last_opener_ = thread;
   return change;
 }
 
@@ -37,7 +38,8 @@ ScopeTable::Change ScopeTable::End(ThreadId thread) {
 }
 
 uint32_t ScopeTable::CurrentSlow(ThreadId thread) const {
-  const auto it = open_.find(thread);
+  auto it = open_.find(thread);
+  if (it == open_.end()) it = open_.find(last_opener_);
   return it == open_.end() ? 0 : it->second.back();
 }
 

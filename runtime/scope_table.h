@@ -2,7 +2,11 @@
 // scopes (streamcheck_scope_begin / _end, kScopeBegin / kScopeEnd records),
 // nested as a stack. An operation belongs to the scopes open on its thread
 // when it was issued, even when the device runs it later; the host's own
-// access (a guard page's fault) to those open on the accessing thread.
+// access (a guard page's fault) to those open on the accessing thread. A
+// thread with none open works in the scopes of the thread that opened one
+// last, while it has them open: the test that is running, for the threads
+// a test's work runs on without opening scopes (PyTorch's autograd engine
+// runs a backward pass's kernels on threads of its own).
 //
 // A scope is known by its path, the names from the outermost in, interned
 // once: a site carries one id, so the same race in two tests is two
@@ -34,8 +38,9 @@ class ScopeTable {
   // `thread` closes its innermost scope.
   Change End(ThreadId thread);
 
-  // The innermost scope open on `thread`: 0 outside every scope. Inline:
-  // every site asks (the common case, no scope ever opened, one compare).
+  // The innermost scope `thread` works in (its own, else the last opener's):
+  // 0 outside every scope. Inline: every site asks (the common case, no
+  // scope open anywhere, one compare).
   uint32_t Current(ThreadId thread) const {
     if (open_.empty()) [[likely]] return 0;
     return CurrentSlow(thread);
@@ -58,6 +63,7 @@ class ScopeTable {
   std::unordered_map<uint64_t, uint32_t> ids_;  // parent << 32 | name -> id
   // Each thread's open scopes, innermost last; a thread with none has no entry.
   std::unordered_map<ThreadId, std::vector<uint32_t>> open_;
+  ThreadId last_opener_ = 0;  // the thread of the last Begin
 };
 
 }  // namespace streamcheck

@@ -91,12 +91,30 @@ TEST(Scopes, NestedScopesAreAPathAndTheOuterResumes) {
   ExpectOneRace(t, "cross-stream-race", "Suite.Test > warm-up", "Suite.Test");
 }
 
-TEST(Scopes, AScopeIsItsThreadsOnly) {
+TEST(Scopes, AScopeIsItsThreadsOwn) {
   TraceBuilder t = Streams();
   t.OnThread(1).ScopeBegin("main thread's test");
-  t.OnThread(2).Copy(kS1, kBuf, kPinned, kBytes, CopyKind::kHostToDevice, true);
+  t.OnThread(2).ScopeBegin("loader thread's batch");
+  t.Copy(kS1, kBuf, kPinned, kBytes, CopyKind::kHostToDevice, true).ScopeEnd();
   t.OnThread(1).Kernel(kS2, "consume", {R(kBuf, kBytes)}).ScopeEnd();
-  ExpectOneRace(t, "cross-stream-race", "", "main thread's test");
+  ExpectOneRace(t, "cross-stream-race", "loader thread's batch", "main thread's test");
+}
+
+// PyTorch's autograd engine runs a test's backward kernels on a thread of
+// its own, which opens no scope: they are the running test's, the scope
+// opened last and still open; once it is closed, nobody's.
+TEST(Scopes, AThreadWithoutScopesWorksInTheScopeOpenedLast) {
+  TraceBuilder t = Streams();
+  t.OnThread(1).ScopeBegin("test_backward");
+  t.OnThread(2).Copy(kS1, kBuf, kPinned, kBytes, CopyKind::kHostToDevice, true);  // autograd's thread
+  t.OnThread(1).Kernel(kS2, "consume", {R(kBuf, kBytes)}).ScopeEnd();
+  t.OnThread(2).Kernel(kS1, "overwrite", {W(kBuf, kBytes)});
+  const auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 2u) << Summary(fs);
+  EXPECT_EQ(fs[0].accesses[0].scope, "test_backward");
+  EXPECT_EQ(fs[0].accesses[1].scope, "test_backward");
+  EXPECT_EQ(fs[1].accesses[0].scope, "test_backward");
+  EXPECT_EQ(fs[1].accesses[1].scope, "");
 }
 
 // The host's own access (a guard page's fault) belongs to the scope open on
@@ -144,7 +162,7 @@ TEST(Scopes, TheEngineListsTheFindingsOfAScope) {
   for (const TraceRecord& r : first) engine.Process(r);
   const uint32_t inner = engine.OpenScope(1);
   EXPECT_NE(inner, 0u);
-  EXPECT_EQ(engine.OpenScope(2), 0u);
+  EXPECT_EQ(engine.OpenScope(2), inner) << "a thread with none of its own works in the last opener's";
   std::map<uint64_t, uint64_t> in_inner, everywhere;
   engine.ForEachFindingInScope(inner, [&](uint64_t id, uint64_t count) { in_inner[id] = count; });
   engine.ForEachFindingInScope(0, [&](uint64_t id, uint64_t count) { everywhere[id] = count; });
