@@ -413,9 +413,11 @@ long Tracer::ScopeErrors(char* text, size_t size) {
   // Every record queued so far analysed, and the worker held between two
   // while the engine is read (as for fork).
   PauseAnalysis();
-  const long found = scope_findings_.Report(*engine_, engine_->OpenScope(thread), text, size);
-  ResumeAnalysis();
-  return found;
+  struct Resume {
+    Tracer* tracer;
+    ~Resume() { tracer->ResumeAnalysis(); }  // also when the report throws (GuardInternalErrors catches it)
+  } resume{this};
+  return scope_findings_.Report(*engine_, engine_->OpenScope(thread), text, size);
 }
 
 void Tracer::CountUnmodeled(std::string_view api) {
