@@ -146,7 +146,8 @@ class TestGroups {
   void WriteCounts() {
     if (!on_ || counts_.empty()) return;
     std::string counts;
-    for (const auto& [test, n] : counts_) counts += fmt::format("{}{} in {}", counts.empty() ? "" : ", ", n, TestHeading(test));
+    for (const auto& [test, n] : counts_)
+      counts += fmt::format("{}{} in {}", counts.empty() ? "" : ", ", n, TestHeading(test));
     fmt::print(out_, "{} {}\n", paint_(kCyan, "by test:"), counts);
   }
 

@@ -122,8 +122,8 @@ class Engine {
   bool HostThreadOrderedAfter(ThreadId thread, DeviceWork work);
 
   // Per-test scopes (docs/SCOPES.md), for the live tracer's
-  // streamcheck_scope_errors. The innermost scope open on host thread
-  // `thread` now: 0 when none.
+  // streamcheck_scope_errors. The innermost scope host thread `thread`
+  // works in now (its own, else the last opener's: scope_table.h); 0 when none.
   uint32_t OpenScope(ThreadId thread) const;
   // Each distinct finding reported so far (the sink's local id) whose later
   // access, or only one, was made inside `scope` or a scope nested in it

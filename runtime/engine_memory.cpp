@@ -166,7 +166,8 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
 // effect (PyTorch's blocking Tensor.to / copy_ do exactly that), which is not
 // worth a warning; anything else first, and it is reported. Records that are
 // not CUDA calls (names, stacks, the host-thread ordering the tracer writes
-// before a synchronize or at a lock, a test's scope opening or closing) are looked past, and so are the stream's
+// before a synchronize or at a lock, a test's scope opening or closing) are
+// looked past, and so are the stream's
 // own bookkeeping between the copy and that synchronization: a stream-ordered
 // free or allocation, or an event record, on the copy's stream (cuda-samples'
 // streamOrderedAllocation: copy, cudaFreeAsync, cudaStreamSynchronize).

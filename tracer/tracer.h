@@ -199,11 +199,13 @@ class Tracer : public StackResolver {
   // and Finish() touch it. The worker's picture of memory.
   alignas(64) RecordResolver resolver_;
   TicksToNanoseconds timestamps_{clock_};
+  // The errors' words, for ScopeErrors: the session's `also` sink, so
+  // declared before it (and destroyed after).
+  ScopeFindings scope_findings_;
   std::unique_ptr<store::RunSession> session_;  // database, suppressions, counters (store/run_session.h)
   store::ProcessOutput* output_ = nullptr;      // this process's findings, through session_
   std::unique_ptr<Engine> engine_;
   std::unique_ptr<TraceSink> trace_;
-  ScopeFindings scope_findings_;  // the errors' words, for ScopeErrors
   // The class is aligned to a line, so its size is whole lines: nothing
   // else shares the worker's last one.
 };
