@@ -165,3 +165,23 @@ def test_entry_point_and_p_option_together(tmp_path, entry_point):
     (tmp_path / "conftest.py").write_text('pytest_plugins = ["streamcheck.pytest"]\n')
     done = subprocess.run(pytest_command("-q", "test_plain.py"), cwd=tmp_path, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+@needs_streamcheck
+def test_forbid_default_stream_names_the_test(tmp_path):
+    """run --forbid-default-stream=GLOB under the plugin: each default-stream call site in each test is a
+    warning naming its test, never a failure; a replay of the trace checks it again as the run did."""
+    db, trace = tmp_path / "findings.db", tmp_path / "run.sctrace"
+    command = [STREAMCHECK, "run", "--db", str(db), "--trace", str(trace), "--forbid-default-stream=*libfake_traced*",
+               "--", *pytest_command("scopes_suite", "--rootdir", str(HERE), "-q", "--streamcheck-fail", "-k",
+                                     "side_stream_waits or host_only")]
+    done = subprocess.run(command, cwd=HERE, env=environment(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = subprocess.run([STREAMCHECK, "report", str(db), "--format", "json"], capture_output=True, text=True,
+                            check=True)
+    findings = json.loads(report.stdout)["findings"]
+    assert [(f["rule"], f["severity"], f["test"]) for f in findings] == [
+        ("default-stream-use", "warning", TEST_FILE + "::test_side_stream_waits")]
+    assert findings[0]["message"].endswith("issued to the legacy default stream by libfake_traced_process.so")
+    replayed = subprocess.run([STREAMCHECK, "replay", "--no-db", "-q", str(trace)], capture_output=True, text=True)
+    assert "1 finding " in replayed.stderr, replayed.stderr
