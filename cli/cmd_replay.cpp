@@ -36,7 +36,24 @@ struct ReplayOptions {
   int busy_timeout_ms = 5000;
   bool quiet = false;
   std::string color = "auto";
+  // --forbid-default-stream[=GLOB]; "": as the trace's run did (its process_info).
+  std::string forbid_default_stream;
 };
+
+// The default-stream check for one trace: the option's, else what the run
+// that recorded it checked (`run --forbid-default-stream`, kept in its
+// process_info); "*" is every object's work.
+EngineOptions OptionsFor(const ReplayOptions& o, const TraceSymbols& symbols) {
+  EngineOptions options;
+  const std::string objects =
+      !o.forbid_default_stream.empty()
+          ? o.forbid_default_stream
+          : DecodeProcessInfoValue(ProcessInfoField(symbols.process_info(), kForbidDefaultStreamField));
+  if (objects.empty()) return options;
+  options.forbid_default_stream = true;
+  options.default_stream_objects = objects == "*" ? "" : objects;
+  return options;
+}
 
 // Keeps the findings that passed the suppressions, for the terminal report.
 class CollectingSink : public FindingSink {
@@ -92,7 +109,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
                            ProcessInfoField(symbols.process_info(), "host"),
                            rank.empty() ? -1 : std::atoi(rank.c_str())},
         &collected);
-    Engine engine(output);
+    Engine engine(output, OptionsFor(o, symbols));
     engine.set_stack_resolver(&symbols);
     const auto start = std::chrono::steady_clock::now();
     const TraceSource::Status status = ReplayInto(*source, engine);
@@ -160,6 +177,11 @@ void AddReplayCommand(CLI::App& app) {
   AddErrorExitCodeOption(cmd, &o->error_exitcode, "findings do not fail");
   AddBusyTimeoutOption(cmd, &o->busy_timeout_ms);
   cmd->add_flag("-q,--quiet", o->quiet, "print only the one-line summary");
+  // "--forbid-default-stream" alone is "=*": every object's work.
+  cmd->add_flag("--forbid-default-stream{*}", o->forbid_default_stream,
+                "report work issued to the legacy or per-thread default stream (rule default-stream-use), as `run "
+                "--forbid-default-stream[=GLOB]` does; without it, a trace recorded with that option is checked as "
+                "its run was");
   AddColorOption(cmd, &o->color);
   cmd->callback([o, &app] {
     std::string command_line = "streamcheck replay";

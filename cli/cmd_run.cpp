@@ -42,6 +42,7 @@ struct RunOptions {
   bool no_host_guards = false;
   bool quiet = false;
   std::string precise;  // --precise[=GLOB]: kernels to instrument ("" = fast mode)
+  std::string forbid_default_stream;  // --forbid-default-stream[=GLOB]: objects whose default-stream work counts ("" = off)
   std::string color = "auto";
 };
 
@@ -98,6 +99,8 @@ void PreloadInterposers(const std::string& tracer) {
   setenv(environment::kBusyTimeoutMs, std::to_string(o.busy_timeout_ms).c_str(), 1);
   if (!o.precise.empty()) setenv(environment::kPrecise, o.precise.c_str(), 1);
   if (o.no_host_guards) setenv(environment::kHostGuards, "0", 1);
+  if (!o.forbid_default_stream.empty())
+    setenv(environment::kForbidDefaultStream, o.forbid_default_stream.c_str(), 1);
   std::vector<char*> argv;
   for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -253,7 +256,7 @@ std::string DebugHelp() {
   std::string text =
       "STREAMCHECK_DEBUG=SWITCH[,SWITCH...] looks inside the tracer (tracer/debug/debug_switches.def):\n";
   for (const tracer::DebugSwitchInfo& s : tracer::kDebugSwitches) text += NameAndMeaning(s.name, s.meaning, 24);
-  text += "\nEnvironment variables (tracer/environment.def; `run` sets the first ten for the processes it traces):\n";
+  text += "\nEnvironment variables (tracer/environment.def; `run` sets the first eleven for the processes it traces):\n";
   for (const environment::VariableInfo& v : environment::kVariables) text += NameAndMeaning(v.name, v.meaning, 30);
   return text;
 }
@@ -281,6 +284,12 @@ void AddRunCommand(CLI::App& app) {
                 "instrument kernels on the device (Compute Sanitizer API) and check the bytes they really "
                 "touch instead of fast mode's guess; --precise=GLOB only kernels whose demangled name matches "
                 "(docs/PRECISE.md)");
+  // "--forbid-default-stream" alone is "=*": every object's work.
+  cmd->add_flag("--forbid-default-stream{*}", o->forbid_default_stream,
+                "report work issued to the legacy or per-thread default stream (rule default-stream-use, a warning: "
+                "kernel launches, async copies and memsets, host functions), one finding per call site; "
+                "--forbid-default-stream=GLOB only work issued by the objects (executable, shared libraries) whose "
+                "path matches, e.g. '*libmylib*' (rules/docs/default-stream-use.md)");
   cmd->add_flag("--no-host-guards", o->no_host_guards,
                 "do not guard host-visible memory while the device works on it: the host's own reads and "
                 "writes of it go unobserved (docs/HOST_GUARDS.md); the run records that they were off");

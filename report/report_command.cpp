@@ -5,6 +5,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "report/html_report.h"
@@ -66,6 +67,12 @@ bool OutputIsAnInput(const ReportRequest& r, std::string* error) {
   return false;
 }
 
+// --scope GLOB: a side of the finding was made in a scope the glob matches.
+bool InScope(const Finding& f, const std::string& glob) {
+  return std::any_of(f.accesses.begin(), f.accesses.end(),
+                     [&](const FindingAccess& a) { return !a.scope.empty() && GlobMatch(glob, a.scope); });
+}
+
 bool WriteReport(const ReportData& data, const std::string& format, std::ostream& out) {
   if (format == "text") return WriteTextReport(data, out);
   if (format == "summary") return WriteSummaryReport(data, out);
@@ -81,6 +88,8 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
   if (request.format != "text" && request.format != "summary" && request.format != "json" &&
       request.format != "sarif" && request.format != "html")
     return Fail(err, command, "unknown format '" + request.format + "' (text, summary, json, sarif or html)");
+  if (!request.group_by.empty() && request.group_by != "test")
+    return Fail(err, command, "unknown grouping '" + request.group_by + "' (test)");
   if (!request.rule.empty() && rules::Find(request.rule) == nullptr)
     return Fail(err, command, "unknown rule '" + request.rule + "' (`streamcheck rules` lists them)");
   if (request.run && *request.run <= 0 && *request.run != kLatestRun)
@@ -105,8 +114,10 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
   data.db_path = request.db_path;
   data.color = request.color;
   data.verbose = request.verbose;
+  data.group_by_test = request.group_by == "test";
   store::FindingQuery query;
   query.rule = request.rule;
+  query.by_test = data.group_by_test;
   if (!SelectRuns(*store, request.run, &data.runs, &query.run, &error)) return Fail(err, command, error);
   std::vector<int64_t> run_ids;
   if (query.run) run_ids.push_back(*query.run);
@@ -145,6 +156,7 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
           }
           request.path_map.Apply(&f.finding);
           if (suppressions && suppressions->Suppressed(f.finding)) return true;
+          if (!request.scope.empty() && !InScope(f.finding, request.scope)) return true;
           folder.Add(f);
           return true;
         },

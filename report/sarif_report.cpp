@@ -1,5 +1,6 @@
 #include "report/sarif_report.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -80,6 +81,12 @@ json SarifResult(const store::StoredFinding& s, const std::map<std::string, size
                  {"properties", {{"kind", FindingKindName(f.kind)},
                                  {"confidence", ConfidenceName(f.confidence)}}}};
   if (auto it = rule_index.find(f.rule); it != rule_index.end()) result["ruleIndex"] = it->second;
+  // The test the finding belongs to, and each side's when a race crosses two (docs/SCOPES.md).
+  if (const std::string test = TestOf(f); !test.empty()) result["properties"]["test"] = test;
+  json scopes = json::array();
+  for (const FindingAccess& a : f.accesses) scopes.push_back(a.scope.empty() ? json(nullptr) : json(a.scope));
+  if (std::any_of(f.accesses.begin(), f.accesses.end(), [](const FindingAccess& a) { return !a.scope.empty(); }))
+    result["properties"]["scopes"] = scopes;
   // Code scanning drops results without a location: the later access's
   // source if known, else the earliest side that has one, else the allocation.
   json primary = nullptr;
@@ -139,6 +146,8 @@ bool WriteSarifReport(const ReportData& data, std::ostream& out) {
                                     {"semanticVersion", STREAMCHECK_VERSION},
                                     {"rules", rule_list}}}}},
               {"results", nullptr}};
+  // Results come ordered by test (report --group-by test); SARIF has no groups of its own.
+  if (data.group_by_test) run["properties"] = {{"groupBy", "test"}};
   JsonArrayStream results(out,
                           {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                            {"version", "2.1.0"},

@@ -181,6 +181,7 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
     Anomaly("graph launch inside a stream capture (child graphs are not modeled)");
     return;
   }
+  DefaultStreamUse(r, s);
   if (exec->node_lane.empty() || exec->node_lane[0] == kNoLane || exec->node_lane.size() != exec->nodes.size())
     AssignGraphLanes(*exec, r.graph_exec);
   sync_.PrepareStreamOperation(s, t);

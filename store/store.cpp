@@ -100,8 +100,8 @@ void InsertAccesses(Database& db, const char* table, int64_t finding_id,
       "INSERT INTO {}(finding_id, ordinal, role, op, api, framework_op, stream, stream_handle, stream_flags, "
       "on_host, device, thread, mode, address, size, trace_index, timestamp_ns, stack_id, stream_kind, "
       "stream_ordinal, stream_created_by, stream_created_stack_id, stream_first_op, stream_first_stack_id, event, "
-      "event_ordinal, event_created_by, event_created_stack_id) "
-      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      "event_ordinal, event_created_by, event_created_stack_id, scope) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
       table));
   Statement& access = *insert;
   for (size_t i = 0; *ok && i < list.size(); ++i) {
@@ -120,7 +120,7 @@ void InsertAccesses(Database& db, const char* table, int64_t finding_id,
     access.BindIdOrNull(18, stack).Bind(19, a.stream_kind).Bind(20, int64_t{a.stream_origin.ordinal});
     access.Bind(21, a.stream_origin.created_by).BindIdOrNull(22, created).Bind(23, a.stream_origin.first_op);
     access.BindIdOrNull(24, first).Bind(25, AsSql(a.event)).Bind(26, int64_t{a.event_origin.ordinal});
-    access.Bind(27, a.event_origin.created_by).BindIdOrNull(28, event_created);
+    access.Bind(27, a.event_origin.created_by).BindIdOrNull(28, event_created).Bind(29, a.scope);
     *ok = *ok && access.Run();
   }
 }
