@@ -61,6 +61,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
   config.run.mode = "replay";
   config.run.command = command_line;
   config.suppressions_path = o.suppressions;
+  config.input_paths = o.traces;
   config.open.busy_timeout_ms = o.busy_timeout_ms;
   config.open.check_integrity = true;  // never add to a damaged file
   std::string error;

@@ -129,8 +129,9 @@ int Run(const RunOptions& o) {
     return kExitUsage;
   }
   // The trace file is written from the start: it may not be the database.
-  if (!o.trace.empty() && (Absolute(o.trace) == Absolute(o.db) || store::SameFile(o.trace, o.db))) {
-    fmt::print(stderr, "streamcheck run: --trace {} is the database; nothing was run\n", o.trace);
+  if (!o.trace.empty() && (Absolute(o.trace) == Absolute(o.db) || store::IsDatabaseFile(o.db, o.trace))) {
+    fmt::print(stderr, "streamcheck run: --trace {} is the database or one of its -wal, -shm, -journal files; "
+               "nothing was run\n", o.trace);
     return kExitUsage;
   }
   // The run row, checked here once (suppressions readable, database whole

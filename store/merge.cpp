@@ -107,8 +107,8 @@ int RunMerge(const std::string& output, const std::vector<std::string>& inputs, 
   // Every input is checked and opened before the output is touched.
   std::vector<std::unique_ptr<Store>> stores;
   for (const std::string& path : inputs) {
-    if (SameFile(path, output))
-      return Fail(err, path + ": is the output database; nothing was written");
+    if (IsDatabaseFile(output, path) || IsDatabaseFile(path, output))
+      return Fail(err, path + ": is the output database, or one of SQLite's files beside it; nothing was written");
     std::unique_ptr<Store> in = Store::OpenExisting(path, &error);
     if (!in) return Fail(err, error);
     stores.push_back(std::move(in));

@@ -4,6 +4,8 @@
 
 #include <climits>
 
+#include "store/file_identity.h"
+
 namespace streamcheck::store {
 namespace {
 
@@ -107,6 +109,16 @@ std::unique_ptr<RunSession> RunSession::Open(const SessionConfig& config, std::s
       return nullptr;
   }
   if (config.db_path.empty()) return session;
+  std::vector<std::string> inputs = config.input_paths;
+  if (!config.suppressions_path.empty()) inputs.push_back(config.suppressions_path);
+  for (const std::string& input : inputs) {
+    if (!IsDatabaseFile(config.db_path, input)) continue;
+    if (!problem(config.db_path + ": the database would be " + input +
+                 ", which this command reads (or " + input + " is one of the database's -wal, -shm, -journal files)"
+                 "; nothing was written"))
+      return nullptr;
+    return session;
+  }
   std::string why;
   session->store_ = Store::Open(config.db_path, &why, config.open);
   if (!session->store_) {

@@ -54,6 +54,9 @@ struct SessionConfig {
   // -1: begin one. The session ends only a run it began.
   int64_t existing_run = -1;
   std::string suppressions_path;  // empty: none
+  // Files the command reads (replay's traces): the database may be none of
+  // them, nor may they be its -wal, -shm or -journal (nor the suppressions).
+  std::vector<std::string> input_paths;
   OpenOptions open;
   // The tracer's way: an unreadable suppressions file or database is a
   // warning (warnings()) and the session goes on without it. Otherwise Open
