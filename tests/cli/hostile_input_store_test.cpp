@@ -82,5 +82,25 @@ TEST(HostileInput, NoOutputIsTheDatabaseOrItsSideFiles) {
   EXPECT_EQ(FindingsIn(db), 50) << "every committed finding is still there";
 }
 
+
+// Issue 44: `merge OUT a.db b.db b.db b.db` copied b three times.
+TEST(HostileInput, MergeCopiesAnInputGivenTwiceOnce) {
+  Scratch s;
+  WriteAll(s.File("fifty.txt"), RacesTrace(50));
+  const std::string a = MakeDatabase(s, "a.db");
+  const std::string b = s.File("b.db");
+  ASSERT_EQ(Streamcheck("replay -q --db " + b + " " + s.File("fifty.txt")).exit_code, 0);
+  fs::copy_file(b, s.File("copy-of-b.db"));
+  fs::create_symlink(b, s.File("link-to-b.db"));
+  auto merge = Streamcheck("merge " + s.File("out.db") + " " + a + " " + b + " " + b + " " + s.File("link-to-b.db") +
+                           " " + s.File("copy-of-b.db"));
+  EXPECT_EQ(merge.exit_code, 0) << merge.output;
+  EXPECT_EQ(FindingsIn(s.File("out.db")), 51) << merge.output;
+  EXPECT_NE(merge.output.find("2 run(s), 2 process(es), 51 finding(s) into"), std::string::npos) << merge.output;
+  // Merging the same inputs into the output again adds nothing either.
+  auto again = Streamcheck("merge " + s.File("out.db") + " " + b);
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(FindingsIn(s.File("out.db")), 51) << again.output;
+}
 }  // namespace
 }  // namespace streamcheck
