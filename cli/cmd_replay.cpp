@@ -123,7 +123,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
     }
   }
   if (!o.quiet) report::WriteTextReport(report, std::cout);
-  session->End(exit_code);
+  session->Settle();  // what a lock kept out: stored now, or kept beside the database
   const store::FindingTally total = session->total();
   std::string stored;
   if (session->has_store()) {
@@ -133,15 +133,13 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
   }
   fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences){}{}\n", total.kept, total.kept == 1 ? "" : "s",
              total.occurrences, total.suppressed ? fmt::format(", {} suppressed", total.suppressed) : "", stored);
-  if (session->failed_writes() != 0) {
-    // One sentence: what failed, where, and what the database kept.
-    fmt::print(stderr,
-               "streamcheck replay: writing to {} failed ({}); {} of {} findings were stored, the rest of the "
-               "run's rows as far as they were written\n",
-               o.db, session->first_error(), total.stored, total.kept);
+  // One sentence: what failed or waits beside the database, and what it kept.
+  if (const std::string unstored = session->UnstoredSummary(); !unstored.empty()) {
+    fmt::print(stderr, "streamcheck replay: {}\n", unstored);
     exit_code = kExitUsage;
   }
   if (exit_code == kExitOk && total.kept > 0 && o.error_exitcode != 0) exit_code = o.error_exitcode;
+  session->End(exit_code);  // the run row says what the command exits with
   return exit_code;
 }
 

@@ -10,6 +10,7 @@
 
 #include "store/database.h"
 #include "store/file_identity.h"
+#include "store/pending_writes.h"
 #include "store/reader.h"
 
 namespace streamcheck::store {
@@ -56,27 +57,34 @@ int64_t SameProcessIn(Database& db, int64_t run, const ProcessInfo& p) {
   return q.Step() ? q.Int(0) : 0;
 }
 
-// A run joined: the end it lacked, and the counters it has none of (those
-// it has were written by the same process).
-bool CompleteJoinedRun(Database& db, int64_t id, const StoredRun& run,
-                       const std::map<std::string, std::map<std::string, uint64_t>>& counters, std::string* why) {
+// A run joined: the end it lacked.
+bool CompleteJoinedRun(Database& db, int64_t id, const StoredRun& run, std::string* why) {
+  if (!run.end_time_ns) return true;
   Statement end = db.Prepare("UPDATE runs SET end_time_ns = ?, exit_status = ? WHERE id = ? AND end_time_ns IS NULL");
-  if (run.end_time_ns) {
-    end.Bind(1, *run.end_time_ns).Bind(3, id);
-    if (run.exit_status) end.Bind(2, int64_t{*run.exit_status}); else end.BindNull(2);
-    if (!end.Run()) return *why = end.error(), false;
+  end.Bind(1, *run.end_time_ns).Bind(3, id);
+  if (run.exit_status) end.Bind(2, int64_t{*run.exit_status}); else end.BindNull(2);
+  return end.Run() || (*why = end.error(), false);
+}
+
+// A run's counters, each process's to its process there (0, the run's own,
+// stays 0). One the output has already (the same process wrote it, a run
+// joined) is not added again.
+bool CopyCounters(Database& in, int64_t run, Database& out, int64_t new_run,
+                  const std::map<int64_t, int64_t>& process_ids, std::string* why) {
+  Statement read = in.Prepare("SELECT process_id, category, name, value FROM counters WHERE run_id = ?");
+  read.Bind(1, run);
+  Statement add = out.Prepare("INSERT OR IGNORE INTO counters(run_id, process_id, category, name, value) "
+                              "VALUES(?,?,?,?,?)");
+  while (read.Step()) {
+    const auto process = process_ids.find(read.Int(0));
+    add.Reset();
+    add.Bind(1, new_run).Bind(2, process == process_ids.end() ? 0 : process->second).Bind(3, read.Text(1));
+    add.Bind(4, read.Text(2)).Bind(5, read.Int(3));
+    if (!add.Run()) return *why = add.error(), false;
   }
-  Statement add = db.Prepare(
-      "INSERT INTO counters(run_id, process_id, category, name, value) SELECT ?1, 0, ?2, ?3, ?4 "
-      "WHERE NOT EXISTS (SELECT 1 FROM counters WHERE run_id = ?1 AND category = ?2 AND name = ?3)");
-  for (const auto& [category, counts] : counters) {
-    for (const auto& [name, value] : counts) {
-      add.Reset();
-      add.Bind(1, id).Bind(2, category).Bind(3, name).Bind(4, static_cast<int64_t>(value));
-      if (!add.Run()) return *why = add.error(), false;
-    }
-  }
-  return true;
+  if (read.error().empty()) return true;
+  *why = read.error();
+  return false;
 }
 
 // The findings a joined run has: (process, local id) -> (row id, count).
@@ -123,19 +131,15 @@ bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
   MergeStats counted;
   for (const StoredRun& run : runs) {
     std::string why;
-    std::map<std::string, std::map<std::string, uint64_t>> counters;
-    if (!ReadCounters(in, run.id, &counters, error)) return false;
     int64_t new_run = SameRunIn(db, run);
     if (new_run != 0) {
       ++counted.runs_already_there;
-      if (!CompleteJoinedRun(db, new_run, run, counters, &why)) return fail(why);
+      if (!CompleteJoinedRun(db, new_run, run, &why)) return fail(why);
       ReadFindingKeys(db, new_run, &joined[run.id]);
     } else {
       new_run = CopyRun(db, run, &why);
       if (new_run < 0) return fail(why);
       ++counted.runs;
-      for (const auto& [category, counts] : counters)
-        if (!out.AddCounters(new_run, 0, category, counts)) return fail(out.last_error());
     }
     run_ids[run.id] = new_run;
 
@@ -150,6 +154,7 @@ bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
       }
       process_ids[p.id] = new_process;
     }
+    if (!CopyCounters(in.database(), run.id, db, new_run, process_ids, &why)) return fail(why);
     std::set<std::string> roots;
     if (!ReadSourceRoots(in, {run.id}, &roots, error)) return false;
     if (!out.AddSourceRoots(new_run, roots)) return fail(out.last_error());
@@ -171,6 +176,7 @@ bool MergeInto(Store& out, Store& in, MergeStats* stats, std::string* error) {
             return true;
           }
         }
+        if (f.finding.rule == kCountOnlyRule) return true;
         if (out.AddFinding(run_ids[f.run_id], process, f.local_id, f.finding) < 0) {
           write_error = out.last_error();
           return false;
@@ -223,6 +229,10 @@ int RunMerge(const std::string& output, const std::vector<std::string>& inputs, 
     discard();
     return Fail(err, error);
   }
+  // What a lock kept out of OUT earlier goes in first (store/pending_writes.h).
+  std::string unfolded;
+  FoldPendingFiles(*out, &unfolded);
+  if (!unfolded.empty()) fmt::print(err, "streamcheck merge: {}\n", unfolded);
   // All inputs in one transaction: a failure leaves the output as it was.
   MergeStats stats;
   {

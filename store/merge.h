@@ -15,6 +15,11 @@
 
 namespace streamcheck::store {
 
+// A finding row without a rule gives only the count of a finding the output
+// has already (a pending file's: store/pending_writes.h): merge raises that
+// finding's count and adds no such row.
+inline constexpr const char* kCountOnlyRule = "";
+
 struct MergeStats {
   int runs = 0;  // copied
   int processes = 0;
