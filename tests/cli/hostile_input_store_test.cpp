@@ -215,5 +215,24 @@ TEST(HostileInput, MergeCopiesAnInputGivenTwiceOnce) {
   EXPECT_EQ(again.exit_code, 0) << again.output;
   EXPECT_EQ(FindingsIn(s.File("out.db")), 51) << again.output;
 }
+
+// Issue 44: a killed run was marked unfinished only in JSON.
+TEST(HostileInput, EveryFormatMarksARunThatNeverEnded) {
+  Scratch s;
+  const std::string db = s.File("k.db");
+  KilledWriter(db, 3);
+  for (const char* format : {"text", "summary", "html", "sarif"}) {
+    auto report = StreamcheckOut("report " + db + " --format " + std::string(format));
+    EXPECT_EQ(report.exit_code, 0) << format;
+    EXPECT_NE(report.output.find("did not finish"), std::string::npos) << format << ":\n" << report.output;
+  }
+  auto sarif = StreamcheckOut("report " + db + " --format sarif");
+  EXPECT_NE(sarif.output.find("\"executionSuccessful\": false"), std::string::npos) << sarif.output;
+  const std::string done = MakeDatabase(s);
+  for (const char* format : {"text", "summary", "html", "sarif"})
+    EXPECT_EQ(StreamcheckOut("report " + done + " --format " + std::string(format)).output.find("did not finish"),
+              std::string::npos)
+        << format;
+}
 }  // namespace
 }  // namespace streamcheck
