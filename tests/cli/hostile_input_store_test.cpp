@@ -267,5 +267,23 @@ TEST(HostileInput, AHugeSuppressionsFileIsMatchedThroughAnIndex) {
   // on a quiet machine (27 s matching each finding against each line).
   EXPECT_LT(with - without, 3.0) << with << " s with the suppressions, " << without << " s without";
 }
+
+// Issue 44: a key given twice kept the last; --error-exitcode 2 was taken
+// though 2 means a usage or input error.
+TEST(HostileInput, ADuplicatedKeyAndErrorExitcodeTwoAreRefused) {
+  Scratch s;
+  WriteAll(s.File("one.txt"), RacesTrace(1));
+  WriteAll(s.File("dup.supp"), "# a comment\ncross-stream-race kernel=A kernel=B -- which?\n");
+  auto dup = Streamcheck("replay --no-db --suppressions " + s.File("dup.supp") + " " + s.File("one.txt"));
+  EXPECT_EQ(dup.exit_code, 2) << dup.output;
+  EXPECT_NE(dup.output.find("dup.supp:2: 'kernel' given twice"), std::string::npos) << dup.output;
+  const std::string db = MakeDatabase(s);
+  for (const std::string& command : {"report " + db, "replay --no-db " + s.File("one.txt"), std::string("run")}) {
+    auto two = Streamcheck(command + " --error-exitcode 2" + (command == "run" ? " -- true" : ""));
+    EXPECT_EQ(two.exit_code, 2) << command;
+    EXPECT_NE(two.output.find("2 means a usage or input error"), std::string::npos) << command << ": " << two.output;
+  }
+  EXPECT_EQ(Streamcheck("report " + db + " --error-exitcode 3").exit_code, 3);
+}
 }  // namespace
 }  // namespace streamcheck
