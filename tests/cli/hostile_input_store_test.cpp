@@ -285,5 +285,25 @@ TEST(HostileInput, ADuplicatedKeyAndErrorExitcodeTwoAreRefused) {
   }
   EXPECT_EQ(Streamcheck("report " + db + " --error-exitcode 3").exit_code, 3);
 }
+
+// Issue 44: `-o` onto a symlink replaced the link by a regular file without a
+// word. It follows the link: the file it names is written.
+TEST(HostileInput, AnOutputThatIsASymlinkIsFollowed) {
+  Scratch s;
+  const std::string db = MakeDatabase(s);
+  fs::create_directories(s.File("reports"));
+  WriteAll(s.File("reports/2026.json"), "old");
+  fs::create_symlink("reports/2026.json", s.File("latest.json"));
+  auto report = Streamcheck("report " + db + " --format json -o " + s.File("latest.json"));
+  EXPECT_EQ(report.exit_code, 0) << report.output;
+  EXPECT_TRUE(fs::is_symlink(s.File("latest.json"))) << "the link stays a link";
+  EXPECT_EQ(ReadAll(s.File("reports/2026.json")).front(), '{') << "the file it names has the report";
+  // A link to nothing is refused: it names no file to write.
+  fs::create_symlink("reports/missing.json", s.File("dangling.json"));
+  auto dangling = Streamcheck("report " + db + " -o " + s.File("dangling.json"));
+  EXPECT_EQ(dangling.exit_code, 2) << dangling.output;
+  EXPECT_NE(dangling.output.find("symlink"), std::string::npos) << dangling.output;
+  EXPECT_FALSE(fs::exists(s.File("reports/missing.json")));
+}
 }  // namespace
 }  // namespace streamcheck
