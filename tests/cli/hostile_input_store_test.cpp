@@ -305,5 +305,39 @@ TEST(HostileInput, AnOutputThatIsASymlinkIsFollowed) {
   EXPECT_NE(dangling.output.find("symlink"), std::string::npos) << dangling.output;
   EXPECT_FALSE(fs::exists(s.File("reports/missing.json")));
 }
+
+// Issue 44: a frame naming `.env` under the replay's working directory put
+// its API_KEY into the HTML page. Only source files are quoted.
+TEST(HostileInput, TheHtmlReportQuotesOnlySourceFiles) {
+  Scratch s;
+  WriteAll(s.File(".env"), "API_KEY=sk-live-1234\n");
+  fs::create_directories(s.File(".secrets"));
+  WriteAll(s.File(".secrets/key.cu"), "SECRET_IN_DOT_FOLDER\n");
+  WriteAll(s.File("notes.txt"), "NOT_A_SOURCE_FILE\n");
+  WriteAll(s.File("race.cu"), "QUOTED_SOURCE_LINE\n");
+  std::string trace =
+      "stream_create thread=1 stream=0x55 flags=0x1 api=\"cudaStreamCreateWithFlags\"\n"
+      "stream_create thread=1 stream=0x66 flags=0x1 api=\"cudaStreamCreateWithFlags\"\n";
+  const char* files[] = {".env", ".secrets/key.cu", "notes.txt", "race.cu"};
+  for (int i = 0; i < 4; ++i) {
+    const std::string address = "0x" + std::to_string(1000 + i) + "000";
+    trace += "define_stack id=" + std::to_string(i + 1) + " frame=\"main\":\"" + files[i] + "\":1\n";
+    trace += "malloc thread=1 dst=" + address + " size=64 memory_kind=device api=\"cudaMalloc\"\n";
+    trace += "kernel_launch thread=1 stream=0x55 name=\"w" + std::to_string(i) +
+             "\" api=\"cudaLaunchKernel\" access=" + address + "+64:write stack=" + std::to_string(i + 1) + "\n";
+    trace += "kernel_launch thread=1 stream=0x66 name=\"r" + std::to_string(i) +
+             "\" api=\"cudaLaunchKernel\" access=" + address + "+64:read stack=" + std::to_string(i + 1) + "\n";
+  }
+  WriteAll(s.File("frames.txt"), trace);
+  auto replay = testing::RunCommand("cd " + s.path().string() + " && " + STREAMCHECK_BINARY +
+                                    " replay -q --db frames.db frames.txt 2>&1");
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  auto html = StreamcheckOut("report " + s.File("frames.db") + " --format html");
+  ASSERT_EQ(html.exit_code, 0);
+  EXPECT_NE(html.output.find("QUOTED_SOURCE_LINE"), std::string::npos) << "a source file is quoted";
+  EXPECT_EQ(html.output.find("sk-live-1234"), std::string::npos) << "never a dotfile";
+  EXPECT_EQ(html.output.find("SECRET_IN_DOT_FOLDER"), std::string::npos) << "nor a file in a dot folder";
+  EXPECT_EQ(html.output.find("NOT_A_SOURCE_FILE"), std::string::npos) << "nor a file that is not source";
+}
 }  // namespace
 }  // namespace streamcheck
