@@ -87,12 +87,14 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
     TraceSymbols symbols;
     if (auto first_pass = OpenTrace(path, &error)) symbols.Collect(*first_pass);
     const std::string rank = ProcessInfoField(symbols.process_info(), "rank");
+    // Kept only for the report printed at the end: with -q nothing is, and
+    // memory grows with nothing but the engine's one entry per distinct finding.
     CollectingSink collected;
     store::ProcessOutput* output = session->AddProcess(
         store::ProcessInfo{std::atoll(ProcessInfoField(symbols.process_info(), "pid").c_str()), path,
                            ProcessInfoField(symbols.process_info(), "host"),
                            rank.empty() ? -1 : std::atoi(rank.c_str())},
-        &collected);
+        o.quiet ? nullptr : &collected);
     Engine engine(output);
     engine.set_stack_resolver(&symbols);
     const auto start = std::chrono::steady_clock::now();
