@@ -218,6 +218,12 @@ int Run(const RunOptions& o) {
   fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences) in run {}, stored in {}{}\n",
              report.findings.size(), report.findings.size() == 1 ? "" : "s", occurrences, run, o.db,
              o.trace.empty() ? "" : "; trace in " + o.trace);
+  // What a lock kept out of the database and waits beside it is no finding
+  // stored (store/pending_writes.h): said, and not a success.
+  if (const std::string unstored = session->UnstoredSummary(); !unstored.empty()) {
+    fmt::print(stderr, "streamcheck run: {}\n", unstored);
+    return kExitUsage;
+  }
   // The traced processes counted what they kept; what the database holds is
   // what was stored. Fewer stored means writes failed (the tracer said why).
   const uint64_t kept = counters[std::string(store::counters::kStats)][std::string(store::counters::kFindings)];

@@ -147,6 +147,25 @@ std::vector<std::string> PendingFiles(const std::string& db_path) {
   return files;
 }
 
+uint64_t FindingsOfRunIn(const std::vector<std::string>& files, const StoredRun& run, std::vector<std::string>* holding) {
+  uint64_t findings = 0;
+  for (const std::string& file : files) {
+    std::string why;
+    std::unique_ptr<Store> pending = Store::Open(file, &why, {.read_only = true, .create_if_missing = false});
+    if (!pending) continue;
+    Statement q = pending->database().Prepare(
+        "SELECT count(*) FROM findings f JOIN runs r ON r.id = f.run_id WHERE f.rule <> ? AND r.start_time_ns = ? "
+        "AND r.mode = ? AND r.command = ? AND r.host = ? AND r.tool_version = ?");
+    q.Bind(1, std::string_view(kCountOnlyRule)).Bind(2, run.info.start_time_ns).Bind(3, run.info.mode);
+    q.Bind(4, run.info.command).Bind(5, run.info.host).Bind(6, run.info.tool_version);
+    const int64_t n = q.Step() ? q.Int(0) : 0;
+    if (n <= 0) continue;
+    findings += static_cast<uint64_t>(n);
+    holding->push_back(file);
+  }
+  return findings;
+}
+
 uint64_t FoldPendingFiles(Store& store, std::string* error) {
   uint64_t added = 0;
   for (const std::string& file : PendingFiles(store.path())) {

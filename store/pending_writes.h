@@ -85,6 +85,10 @@ class PendingWrites {
 // The pending files beside the database at `db_path`, oldest first.
 std::vector<std::string> PendingFiles(const std::string& db_path);
 
+// The findings of `run` (by its identity, as merge joins runs) that the
+// pending files among `files` hold, and those files (in `holding`).
+uint64_t FindingsOfRunIn(const std::vector<std::string>& files, const StoredRun& run, std::vector<std::string>* holding);
+
 // Folds the pending files beside `store`'s database into it, each in one
 // transaction as merge joins a run, and removes each once folded. Returns
 // the number of findings added; a file that could not be folded stays, and

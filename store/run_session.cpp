@@ -117,7 +117,12 @@ std::unique_ptr<RunSession> RunSession::Open(const SessionConfig& config, std::s
     return session;
   }
   std::string why;
-  session->store_ = Store::Open(config.db_path, &why, config.open);
+  // A lock another process holds while it makes the schema is tried again:
+  // without the database a traced program's findings would go nowhere.
+  for (int attempt = 0; attempt < 3 && !session->store_; ++attempt) {
+    session->store_ = Store::Open(config.db_path, &why, config.open);
+    if (why.find("locked") == std::string::npos) break;
+  }
   if (!session->store_) {
     if (!problem(config.best_effort ? "cannot open findings database " + config.db_path + ": " + why +
                                           " (findings go to stderr only)"
@@ -147,10 +152,14 @@ std::unique_ptr<RunSession> RunSession::Open(const SessionConfig& config, std::s
   return session;
 }
 
-void RunSession::FoldWhatWasKeptBeside() {
+void RunSession::FoldWhatWasKeptBeside(int attempts) {
   std::string error;
-  FoldPendingFiles(*store_, &error);
-  if (!error.empty()) warnings_.push_back(error + " (the next writer tries again)");
+  for (int attempt = 0; attempt < attempts; ++attempt) {
+    error.clear();
+    FoldPendingFiles(*store_, &error);
+    if (error.empty()) return;
+  }
+  warnings_.push_back(error + " (the next writer tries again)");
 }
 
 bool RunSession::StoreFinding(ProcessOutput* output, uint64_t local_id, const Finding& finding) {
@@ -209,12 +218,14 @@ void RunSession::Settle() {
 std::string RunSession::UnstoredSummary() const {
   std::string sentence;
   const FindingTally all = total();
-  if (findings_kept_beside_ != 0) {
-    std::string files;
-    for (const std::string& f : pending_files_) files += (files.empty() ? "" : ", ") + f;
-    sentence = std::to_string(findings_kept_beside_) + " findings were kept in " + files + " beside " +
-               config_.db_path + " (" + first_error_ + "); the next writer of " + config_.db_path +
-               " folds them in, as `streamcheck merge " + config_.db_path + " FILE` does now";
+  std::vector<std::string> files;
+  if (const uint64_t waiting = store_ ? FindingsOfRunIn(PendingFiles(config_.db_path), run_row_, &files) : 0) {
+    std::string names;
+    for (const std::string& f : files) names += (names.empty() ? "" : ", ") + f;
+    sentence = std::to_string(waiting) + " findings were kept in " + names + " beside " + config_.db_path + " (" +
+               (first_error_.empty() ? config_.db_path + ": it was locked by another process" : first_error_) +
+               "); the next writer of " + config_.db_path + " folds them in, as `streamcheck merge " +
+               config_.db_path + " FILE` does now";
   }
   if (failed_writes_ != 0) {
     sentence += (sentence.empty() ? "" : "; ") + std::string("writing to ") + config_.db_path + " failed (" +
@@ -252,7 +263,10 @@ ProcessOutput* RunSession::AddProcess(const std::optional<ProcessInfo>& info, Fi
   if (store_ && info) {
     ProcessInfo row = *info;
     if (row.host.empty()) row.host = HostName();
-    process = store_->AddProcess(run_, row);
+    for (int attempt = 0; attempt < 3; ++attempt) {  // its findings need the row: worth waiting for
+      process = store_->AddProcess(run_, row);
+      if (process > 0 || !store_->locked_out()) break;
+    }
     if (!Write(process > 0)) process = 0;
   }
   PendingWrites::Process row{process, info.value_or(ProcessInfo{})};
@@ -287,7 +301,7 @@ void RunSession::AddCounters(ProcessOutput* output, std::string_view category,
 
 void RunSession::End(int exit_status) {
   if (!store_ || !began_run_) return;
-  FoldWhatWasKeptBeside();
+  FoldWhatWasKeptBeside(/*attempts=*/3);  // the run's last word: worth waiting for
   if (!pending_.empty() || !store_->EndRun(run_, exit_status)) {
     if (pending_.empty() && !store_->locked_out()) return void(Write(false));
     pending_.EndRun(exit_status);

@@ -154,8 +154,10 @@ class RunSession {
   // beside it, and those files.
   uint64_t findings_kept_beside() const { return findings_kept_beside_; }
   const std::vector<std::string>& pending_files() const { return pending_files_; }
-  // One sentence on what did not reach the database (pending files, failed
-  // writes), or "" when everything did.
+  // One sentence on what did not reach the database: the run's findings that
+  // wait in pending files beside it now (its own, or its traced processes'
+  // that a lock kept from being folded in), and failed writes; "" when
+  // everything did.
   std::string UnstoredSummary() const;
 
  private:
@@ -170,8 +172,9 @@ class RunSession {
   void StoreCounters(ProcessOutput* output, std::string_view category, const std::map<std::string, uint64_t>& counts);
   // Writes pending_, waiting for the lock up to the busy timeout or not at all.
   void WritePending(bool wait);
-  // Folds in the pending files of the run's processes (and of earlier runs).
-  void FoldWhatWasKeptBeside();
+  // Folds in the pending files of the run's processes (and of earlier runs),
+  // trying `attempts` times while a lock keeps them out.
+  void FoldWhatWasKeptBeside(int attempts = 1);
 
   SessionConfig config_;
   std::unique_ptr<Store> store_;
