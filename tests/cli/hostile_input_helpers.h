@@ -1,10 +1,12 @@
 // What the hostile-input tests share: the `streamcheck` binary run in a
-// shell, a scratch folder per test, traces of many distinct races, and the
-// number of findings a database holds.
+// shell, a scratch folder per test, traces of many distinct races, the
+// number of findings a database holds, and a command's peak memory.
 #pragma once
 
 #include <gtest/gtest.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -94,6 +96,21 @@ inline std::string MakeDatabase(const Scratch& s, const std::string& name = "f.d
   const std::string db = s.File(name);
   EXPECT_EQ(Streamcheck("replay -q --db " + db + " " + s.File("one.txt")).exit_code, 0);
   return db;
+}
+
+// The peak resident memory of `streamcheck ARGS`, in KiB (-1 when it did not
+// exit 0); what it printed goes to `output`.
+inline long PeakMemoryKiB(const std::string& args, const std::string& output = "/dev/null") {
+  const pid_t child = fork();
+  if (child == 0) {
+    const std::string command = std::string(STREAMCHECK_BINARY) + " " + args + " >" + output + " 2>&1";
+    execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), nullptr);
+    _exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  if (wait4(child, &status, 0, &usage) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
+  return usage.ru_maxrss;
 }
 
 }  // namespace hostile

@@ -5,7 +5,6 @@
 // HTML report, symlinked outputs and the small usage holes.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -337,21 +336,6 @@ TEST(HostileInput, TheHtmlReportQuotesOnlySourceFiles) {
   EXPECT_EQ(html.output.find("sk-live-1234"), std::string::npos) << "never a dotfile";
   EXPECT_EQ(html.output.find("SECRET_IN_DOT_FOLDER"), std::string::npos) << "nor a file in a dot folder";
   EXPECT_EQ(html.output.find("NOT_A_SOURCE_FILE"), std::string::npos) << "nor a file that is not source";
-}
-
-// The peak resident memory of `streamcheck ARGS`, in KiB; what it printed
-// goes to `output`.
-long PeakMemoryKiB(const std::string& args, const std::string& output) {
-  const pid_t child = fork();
-  if (child == 0) {
-    const std::string command = std::string(STREAMCHECK_BINARY) + " " + args + " >" + output + " 2>&1";
-    execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), nullptr);
-    _exit(127);
-  }
-  int status = 0;
-  struct rusage usage {};
-  if (wait4(child, &status, 0, &usage) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
-  return usage.ru_maxrss;
 }
 
 // Issue 44: with -q --no-db, 100,000 findings took 1.0 GB: every finding was

@@ -334,20 +334,6 @@ namespace {
 
 using namespace hostile;  // NOLINT: the suite's helpers
 
-// The peak resident memory of `streamcheck ARGS`, in KiB (stdout discarded).
-long PeakMemoryKiB(const std::string& args) {
-  const pid_t child = fork();
-  if (child == 0) {
-    const std::string command = std::string(STREAMCHECK_BINARY) + " " + args + " >/dev/null 2>&1";
-    execl("/bin/sh", "sh", "-c", ("exec " + command).c_str(), nullptr);
-    _exit(127);
-  }
-  int status = 0;
-  struct rusage usage {};
-  if (wait4(child, &status, 0, &usage) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return -1;
-  return usage.ru_maxrss;
-}
-
 // JSON and SARIF are written as the findings are read: memory does not grow
 // with their number (30,000 findings took 966 MB of JSON and 1.48 GB of SARIF
 // before; now some 7 MB).
