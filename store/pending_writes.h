@@ -41,6 +41,8 @@ class PendingWrites {
   void AddSourceRoots(const std::set<std::string>& paths) { roots_.insert(paths.begin(), paths.end()); }
   void EndRun(int exit_status) { end_status_ = exit_status; }
 
+  // Forgets everything (what could be kept nowhere: the caller counts it lost).
+  void Clear();
   bool empty() const {
     return findings_.empty() && counts_.empty() && counters_.empty() && roots_.empty() && !end_status_;
   }
@@ -72,8 +74,6 @@ class PendingWrites {
     std::string category;
     std::map<std::string, uint64_t> counts;
   };
-  void Clear();
-
   std::vector<PendingFinding> findings_;
   std::vector<PendingCount> counts_;
   std::vector<PendingCounters> counters_;

@@ -211,6 +211,7 @@ void RunSession::Settle() {
     return;
   }
   // Nowhere to keep them: lost, and said so.
+  pending_.Clear();
   failed_writes_ += findings == 0 ? 1 : findings;
   if (first_error_.empty()) first_error_ = lock + "; keeping them beside it failed too: " + error;
 }
