@@ -78,6 +78,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
   config.run.mode = "replay";
   config.run.command = command_line;
   config.suppressions_path = o.suppressions;
+  config.input_paths = o.traces;
   config.open.busy_timeout_ms = o.busy_timeout_ms;
   config.open.check_integrity = true;  // never add to a damaged file
   std::string error;
@@ -103,12 +104,14 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
     TraceSymbols symbols;
     if (auto first_pass = OpenTrace(path, &error)) symbols.Collect(*first_pass);
     const std::string rank = ProcessInfoField(symbols.process_info(), "rank");
+    // Kept only for the report printed at the end: with -q nothing is, and
+    // memory grows with nothing but the engine's one entry per distinct finding.
     CollectingSink collected;
     store::ProcessOutput* output = session->AddProcess(
         store::ProcessInfo{std::atoll(ProcessInfoField(symbols.process_info(), "pid").c_str()), path,
                            ProcessInfoField(symbols.process_info(), "host"),
                            rank.empty() ? -1 : std::atoi(rank.c_str())},
-        &collected);
+        o.quiet ? nullptr : &collected);
     Engine engine(output, OptionsFor(o, symbols));
     engine.set_stack_resolver(&symbols);
     const auto start = std::chrono::steady_clock::now();
@@ -139,7 +142,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
     }
   }
   if (!o.quiet) report::WriteTextReport(report, std::cout);
-  session->End(exit_code);
+  session->Settle();  // what a lock kept out: stored now, or kept beside the database
   const store::FindingTally total = session->total();
   std::string stored;
   if (session->has_store()) {
@@ -149,15 +152,13 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
   }
   fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences){}{}\n", total.kept, total.kept == 1 ? "" : "s",
              total.occurrences, total.suppressed ? fmt::format(", {} suppressed", total.suppressed) : "", stored);
-  if (session->failed_writes() != 0) {
-    // One sentence: what failed, where, and what the database kept.
-    fmt::print(stderr,
-               "streamcheck replay: writing to {} failed ({}); {} of {} findings were stored, the rest of the "
-               "run's rows as far as they were written\n",
-               o.db, session->first_error(), total.stored, total.kept);
+  // One sentence: what failed or waits beside the database, and what it kept.
+  if (const std::string unstored = session->UnstoredSummary(); !unstored.empty()) {
+    fmt::print(stderr, "streamcheck replay: {}\n", unstored);
     exit_code = kExitUsage;
   }
   if (exit_code == kExitOk && total.kept > 0 && o.error_exitcode != 0) exit_code = o.error_exitcode;
+  session->End(exit_code);  // the run row says what the command exits with
   return exit_code;
 }
 

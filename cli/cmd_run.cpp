@@ -136,8 +136,9 @@ int Run(const RunOptions& o) {
     return kExitUsage;
   }
   // The trace file is written from the start: it may not be the database.
-  if (!o.trace.empty() && (Absolute(o.trace) == Absolute(o.db) || store::SameFile(o.trace, o.db))) {
-    fmt::print(stderr, "streamcheck run: --trace {} is the database; nothing was run\n", o.trace);
+  if (!o.trace.empty() && (Absolute(o.trace) == Absolute(o.db) || store::IsDatabaseFile(o.db, o.trace))) {
+    fmt::print(stderr, "streamcheck run: --trace {} is the database or one of its -wal, -shm, -journal files; "
+               "nothing was run\n", o.trace);
     return kExitUsage;
   }
   // The run row, checked here once (suppressions readable, database whole
@@ -224,6 +225,12 @@ int Run(const RunOptions& o) {
   fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences) in run {}, stored in {}{}\n",
              report.findings.size(), report.findings.size() == 1 ? "" : "s", occurrences, run, o.db,
              o.trace.empty() ? "" : "; trace in " + o.trace);
+  // What a lock kept out of the database and waits beside it is no finding
+  // stored (store/pending_writes.h): said, and not a success.
+  if (const std::string unstored = session->UnstoredSummary(); !unstored.empty()) {
+    fmt::print(stderr, "streamcheck run: {}\n", unstored);
+    return kExitUsage;
+  }
   // The traced processes counted what they kept; what the database holds is
   // what was stored. Fewer stored means writes failed (the tracer said why).
   const uint64_t kept = counters[std::string(store::counters::kStats)][std::string(store::counters::kFindings)];

@@ -115,9 +115,12 @@ void WriteOverview(const ReportData& data, const Overview& o, std::ostream& out)
       if (!ranks.empty())
         processes += fmt::format(" ({} {}–{})", ranks.size() == 1 ? "rank" : "ranks", *ranks.begin(), *ranks.rbegin());
     }
-    fmt::print(out, "<li>run {} ({}{}): <code>{}</code>{}</li>", r.id, HtmlEscape(EscapeControl(r.info.mode)),
+    fmt::print(out, "<li>run {} ({}{}): <code>{}</code>{}{}</li>", r.id, HtmlEscape(EscapeControl(r.info.mode)),
                processes, HtmlEscape(EscapeControl(r.info.command)),
-               r.info.gpu.empty() ? "" : " on " + HtmlEscape(EscapeControl(r.info.gpu)));
+               r.info.gpu.empty() ? "" : " on " + HtmlEscape(EscapeControl(r.info.gpu)),
+               r.end_time_ns ? ""
+                             : " <strong class=\"unfinished\">did not finish</strong>: no end was recorded (it was "
+                               "killed, or is still running); its findings are those it stored before it stopped");
   }
   out << "</ul></div>\n</section>\n";
 }

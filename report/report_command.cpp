@@ -52,17 +52,23 @@ bool SelectRuns(store::Store& store, std::optional<int64_t> run, std::vector<sto
 }
 
 // The output may be none of the inputs: `report db -o db` once emptied the
-// database. Checked before anything is opened for writing.
+// database, and `-o db-wal` overwrote the commits its write-ahead log held.
+// Checked before anything is opened for writing.
 bool OutputIsAnInput(const ReportRequest& r, std::string* error) {
   if (r.output_path.empty()) return false;
-  const std::pair<const std::string*, const char*> inputs[] = {
-      {&r.db_path, "the database"}, {&r.baseline_path, "the --baseline database"},
-      {&r.suppressions_path, "the suppressions file"}};
-  for (const auto& [input, what] : inputs) {
-    if (!input->empty() && store::SameFile(*input, r.output_path)) {
-      *error = fmt::format("-o {} is {} it reads; nothing was written", r.output_path, what);
+  const std::pair<const std::string*, const char*> databases[] = {
+      {&r.db_path, "the database"}, {&r.baseline_path, "the --baseline database"}};
+  for (const auto& [input, what] : databases) {
+    if (!input->empty() && store::IsDatabaseFile(*input, r.output_path)) {
+      *error = fmt::format("-o {} is {} it reads, or one of SQLite's files beside it (-wal, -shm, -journal); "
+                           "nothing was written",
+                           r.output_path, what);
       return true;
     }
+  }
+  if (!r.suppressions_path.empty() && store::SameFile(r.suppressions_path, r.output_path)) {
+    *error = fmt::format("-o {} is the suppressions file it reads; nothing was written", r.output_path);
+    return true;
   }
   return false;
 }

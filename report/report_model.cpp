@@ -7,8 +7,6 @@
 #include <map>
 #include <utility>
 
-#include <algorithm>
-
 #include "report/finding_words.h"
 #include "report/object_names.h"
 
@@ -18,6 +16,16 @@ bool ReportData::ForEach(const FindingVisitor& visit) const {
   if (source) return source(visit);
   for (const store::StoredFinding& f : findings) visit(f);
   return true;
+}
+
+std::vector<std::string> UnfinishedRunNotes(const ReportData& data) {
+  std::vector<std::string> notes;
+  for (const store::StoredRun& r : data.runs)
+    if (!r.end_time_ns)
+      notes.push_back(fmt::format("run {} ({}: {}) did not finish: no end was recorded (it was killed, or is still "
+                                  "running); its findings are those it stored before it stopped",
+                                  r.id, r.info.mode, r.info.command));
+  return notes;
 }
 
 store::StoredFinding InMemoryFinding(const Finding& finding, uint64_t local_id) {

@@ -42,6 +42,11 @@ struct ReportData {
   bool ForEach(const FindingVisitor& visit) const;
 };
 
+// A run that recorded no end (killed, or still running) in the words every
+// format uses (unescaped): "run 3 (replay: CMD) did not finish: ...". One per
+// such run of `data.runs`, in id order.
+std::vector<std::string> UnfinishedRunNotes(const ReportData& data);
+
 // A finding that was never stored (replay --no-db, the lint's SARIF), as the
 // exporters take it: what reading it back from a store would give, without
 // the store's ids.

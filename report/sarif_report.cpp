@@ -148,6 +148,14 @@ bool WriteSarifReport(const ReportData& data, std::ostream& out) {
               {"results", nullptr}};
   // Results come ordered by test (report --group-by test); SARIF has no groups of its own.
   if (data.group_by_test) run["properties"] = {{"groupBy", "test"}};
+  // A run that never ended (killed, or still running): the tool's execution
+  // did not complete, and its findings are those stored before it stopped.
+  if (const std::vector<std::string> notes = UnfinishedRunNotes(data); !notes.empty()) {
+    json notifications = json::array();
+    for (const std::string& note : notes)
+      notifications.push_back({{"level", "warning"}, {"message", {{"text", note}}}});
+    run["invocations"] = json::array({{{"executionSuccessful", false}, {"toolExecutionNotifications", notifications}}});
+  }
   JsonArrayStream results(out,
                           {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                            {"version", "2.1.0"},

@@ -120,6 +120,7 @@ void WriteTotals(const ReportData& data, size_t total, size_t errors, std::ostre
                            : fmt::format("{} run{} of ", data.runs.size(), data.runs.size() == 1 ? "" : "s");
   fmt::print(out, "{} finding{} ({} error{}, {} other) in {}{}\n", total, total == 1 ? "" : "s", errors,
              errors == 1 ? "" : "s", others, runs, EscapeControl(data.db_path));
+  for (const std::string& note : UnfinishedRunNotes(data)) fmt::print(out, "note: {}\n", EscapeControl(note));
 }
 
 // report --group-by test: a heading where a test's findings begin (they

@@ -233,6 +233,11 @@ int CompatibleSchemaVersion(Database& db, std::string* error) {
 }
 
 bool Migrate(Database& db, std::string* error, int target) {
+  // A database at the version wanted needs nothing, and so no write lock:
+  // a traced program opening it while another process writes must not be
+  // turned away for a lock it does not need (its findings would be lost).
+  if (CompatibleSchemaVersion(db, error) == target) return true;
+  error->clear();
   for (;;) {
     // Read under the write lock: processes started together on a new file
     // (a test suite's parallel runs) all found version 0 before one of them

@@ -27,9 +27,12 @@ int64_t NowNs() {
 // SQLite integers are signed; addresses and counts keep their bits.
 int64_t AsSql(uint64_t v) { return static_cast<int64_t>(v); }
 
+bool IsLockMessage(const std::string& sqlite_message) {
+  return sqlite_message.find("locked") != std::string::npos || sqlite_message.find("busy") != std::string::npos;
+}
+
 std::string Explain(const std::string& path, const std::string& sqlite_message) {
-  if (sqlite_message.find("locked") != std::string::npos ||
-      sqlite_message.find("busy") != std::string::npos)
+  if (IsLockMessage(sqlite_message))
     return fmt::format("{}: the database was locked by another process (another streamcheck writing?) for "
                        "longer than the busy timeout (--busy-timeout)",
                        path);
@@ -220,10 +223,21 @@ std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
     }
     db->Exec("PRAGMA foreign_keys=ON");
   }
-  return std::unique_ptr<Store>(new Store(path, std::move(db)));
+  std::unique_ptr<Store> store(new Store(path, std::move(db)));
+  store->busy_timeout_ms_ = options.busy_timeout_ms;
+  return store;
+}
+
+bool Store::InOneTransaction(const std::function<bool()>& writes) {
+  Transaction tx(*db_);
+  if (!tx.ok()) return Fail(db_->error());
+  if (!writes()) return false;
+  if (!tx.Commit()) return Fail(db_->error());
+  return true;
 }
 
 bool Store::Fail(std::string message) {
+  locked_out_ = IsLockMessage(message);
   last_error_ = Explain(path_, message);
   ++failed_writes_;
   return false;
