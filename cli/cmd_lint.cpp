@@ -5,28 +5,20 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <string>
 #include <vector>
 
 #include "cli/exit_code.h"
+#include "cli/install_paths.h"
 
 namespace streamcheck::cli {
 namespace {
 
-// streamcheck-lint next to this binary (installed layout), in the build
-// tree's analyzer/ folder, or on PATH.
+// streamcheck-lint in the installation's lib/streamcheck/ or the build
+// tree's analyzer/ (install_paths.h), else on PATH.
 std::string FindLintTool() {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    for (const fs::path& candidate : {self.parent_path() / "streamcheck-lint",
-                                      self.parent_path().parent_path() / "analyzer" / "streamcheck-lint"}) {
-      if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
-    }
-  }
-  return "streamcheck-lint";  // execvp searches PATH
+  const std::string found = FindInstalledPart("streamcheck-lint", "analyzer");
+  return found.empty() ? "streamcheck-lint" : found;
 }
 
 }  // namespace

@@ -1,0 +1,47 @@
+# What `cmake --install build --prefix P` puts in P, in one place:
+#
+#   bin/streamcheck                      the command
+#   lib/streamcheck/                     what it runs and injects: streamcheck-lint, the tracer
+#                                        (libstreamcheck_tracer.so, with the precise front-end's
+#                                        patches inside), libstreamcheck_preload.so, the bundled
+#                                        libunwind.so.8, and libstreamcheck_torch.so where PyTorch
+#                                        was found at build
+#   share/streamcheck/examples/          small CUDA programs to lint (docs/getting-started.md)
+#   share/doc/streamcheck/               README.md, docs/, the rules' pages
+#   include/streamcheck/                 headers for programs that open scopes
+#
+# Nothing inside names the build tree or P itself: bin/streamcheck finds
+# lib/streamcheck from where it is, the tracer finds its neighbours through
+# $ORIGIN, so P may be moved or copied (tests/install/relocated_install_test.sh).
+# The lint keeps Clang's own libraries and resource headers where the
+# clang-22 packages put them (/usr/lib/llvm-22).
+
+set(STREAMCHECK_INSTALL_LIBDIR lib/streamcheck)
+set(STREAMCHECK_INSTALL_DATADIR share/streamcheck)
+set(STREAMCHECK_INSTALL_DOCDIR share/doc/streamcheck)
+
+install(TARGETS streamcheck RUNTIME DESTINATION bin)
+
+if(TARGET streamcheck-lint)
+  set_target_properties(streamcheck-lint PROPERTIES INSTALL_RPATH ${STREAMCHECK_LLVM_ROOT}/lib)
+  install(TARGETS streamcheck-lint RUNTIME DESTINATION ${STREAMCHECK_INSTALL_LIBDIR})
+endif()
+
+if(TARGET streamcheck_tracer)
+  install(TARGETS streamcheck_tracer streamcheck_preload LIBRARY DESTINATION ${STREAMCHECK_INSTALL_LIBDIR})
+  if(STREAMCHECK_LIBUNWIND)  # the library itself, not the system's link to it
+    file(REAL_PATH ${STREAMCHECK_LIBUNWIND} libunwind_file)
+    install(FILES ${libunwind_file} DESTINATION ${STREAMCHECK_INSTALL_LIBDIR} RENAME libunwind.so.8)
+  endif()
+  if(TARGET streamcheck_torch)
+    install(TARGETS streamcheck_torch LIBRARY DESTINATION ${STREAMCHECK_INSTALL_LIBDIR})
+  endif()
+endif()
+
+install(FILES ${PROJECT_SOURCE_DIR}/testdata/examples/two_streams.cu ${PROJECT_SOURCE_DIR}/testdata/examples/two_streams_fixed.cu
+        DESTINATION ${STREAMCHECK_INSTALL_DATADIR}/examples)
+install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${STREAMCHECK_INSTALL_DOCDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${STREAMCHECK_INSTALL_DOCDIR}/docs)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/rules/docs/ DESTINATION ${STREAMCHECK_INSTALL_DOCDIR}/rules)
+# The headers arrive with the per-test scopes (include/streamcheck/).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/streamcheck DESTINATION include OPTIONAL)

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# `cmake --install` into one prefix, the prefix moved elsewhere, and the
+# commands run from there: the installed tree finds its own parts (tracer,
+# lint, plugin sources) wherever it is, and names nothing of the build tree.
+# Usage: relocated_install_test.sh BUILD_DIR SOURCE_DIR WORK_DIR
+set -euo pipefail
+build=$1 source=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+cmake --install "$build" --prefix "$work/p1" --strip >/dev/null
+mv "$work/p1" "$work/p2"
+p=$work/p2 sc=$work/p2/bin/streamcheck
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_status() {  # expect_status WANTED COMMAND...: runs it, output in $work/out
+  local want=$1 got=0; shift
+  "$@" >"$work/out" 2>&1 || got=$?
+  [[ $got == "$want" ]] || { cat "$work/out" >&2; fail "$* exited $got, not $want"; }
+}
+
+# Nothing installed names the build tree: no run path into it, no link to it.
+while IFS= read -r -d '' file; do
+  if head -c4 "$file" | grep -q ELF && readelf -d "$file" 2>/dev/null | grep -E 'R(UN)?PATH' | grep -qF "$build"; then
+    fail "$file has a run path into the build tree"
+  fi
+done < <(find "$p" -type f -print0)
+[[ -z $(find "$p" -type l) ]] || fail "links in the installed tree: $(find "$p" -type l)"
+
+expect_status 0 "$sc" --version
+expect_status 0 "$sc" rules
+grep -q cross-stream-race "$work/out" || fail "rules lists no cross-stream-race"
+db=$work/findings.db
+for trace in "$source"/testdata/traces/*.sctrace; do
+  expect_status 0 "$sc" replay -q --db "$db" "$trace"
+done
+expect_status 0 "$sc" report --format summary "$db"
+grep -q "finding" "$work/out" || fail "the report has no findings"
+
+# The moved tree's own tracer: `run` finds it (a program without CUDA runs as it is).
+expect_status 0 "$sc" run --db "$work/run.db" -- true
+if [[ -x $p/lib/streamcheck/streamcheck-lint ]]; then
+  expect_status 1 "$sc" lint --db "$db" "$source/testdata/examples/two_streams.cu"
+  grep -q '\[cross-stream-race\]' "$work/out" || fail "the lint found no cross-stream-race"
+fi
+expect_status 0 "$sc" report --format sarif "$db"
+
+echo "relocated install: ok ($p)"
