@@ -14,7 +14,8 @@
 # lib/streamcheck from where it is, the tracer finds its neighbours through
 # $ORIGIN, so P may be moved or copied (tests/install/relocated_install_test.sh).
 # The lint keeps Clang's own libraries and resource headers where the
-# clang-22 packages put them (/usr/lib/llvm-22).
+# clang-22 packages put them (/usr/lib/llvm-22): they are the Debian
+# package's dependencies.
 
 set(STREAMCHECK_INSTALL_LIBDIR lib/streamcheck)
 set(STREAMCHECK_INSTALL_DATADIR share/streamcheck)
@@ -45,3 +46,5 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${STREAMCHECK_INSTALL_
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/rules/docs/ DESTINATION ${STREAMCHECK_INSTALL_DOCDIR}/rules)
 # The headers arrive with the per-test scopes (include/streamcheck/).
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/streamcheck DESTINATION include OPTIONAL)
+
+include(${CMAKE_CURRENT_LIST_DIR}/debian_package.cmake)
