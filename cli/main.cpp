@@ -12,6 +12,7 @@
 
 #include "cli/cmd_lint.h"
 #include "cli/cmd_merge.h"
+#include "cli/cmd_plugin.h"
 #include "cli/cmd_replay.h"
 #include "cli/cmd_report.h"
 #include "cli/cmd_rules.h"
@@ -54,6 +55,7 @@ int main(int argc, char** argv) {
   streamcheck::cli::AddReportCommand(app);
   streamcheck::cli::AddMergeCommand(app);
   streamcheck::cli::AddTraceCommand(app);
+  streamcheck::cli::AddPluginCommand(app);
   // CLI11 answers an unknown word with "A subcommand is required".
   std::string names;
   bool known = false;

@@ -4,8 +4,9 @@
 #   lib/streamcheck/                     what it runs and injects: streamcheck-lint, the tracer
 #                                        (libstreamcheck_tracer.so, with the precise front-end's
 #                                        patches inside), libstreamcheck_preload.so, the bundled
-#                                        libunwind.so.8, and libstreamcheck_torch.so where PyTorch
-#                                        was found at build
+#                                        libunwind.so.8, build_torch_plugin.py, and
+#                                        libstreamcheck_torch.so where PyTorch was found at build
+#   share/streamcheck/torch_plugin/      the PyTorch plugin's sources, built per PyTorch on first use
 #   share/streamcheck/examples/          small CUDA programs to lint (docs/getting-started.md)
 #   share/doc/streamcheck/               README.md, docs/, the rules' pages
 #   include/streamcheck/                 headers for programs that open scopes
@@ -37,6 +38,20 @@ if(TARGET streamcheck_tracer)
   if(TARGET streamcheck_torch)
     install(TARGETS streamcheck_torch LIBRARY DESTINATION ${STREAMCHECK_INSTALL_LIBDIR})
   endif()
+  # The PyTorch plugin is built where it runs, for the PyTorch it runs in
+  # (tracer/frameworks/torch_plugin_cache.h): its sources and every header
+  # they include, in the source tree's layout so the includes resolve.
+  install(PROGRAMS ${PROJECT_SOURCE_DIR}/tracer/frameworks/pytorch/build_torch_plugin.py
+          DESTINATION ${STREAMCHECK_INSTALL_LIBDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/tracer/frameworks/pytorch/
+          DESTINATION ${STREAMCHECK_INSTALL_DATADIR}/torch_plugin/tracer/frameworks/pytorch
+          FILES_MATCHING PATTERN "*.cpp" PATTERN "*.h")
+  foreach(header frameworks/framework_hooks.h environment.h environment.def debug/debug_flags.h
+                 debug/debug_switches.def debug/tracer_profile.h)
+    get_filename_component(folder ${header} DIRECTORY)
+    install(FILES ${PROJECT_SOURCE_DIR}/tracer/${header}
+            DESTINATION ${STREAMCHECK_INSTALL_DATADIR}/torch_plugin/tracer/${folder})
+  endforeach()
 endif()
 
 install(FILES ${PROJECT_SOURCE_DIR}/testdata/examples/two_streams.cu ${PROJECT_SOURCE_DIR}/testdata/examples/two_streams_fixed.cu

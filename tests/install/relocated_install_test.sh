@@ -42,4 +42,26 @@ if [[ -x $p/lib/streamcheck/streamcheck-lint ]]; then
 fi
 expect_status 0 "$sc" report --format sarif "$db"
 
+# The PyTorch plugin's installed sources include only what is installed beside them.
+if [[ -d $p/share/streamcheck/torch_plugin ]]; then
+  python3 - "$p/share/streamcheck/torch_plugin" <<'PY'
+import glob, os, re, sys
+root = sys.argv[1]
+todo = glob.glob(os.path.join(root, "tracer/frameworks/pytorch/*.cpp"))
+assert todo, "no plugin sources"
+seen = set()
+while todo:
+    f = todo.pop()
+    if f in seen:
+        continue
+    seen.add(f)
+    for inc in re.findall(r'#\s*include\s+"([^"]+)"', open(f).read()):
+        path = os.path.join(root, inc)
+        if not os.path.exists(path):
+            sys.exit(f"{f} includes {inc}, which is not installed")
+        todo.append(path)
+print(f"plugin sources: {len(seen)} files, every include installed")
+PY
+  [[ -x $p/lib/streamcheck/build_torch_plugin.py ]] || fail "no build_torch_plugin.py"
+fi
 echo "relocated install: ok ($p)"
