@@ -17,6 +17,7 @@
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
 #include "cli/install_paths.h"
+#include "cli/precise_support.h"
 #include "report/output_file.h"
 #include "report/report_model.h"
 #include "report/text_escape.h"
@@ -118,8 +119,16 @@ int Run(const RunOptions& o) {
   if (tracer.empty()) {
     fmt::print(stderr,
                "streamcheck run: libstreamcheck_tracer.so not found in this installation's lib/streamcheck/ (was "
-               "it built with the CUDA toolkit?); set STREAMCHECK_TRACER_LIB to its path\n");
+               "it built with the CUDA toolkit? `streamcheck doctor` says); set STREAMCHECK_TRACER_LIB to its path\n");
     return kExitUsage;
+  }
+  // Fast mode is not what --precise asked for: no quiet fallback to it.
+  if (!o.precise.empty()) {
+    if (const PreciseSupport precise = CheckPreciseSupport(); !precise.ok) {
+      fmt::print(stderr, "streamcheck run: --precise is not available: {}. Fix: {}. Nothing was run (`streamcheck "
+                 "doctor` tells what this installation can do here)\n", precise.detail, precise.fix);
+      return kExitUsage;
+    }
   }
   // The trace file is written from the start: it may not be the database.
   if (!o.trace.empty() && (Absolute(o.trace) == Absolute(o.db) || store::SameFile(o.trace, o.db))) {

@@ -11,7 +11,8 @@
 #     (Debian's static archive is not position-independent).
 #   Recommends: the lint's Clang 22 (its libraries and its resource headers,
 #     which it parses CUDA with), and g++ for building the PyTorch plugin where
-#     PyTorch is. A GPU machine that only runs programs may leave them out.
+#     PyTorch is. A GPU machine that only runs programs may leave them out;
+#     `streamcheck doctor` says what is then missing.
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME streamcheck)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})

@@ -16,7 +16,7 @@
 # $ORIGIN, so P may be moved or copied (tests/install/relocated_install_test.sh).
 # The lint keeps Clang's own libraries and resource headers where the
 # clang-22 packages put them (/usr/lib/llvm-22): they are the Debian
-# package's dependencies.
+# package's dependencies, and `streamcheck doctor` says when they are missing.
 
 set(STREAMCHECK_INSTALL_LIBDIR lib/streamcheck)
 set(STREAMCHECK_INSTALL_DATADIR share/streamcheck)

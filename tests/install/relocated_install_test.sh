@@ -34,13 +34,21 @@ done
 expect_status 0 "$sc" report --format summary "$db"
 grep -q "finding" "$work/out" || fail "the report has no findings"
 
-# The moved tree's own tracer: `run` finds it (a program without CUDA runs as it is).
-expect_status 0 "$sc" run --db "$work/run.db" -- true
+expect_status 0 "$sc" doctor --json --need tracer,preload
+grep -qF "\"$p/lib/streamcheck/libstreamcheck_tracer.so\"" "$work/out" || fail "doctor's tracer is not the moved one"
 if [[ -x $p/lib/streamcheck/streamcheck-lint ]]; then
   expect_status 1 "$sc" lint --db "$db" "$source/testdata/examples/two_streams.cu"
   grep -q '\[cross-stream-race\]' "$work/out" || fail "the lint found no cross-stream-race"
+  expect_status 0 "$sc" doctor --need lint
+  grep -qF "$p/lib/streamcheck/streamcheck-lint linted" "$work/out" || fail "doctor's lint is not the moved one"
 fi
 expect_status 0 "$sc" report --format sarif "$db"
+
+# Without the precise front-end, --precise refuses instead of running fast mode.
+if ! "$sc" doctor --need precise >/dev/null 2>&1; then
+  expect_status 2 "$sc" run --precise -- true
+  grep -q -- "--precise is not available" "$work/out" || fail "run --precise did not say why"
+fi
 
 # The PyTorch plugin's installed sources include only what is installed beside them.
 if [[ -d $p/share/streamcheck/torch_plugin ]]; then
