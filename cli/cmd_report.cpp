@@ -28,8 +28,8 @@ void AddReportCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--format", r.format,
                   "text (default: each finding with both stacks, why and fix), summary (one line per finding, "
-                  "counts by rule), json, sarif or html")
-      ->check(CLI::IsMember({"text", "summary", "json", "sarif", "html"}));
+                  "counts by rule), json, sarif, codeclimate (GitLab's code quality report) or html")
+      ->check(CLI::IsMember({"text", "summary", "json", "sarif", "codeclimate", "html"}));
   cmd->add_option("--rule", r.rule, "only findings of this rule id");
   cmd->add_option("--run", options->run, "only this run id, or 'last' (default: every run)");
   cmd->add_option("--baseline", r.baseline_path,

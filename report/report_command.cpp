@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "report/codeclimate_report.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/output_file.h"
@@ -71,6 +72,7 @@ bool WriteReport(const ReportData& data, const std::string& format, std::ostream
   if (format == "summary") return WriteSummaryReport(data, out);
   if (format == "json") return WriteJsonReport(data, out);
   if (format == "sarif") return WriteSarifReport(data, out);
+  if (format == "codeclimate") return WriteCodeClimateReport(data, out);
   return WriteHtmlReport(data, out);
 }
 
@@ -79,8 +81,8 @@ bool WriteReport(const ReportData& data, const std::string& format, std::ostream
 int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err) {
   const std::string_view command = "report";
   if (request.format != "text" && request.format != "summary" && request.format != "json" &&
-      request.format != "sarif" && request.format != "html")
-    return Fail(err, command, "unknown format '" + request.format + "' (text, summary, json, sarif or html)");
+      request.format != "sarif" && request.format != "codeclimate" && request.format != "html")
+    return Fail(err, command, "unknown format '" + request.format + "' (text, summary, json, sarif, codeclimate or html)");
   if (!request.rule.empty() && rules::Find(request.rule) == nullptr)
     return Fail(err, command, "unknown rule '" + request.rule + "' (`streamcheck rules` lists them)");
   if (request.run && *request.run <= 0 && *request.run != kLatestRun)
