@@ -7,7 +7,8 @@
 #                                        libunwind.so.8, build_torch_plugin.py, and
 #                                        libstreamcheck_torch.so where PyTorch was found at build
 #   share/streamcheck/torch_plugin/      the PyTorch plugin's sources, built per PyTorch on first use
-#   share/streamcheck/examples/          small CUDA programs to lint (docs/getting-started.md)
+#   share/streamcheck/examples/          small CUDA programs to lint and a PyTorch trace to
+#                                        replay (docs/getting-started.md)
 #   share/doc/streamcheck/               README.md, docs/, the rules' pages
 #   include/streamcheck/                 headers for programs that open scopes
 #
@@ -55,6 +56,7 @@ if(TARGET streamcheck_tracer)
 endif()
 
 install(FILES ${PROJECT_SOURCE_DIR}/testdata/examples/two_streams.cu ${PROJECT_SOURCE_DIR}/testdata/examples/two_streams_fixed.cu
+              ${PROJECT_SOURCE_DIR}/testdata/examples/pytorch_normal_sum.trace.txt
         DESTINATION ${STREAMCHECK_INSTALL_DATADIR}/examples)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md DESTINATION ${STREAMCHECK_INSTALL_DOCDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/ DESTINATION ${STREAMCHECK_INSTALL_DOCDIR}/docs)

@@ -33,6 +33,10 @@ for trace in "$source"/testdata/traces/*.sctrace; do
 done
 expect_status 0 "$sc" report --format summary "$db"
 grep -q "finding" "$work/out" || fail "the report has no findings"
+# docs/getting-started.md's first finding, from the installed examples.
+expect_status 0 "$sc" replay -q --db "$work/demo.db" "$p/share/streamcheck/examples/pytorch_normal_sum.trace.txt"
+expect_status 0 "$sc" report "$work/demo.db"
+grep -q "aten::sum (example.py:7) reads" "$work/out" || fail "the installed PyTorch example has no finding"
 
 expect_status 0 "$sc" doctor --json --need tracer,preload
 grep -qF "\"$p/lib/streamcheck/libstreamcheck_tracer.so\"" "$work/out" || fail "doctor's tracer is not the moved one"
@@ -72,4 +76,5 @@ print(f"plugin sources: {len(seen)} files, every include installed")
 PY
   [[ -x $p/lib/streamcheck/build_torch_plugin.py ]] || fail "no build_torch_plugin.py"
 fi
+[[ -f $p/share/doc/streamcheck/docs/getting-started.md ]] || fail "no getting-started.md in share/doc"
 echo "relocated install: ok ($p)"
