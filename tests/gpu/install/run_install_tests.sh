@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # An installed streamcheck on a GPU machine with PyTorch (issue 42, items 1-3):
-# the tree `cmake --install` made (scripts/device-build.sh, then
-# `cmake --install .device-build --prefix .device-install --strip`), copied
-# elsewhere, traces a small PyTorch program with a clean per-user cache:
+# the tree `cmake --install` made (scripts/device-build.sh writes it to
+# .device-install), copied elsewhere, traces a small PyTorch program with a
+# clean per-user cache:
 #   1. the first run builds the PyTorch plugin, says so in one line, and its
 #      findings have aten op names;
 #   2. the second run reuses it: no build, no message, faster;
