@@ -1,10 +1,12 @@
 // A folder of a test's own under /tmp, removed with everything in it when
-// the test is done.
+// the test is done, and what a test reads back from the files it has.
 #pragma once
 
 #include <stdlib.h>
 
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace streamcheck::testing {
@@ -29,5 +31,13 @@ class TempDir {
  private:
   std::filesystem::path path_;
 };
+
+// The whole file ("" when it cannot be read).
+inline std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
 
 }  // namespace streamcheck::testing

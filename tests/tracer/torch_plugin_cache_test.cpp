@@ -18,6 +18,8 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/common/temp_dir.h"
+
 namespace streamcheck::tracer::torch_plugin {
 namespace {
 
@@ -42,12 +44,7 @@ case $FAKE_MODE in
 esac
 )";
 
-std::string Read(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using streamcheck::testing::ReadFile;
 
 void Write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -198,7 +195,7 @@ TEST_F(TorchPluginCache, AFailedBuildSaysWhyOnceAndIsNotRetriedUntilAskedTo) {
   EXPECT_NE(failed.reason.find("unknown type name 'boom'"), std::string::npos) << "the compiler's first error";
   EXPECT_EQ(failed.fix, "read the log");
   EXPECT_FALSE(fs::exists(request_.entry.plugin()));
-  EXPECT_NE(Read(request_.entry.log()).find("error: unknown type name"), std::string::npos) << "the log stays";
+  EXPECT_NE(ReadFile(request_.entry.log()).find("error: unknown type name"), std::string::npos) << "the log stays";
   std::string failure;
   EXPECT_EQ(StateOf(request_.entry, &failure), EntryState::kFailedBefore);
   EXPECT_NE(failure.find("the compiler failed"), std::string::npos);

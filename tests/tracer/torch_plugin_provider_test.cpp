@@ -40,12 +40,7 @@ if os.environ.get("FAKE_FAIL"):
 shutil.copyfile(os.environ["FAKE_PLUGIN"], args["--output"])
 )";
 
-std::string Read(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
+using streamcheck::testing::ReadFile;
 
 class TorchPluginProvider : public ::testing::Test {
  protected:
@@ -86,7 +81,7 @@ class TorchPluginProvider : public ::testing::Test {
     dup2(saved, 2);
     close(out);
     close(saved);
-    *said = Read(file);
+    *said = ReadFile(file);
     return path;
   }
 
@@ -105,7 +100,7 @@ TEST_F(TorchPluginProvider, BuildsOnFirstUseSaysSoOnceAndReusesIt) {
             0u)
       << said;
   EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
-  const std::string saw = Read(tracer_ / "builder-saw");
+  const std::string saw = ReadFile(tracer_ / "builder-saw");
   EXPECT_NE(saw.find("torch-dir=" + fs::path(FAKE_TORCH_CUDA).parent_path().parent_path().string() + "\n"),
             std::string::npos)
       << saw;
