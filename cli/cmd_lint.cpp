@@ -157,15 +157,18 @@ int Lint(std::vector<std::string> args) {
     std::fprintf(stderr, "streamcheck lint: %s\n", error.c_str());
     return kExitUsage;
   }
+  std::string format, db;
+  for (size_t i = 0; i + 1 < a.options.size(); ++i) {
+    if (a.options[i] == "--format") format = a.options[i + 1];
+    if (a.options[i] == "--db") db = a.options[i + 1];
+  }
   int code = kExitOk;
-  if ((!a.changed_since.empty() || a.skip_unlisted) && !ChooseFiles(&a, &code)) return code;
+  if ((!a.changed_since.empty() || a.skip_unlisted) && !ChooseFiles(&a, &code)) {
+    if (code == kExitOk && format == "codeclimate") std::puts("[]");  // no file, no issue: still a report
+    return code;
+  }
   // What streamcheck-lint is given: its options, the chosen files, the flags after "--".
   std::vector<std::string> forwarded = a.options;
-  std::string format, db;
-  for (size_t i = 0; i + 1 < forwarded.size(); ++i) {
-    if (forwarded[i] == "--format") format = forwarded[i + 1];
-    if (forwarded[i] == "--db") db = forwarded[i + 1];
-  }
   forwarded.insert(forwarded.end(), a.files.begin(), a.files.end());
   forwarded.insert(forwarded.end(), a.flags.begin(), a.flags.end());
   const std::string tool = FindLintTool();

@@ -14,7 +14,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// "-p DIR", "-p=DIR": the option's value, or "" when `arg` is not it.
+// Whether streamcheck-lint's option `arg` takes the next argument as its value.
 bool TakesValue(const std::string& arg) {
   const std::vector<std::string>& with_value = LintOptionsWithValue();
   return std::find(with_value.begin(), with_value.end(), arg) != with_value.end();
@@ -76,9 +76,13 @@ bool SplitLintArguments(const std::vector<std::string>& args, LintArguments* out
       out->options.push_back(arg);
       out->options.push_back(args[++i]);
       if (arg == "-p") out->build_dir = args[i];
+    } else if (const size_t eq = arg.find('='); eq != std::string::npos && TakesValue(arg.substr(0, eq))) {
+      // "--format=sarif" as "--format sarif": streamcheck-lint takes both.
+      out->options.push_back(arg.substr(0, eq));
+      out->options.push_back(arg.substr(eq + 1));
+      if (arg.substr(0, eq) == "-p") out->build_dir = arg.substr(eq + 1);
     } else if (!arg.empty() && arg[0] == '-') {
       out->options.push_back(arg);
-      if (arg.rfind("-p=", 0) == 0) out->build_dir = arg.substr(3);
     } else {
       out->files.push_back(arg);
     }

@@ -62,9 +62,14 @@ TEST(CodeClimate, TheLintsFindingsWithPathsRelativeToTheWorkingDirectory) {
                           " lint --format codeclimate testdata/examples/two_streams.cu 2>/dev/null");
   EXPECT_EQ(lint.exit_code, 1) << "findings";
   ExpectGitLabIssues(nlohmann::json::parse(lint.output), "testdata/examples/two_streams.cu");
-  const Result clean = Shell(Binary() + " lint --format codeclimate " + kExamples + "/two_streams_fixed.cu 2>/dev/null");
+  const Result clean = Shell(Binary() + " lint --format=codeclimate " + kExamples + "/two_streams_fixed.cu 2>/dev/null");
   EXPECT_EQ(clean.exit_code, 0);
   EXPECT_EQ(nlohmann::json::parse(clean.output), nlohmann::json::array());
+  // Nothing to lint is a report too (GitLab reads the file whatever the job found).
+  const Result none = Shell(Binary() + " lint --format codeclimate --skip-unlisted " + kExamples +
+                            "/pytorch_normal_sum.trace.txt 2>/dev/null");
+  EXPECT_EQ(none.exit_code, 0);
+  EXPECT_EQ(nlohmann::json::parse(none.output), nlohmann::json::array());
 }
 
 // GitLab compares a merge request's issues with the target branch's by

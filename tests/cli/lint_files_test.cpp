@@ -38,7 +38,7 @@ TEST(LintArguments, FilesAreWhatNoOptionTakes) {
   EXPECT_EQ(a.changed_since, "origin/main");
   EXPECT_TRUE(a.skip_unlisted);
   EXPECT_EQ(a.files, (std::vector<std::string>{"a.cu", "b.cpp"}));
-  EXPECT_EQ(a.options, (std::vector<std::string>{"-p", "build", "--db", "f.db", "-j2", "--format=sarif"}));
+  EXPECT_EQ(a.options, (std::vector<std::string>{"-p", "build", "--db", "f.db", "-j2", "--format", "sarif"}));
   EXPECT_EQ(a.flags, (std::vector<std::string>{"--", "-DX", "c.cu"}));
   LintArguments b;
   ASSERT_TRUE(SplitLintArguments({"-p=out", "--changed-since=HEAD~2"}, &b, &error));
