@@ -29,8 +29,8 @@ void AddReportCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--format", r.format,
                   "text (default: each finding with both stacks, why and fix), summary (one line per finding, "
-                  "counts by rule), json, sarif or html")
-      ->check(CLI::IsMember({"text", "summary", "json", "sarif", "html"}));
+                  "counts by rule), json, sarif, codeclimate (GitLab's code quality report) or html")
+      ->check(CLI::IsMember({"text", "summary", "json", "sarif", "codeclimate", "html"}));
   cmd->add_option("--rule", r.rule, "only findings of this rule id");
   cmd->add_option("--group-by", r.group_by,
                   "test: the findings grouped by the test (scope) they were found in, each group headed, in every "

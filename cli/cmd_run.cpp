@@ -16,6 +16,8 @@
 
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
+#include "cli/install_paths.h"
+#include "cli/precise_support.h"
 #include "report/output_file.h"
 #include "report/report_model.h"
 #include "report/text_escape.h"
@@ -45,18 +47,6 @@ struct RunOptions {
   std::string forbid_default_stream;  // --forbid-default-stream[=GLOB]: objects whose default-stream work counts ("" = off)
   std::string color = "auto";
 };
-
-// The tracer library: beside this binary (installed), in the build tree, or
-// where STREAMCHECK_TRACER_LIB says.
-std::string FindTracer() {
-  if (const char* env = std::getenv(environment::kTracerLib)) return env;
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  for (const fs::path& candidate : {self.parent_path() / "libstreamcheck_tracer.so",
-                                    self.parent_path() / ".." / "tracer" / "libstreamcheck_tracer.so"})
-    if (fs::exists(candidate, ec)) return fs::canonical(candidate, ec).string();
-  return "";
-}
 
 std::string Absolute(const std::string& path) {
   return path.empty() ? path : fs::absolute(path).lexically_normal().string();
@@ -131,9 +121,17 @@ int Run(const RunOptions& o) {
   const std::string tracer = FindTracer();
   if (tracer.empty()) {
     fmt::print(stderr,
-               "streamcheck run: libstreamcheck_tracer.so not found next to streamcheck (was it built "
-               "with the CUDA toolkit?); set STREAMCHECK_TRACER_LIB to its path\n");
+               "streamcheck run: libstreamcheck_tracer.so not found in this installation's lib/streamcheck/ (was "
+               "it built with the CUDA toolkit? `streamcheck doctor` says); set STREAMCHECK_TRACER_LIB to its path\n");
     return kExitUsage;
+  }
+  // Fast mode is not what --precise asked for: no quiet fallback to it.
+  if (!o.precise.empty()) {
+    if (const PreciseSupport precise = CheckPreciseSupport(); !precise.ok) {
+      fmt::print(stderr, "streamcheck run: --precise is not available: {}. Fix: {}. Nothing was run (`streamcheck "
+                 "doctor` tells what this installation can do here)\n", precise.detail, precise.fix);
+      return kExitUsage;
+    }
   }
   // The trace file is written from the start: it may not be the database.
   if (!o.trace.empty() && (Absolute(o.trace) == Absolute(o.db) || store::IsDatabaseFile(o.db, o.trace))) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "report/codeclimate_report.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/output_file.h"
@@ -84,6 +85,7 @@ bool WriteReport(const ReportData& data, const std::string& format, std::ostream
   if (format == "summary") return WriteSummaryReport(data, out);
   if (format == "json") return WriteJsonReport(data, out);
   if (format == "sarif") return WriteSarifReport(data, out);
+  if (format == "codeclimate") return WriteCodeClimateReport(data, out);
   return WriteHtmlReport(data, out);
 }
 
@@ -92,8 +94,8 @@ bool WriteReport(const ReportData& data, const std::string& format, std::ostream
 int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err) {
   const std::string_view command = "report";
   if (request.format != "text" && request.format != "summary" && request.format != "json" &&
-      request.format != "sarif" && request.format != "html")
-    return Fail(err, command, "unknown format '" + request.format + "' (text, summary, json, sarif or html)");
+      request.format != "sarif" && request.format != "codeclimate" && request.format != "html")
+    return Fail(err, command, "unknown format '" + request.format + "' (text, summary, json, sarif, codeclimate or html)");
   if (!request.group_by.empty() && request.group_by != "test")
     return Fail(err, command, "unknown grouping '" + request.group_by + "' (test)");
   if (!request.rule.empty() && rules::Find(request.rule) == nullptr)

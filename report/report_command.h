@@ -18,7 +18,7 @@ inline constexpr int64_t kLatestRun = -1;
 
 struct ReportRequest {
   std::string db_path;
-  std::string format = "text";  // text | json | sarif | html
+  std::string format = "text";  // text | summary | json | sarif | codeclimate | html
   std::string rule;             // empty: all rules
   std::optional<int64_t> run;   // unset: every run; kLatestRun: the latest run
   std::string baseline_path;    // report only fingerprints missing from it
