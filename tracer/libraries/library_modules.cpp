@@ -105,7 +105,7 @@ std::string_view LibraryOfModule(std::string_view path) {
       // older jaxlib that held the GPU client itself. Every CUDA buffer and
       // staging buffer of a JAX program is XLA's, ordered by XLA on its own
       // threads through absl's synchronization, which streamcheck does not
-      // see (docs/NCCL.md, "A library's own work").
+      // see (docs/internals/nccl.md, "A library's own work").
       {"xla_cuda_plugin", "xla"}, {"xla_extension", "xla"},
   };
   const std::string_view name = BaseName(path);
