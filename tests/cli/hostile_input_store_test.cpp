@@ -135,7 +135,13 @@ class Background {
 // Issue 44: a lock held past --busy-timeout in the middle of a replay of
 // 20,000 findings lost one ("19999 of 20000 findings were stored") and the
 // run row said exit 0 where the command exited 2. Findings the lock keeps out
-// wait and go in once it is free.
+// wait and go in once it is free. The lock is held for 1 s from the replay's
+// start, past the first 1,000 races on any machine; whether the replay ends
+// before or after it is freed depends on the machine's speed (CI's ended
+// first), and both ends are checked: freed first, everything is stored and
+// the command exits 0; not, what is left waits beside the database (exit 2)
+// and the next writer folds it in. Either way nothing is lost and the run row
+// says what the command said.
 TEST(HostileInput, ALockHeldPastTheBusyTimeoutLosesNoFinding) {
   Scratch s;
   // Quiet for some 0.6 s, 1,000 races, quiet for some 1.2 s, 1,000 races.
@@ -148,18 +154,46 @@ TEST(HostileInput, ALockHeldPastTheBusyTimeoutLosesNoFinding) {
     store::Database holder(db, false, false, &error);
     holder.SetBusyTimeout(5000);
     while (holder.QueryInt("SELECT count(*) FROM processes").value_or(0) < 2) ::usleep(2000);
-    // Held from before the first race to after it (on a machine slower than
-    // the quiet parts assume, the replay may not meet it: it passes then).
     ASSERT_TRUE(holder.Exec("BEGIN IMMEDIATE")) << holder.error();
     ::usleep(1000000);
     EXPECT_EQ(FindingsIn(db), 1) << "nothing written while locked";
     holder.Exec("ROLLBACK");
   }
-  EXPECT_EQ(replay.Wait(), 0) << replay.output();
-  EXPECT_EQ(FindingsIn(db), 2001) << replay.output();
-  EXPECT_NE(replay.output().find("2000 findings (2000 occurrences); stored in"), std::string::npos)
-      << replay.output();
-  EXPECT_EQ(RunEnd(db, 2), "exit 0");
+  const int code = replay.Wait();
+  if (code == 0) {
+    EXPECT_EQ(FindingsIn(db), 2001) << replay.output();
+    EXPECT_NE(replay.output().find("2000 findings (2000 occurrences); stored in"), std::string::npos)
+        << replay.output();
+  } else {
+    EXPECT_EQ(code, 2) << replay.output();
+    const int64_t stored = FindingsIn(db) - 1;
+    EXPECT_NE(replay.output().find(std::to_string(2000 - stored) + " findings were kept in"), std::string::npos)
+        << stored << "\n" << replay.output();
+    EXPECT_EQ(Streamcheck("replay -q --db " + db + " " + s.File("one.txt")).exit_code, 0);
+    EXPECT_EQ(FindingsIn(db), 2002) << "every finding kept beside the database folded in once";
+  }
+  EXPECT_EQ(RunEnd(db, 2), "exit " + std::to_string(code));
+}
+
+// A pipe can be read once, and replay reads a trace twice (its stacks and
+// process first): `replay <(zcat t.gz)` lost every record past the first
+// 256 KiB (a parse error in the middle of a line, or silence). Replay and
+// convert read a pipe's copy.
+TEST(HostileInput, ATraceFromAPipeIsReadWhole) {
+  Scratch s;
+  WriteAll(s.File("long.txt"), RacesTrace(0) + QuietRecords(20000) + MoreRaces(3, 1));
+  const std::string binary = std::string(STREAMCHECK_BINARY);
+  const auto replay = testing::RunCommand("cat " + s.File("long.txt") + " | " + binary + " replay -q --no-db /dev/stdin 2>&1");
+  EXPECT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_NE(replay.output.find("3 findings (3 occurrences)"), std::string::npos) << replay.output;
+  const auto convert = testing::RunCommand("cat " + s.File("long.txt") + " | " + binary + " trace convert /dev/stdin " +
+                                           s.File("long.sctrace") + " 2>&1");
+  EXPECT_EQ(convert.exit_code, 0) << convert.output;
+  EXPECT_NE(Streamcheck("replay -q --no-db " + s.File("long.sctrace")).output.find("3 findings"), std::string::npos);
+  const auto nowhere = testing::RunCommand("cat " + s.File("long.txt") + " | TMPDIR=" + s.File("none") + " " + binary +
+                                           " replay -q --no-db /dev/stdin 2>&1");
+  EXPECT_EQ(nowhere.exit_code, 2) << nowhere.output;
+  EXPECT_NE(nowhere.output.find("is a pipe, and no copy of it could be made"), std::string::npos) << nowhere.output;
 }
 
 // A lock held until the command ends: what could not be stored waits in a
