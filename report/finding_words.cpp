@@ -18,6 +18,7 @@ struct Side {
   std::string stream;  // as NameLanes names it, for a sentence ("the default stream")
   std::string brief;   // the same without its origin ("stream 2"), once `stream` introduced it
   bool pytorch = false;
+  std::string framework;  // "PyTorch", "CuPy", "JAX", "Numba", or "" (FrameworkOfAccess)
 
   std::string Label() const { return at.empty() ? op : op + " (" + at + ")"; }
   // "before scenarios.py:96", or "before aten::sum" without a source line.
@@ -35,6 +36,7 @@ Side MakeSide(const FindingAccess& a, const std::string& stream) {
   s.stream = StreamInSentence(stream);
   s.brief = StreamInSentence(StreamWithoutOrigin(stream));
   s.pytorch = FrameworkOf(a.framework_op) == "PyTorch";
+  s.framework = FrameworkOfAccess(a);
   return s;
 }
 
@@ -229,14 +231,31 @@ std::string Why(const Finding& f, const Side& a, const Side& b) {
   return "";
 }
 
+// Two frameworks' work on one buffer: it was handed from one to the other,
+// and the handover's protocol is what orders the consumer. DLPack's Python
+// API (`__dlpack__(stream=)`) makes the consumer's stream wait for the
+// producer's *current* stream, not for the one that wrote the buffer; CUDA
+// Array Interface v3 carries a stream a consumer may wait for, and PyTorch
+// exports version 2, with none.
+std::string HandoverFix(const Side& a, const Side& b) {
+  return fmt::format("{}, order {}'s work after {}'s when the buffer is handed over: through DLPack "
+                     "(`from_dlpack`), hand it over with {} current in {} (`__dlpack__(stream=)` makes the "
+                     "consumer's stream wait for the producer's current stream only); through "
+                     "`__cuda_array_interface__`, synchronize {} first (PyTorch's interface carries no stream). "
+                     "Protocols: DLPack's Python API, CUDA Array Interface v3",
+                     b.Before(), b.framework, a.framework, a.brief, a.framework, a.brief);
+}
+
 std::string Fix(const Finding& f, const Side& a, const Side& b) {
   const bool pytorch = a.pytorch || b.pytorch;
+  const bool handover = !a.framework.empty() && !b.framework.empty() && a.framework != b.framework;
   const std::string& rule = f.rule;
   if (f.order_gap == "host-thread-not-ordered")
     return fmt::format("{}, hand the memory over from host thread {} to host thread {} through a mutex, condition "
                        "variable, semaphore, queue or thread join (which streamcheck sees), and take it {}",
                        a.After(), a.access->thread, b.access->thread, b.Before());
   if (rule == "cross-stream-race" || rule == "use-before-allocation") {
+    if (handover && rule == "cross-stream-race") return HandoverFix(a, b);
     if (IsDistributedOp(a.access->framework_op))
       return fmt::format("{}, call `work.wait()` on the handle {} returned (async_op=True): it makes the current "
                          "stream wait for the collective",

@@ -116,6 +116,22 @@ std::string FrameworkOf(const std::string& op) {
   return "";
 }
 
+std::string FrameworkOfAccess(const FindingAccess& a) {
+  if (std::string framework = FrameworkOf(a.framework_op); !framework.empty()) return framework;
+  if (a.op.rfind("cupy_", 0) == 0) return "CuPy";  // CuPy names its generated kernels cupy_<ufunc>
+  // A package's folder in a Python frame's file, or its extension module in a
+  // native frame's: the innermost frame that names one decides.
+  static constexpr std::pair<std::string_view, std::string_view> kMarks[] = {
+      {"/cupy/", "CuPy"},      {"/cupy_backends/", "CuPy"}, {"/jax/", "JAX"},         {"/jaxlib/", "JAX"},
+      {"/jax_plugins/", "JAX"}, {"/numba/", "Numba"},       {"/numba_cuda/", "Numba"}, {"/torch/", "PyTorch"},
+      {"libtorch", "PyTorch"},  {"xla_extension", "JAX"},   {"libcupy", "CuPy"}};
+  for (const ResolvedFrame& frame : a.stack)
+    for (const std::string* where : {&frame.file, &frame.module})
+      for (const auto& [mark, framework] : kMarks)
+        if (Contains(*where, mark)) return std::string(framework);
+  return "";
+}
+
 bool IsDistributedOp(const std::string& op) {
   return op.rfind("c10d::", 0) == 0 || op.rfind("_c10d_functional::", 0) == 0 || Contains(op, "nccl:");
 }

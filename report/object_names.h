@@ -37,6 +37,10 @@ std::string FrameWhere(const ResolvedFrame& frame);
 
 // The framework that issued an op ("PyTorch" for aten::, c10d::, ...), or "".
 std::string FrameworkOf(const std::string& framework_op);
+// The framework whose work an access is: its op's (PyTorch), a CuPy kernel's
+// name, else the Python packages or libraries on its stack (PyTorch, CuPy,
+// JAX, Numba); "" for a program's own CUDA work.
+std::string FrameworkOfAccess(const FindingAccess& access);
 // A collective or point-to-point op of torch.distributed (its fix is work.wait()).
 bool IsDistributedOp(const std::string& framework_op);
 

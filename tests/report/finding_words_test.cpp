@@ -156,6 +156,36 @@ TEST(FindingWords, PyTorchDefaultStreamReadsWhatASideStreamWrote) {
                    "`torch.cuda.current_stream().wait_stream(s)`, where `s` is the torch.cuda.Stream aten::fill_ ran on");
 }
 
+// PyTorch wrote, CuPy read (a handover through DLPack or
+// __cuda_array_interface__): the fix names both frameworks and the protocols'
+// rule, not PyTorch's wait_stream (CuPy's stream is no torch.cuda.Stream).
+TEST(FindingWords, AHandoverBetweenFrameworksNamesBothAndTheProtocol) {
+  Finding f = PyTorchRace("created", "created");
+  FindingAccess& cupy = f.accesses[1];
+  cupy.framework_op.clear();
+  cupy.op = cupy.api = "cupy_sum";
+  cupy.stream_handle = 0x4455;
+  cupy.stack = {{"_reduction_call", "/venv/lib/python3.12/site-packages/cupy/_core/_reduction.py", 210, 0, 0, "", 0},
+                At("/home/me/train.py", 9, "<module>")};
+  const FindingWords w = DescribeFinding(f);
+  EXPECT_EQ(FrameworkOfAccess(f.accesses[0]), "PyTorch");
+  EXPECT_EQ(FrameworkOfAccess(cupy), "CuPy");
+  EXPECT_NE(w.fix.find("order CuPy's work after PyTorch's when the buffer is handed over"), std::string::npos) << w.fix;
+  EXPECT_NE(w.fix.find("DLPack's Python API, CUDA Array Interface v3"), std::string::npos) << w.fix;
+  EXPECT_EQ(w.fix.find("wait_stream"), std::string::npos) << w.fix;
+  EXPECT_NE(w.headline.find("cupy_sum (train.py:9)"), std::string::npos) << w.headline;
+  // One framework on both sides, or a program's own kernel on one: no handover.
+  cupy.stack = {At("/home/me/train.py", 9, "<module>")};
+  cupy.op = "scale";
+  EXPECT_EQ(FrameworkOfAccess(cupy), "");
+  EXPECT_EQ(DescribeFinding(f).fix.find("handed over"), std::string::npos);
+  // JAX's and Numba's work is known by their packages on the stack.
+  cupy.stack = {{"", "/venv/lib/python3.12/site-packages/jax/_src/dlpack.py", 80, 0, 0, "", 0}};
+  EXPECT_EQ(FrameworkOfAccess(cupy), "JAX");
+  cupy.stack = {{"", "", 0, 0, 0x10, "/venv/lib/python3.12/site-packages/numba_cuda/cudadrv/driver.so", 0x10}};
+  EXPECT_EQ(FrameworkOfAccess(cupy), "Numba");
+}
+
 TEST(FindingWords, ACollectiveIsWaitedForWithWorkWait) {
   Finding f = PyTorchRace("created", "legacy");
   f.accesses[0].framework_op = "c10d::allreduce_";
