@@ -86,6 +86,8 @@ void Engine::Impl::Process(const TraceRecord& r) {
     case OpCode::kHostFuncEnd: EnterHostCall(r); break;  // a marker: what it signals, the interposers release
     case OpCode::kScopeBegin: ScopeBegin(r); break;
     case OpCode::kScopeEnd: ScopeEnd(r); break;
+    case OpCode::kMpiStart: MpiStart(r); break;
+    case OpCode::kMpiComplete: MpiComplete(r); break;
     case OpCode::kInvalid:
     case OpCode::kMaxOpCode: Anomaly("invalid opcode"); break;
   }

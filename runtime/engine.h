@@ -81,6 +81,7 @@ inline bool FindingsCiteStackOf(OpCode op) {
     case OpCode::kHostFuncEnd:
     case OpCode::kScopeBegin:
     case OpCode::kScopeEnd:
+    case OpCode::kMpiComplete:  // a finding names the operation's start, not its wait
       return false;
     default:
       return true;

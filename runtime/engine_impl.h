@@ -5,6 +5,7 @@
 //   engine_report.cpp  conflicts -> findings (kind, reason, fix, fingerprint)
 //   engine_host_threads.cpp  how host threads are ordered with each other
 //   engine_scopes.cpp  per-test scopes (scope_table.h)
+//   engine_mpi.cpp     MPI operations' buffers, by the MPI standard
 #pragma once
 
 #include <string>
@@ -149,6 +150,14 @@ class alignas(64) Engine::Impl {
   void ScopeBegin(const TraceRecord& r);
   void ScopeEnd(const TraceRecord& r);
 
+  // engine_mpi.cpp
+  void MpiStart(const TraceRecord& r);
+  void MpiComplete(const TraceRecord& r);
+  // Why an MPI operation and the other access are not ordered, and the fix
+  // (ExplainMissingOrder, FixFor), when one side is an MPI lane.
+  std::string ExplainMpiOrder(const AccessDescription& earlier, const AccessDescription& later, std::string* gap);
+  std::string FixMpiOrder(const AccessDescription& earlier, const AccessDescription& later);
+
   // engine_report.cpp
   enum class Doubt : uint8_t { kNone, kGuessedExtent, kGuessedMode, kStagedCopy };
   static Doubt DoubtOf(const ShadowAccess& earlier, const AccessDescription& later);
@@ -215,6 +224,18 @@ class alignas(64) Engine::Impl {
   // a trace never says (a program that exits with host functions queued).
   static constexpr size_t kMaxPendingHostFuncs = 1 << 16;
   std::unordered_map<uint32_t, VectorClock> pending_host_funcs_;
+  // MPI operations not yet seen complete (kMpiStart id -> its lane, whose
+  // clock is the operation's), and per host thread the lanes of operations
+  // it saw complete, reused so that a program's millions of requests make
+  // as many lanes as it ever has pending at once (engine_mpi.cpp).
+  struct PendingMpiOperation {
+    Lane lane = kNoLane;
+    ThreadId thread = 0;
+  };
+  static constexpr size_t kMaxPendingMpi = 1 << 16;
+  std::unordered_map<uint32_t, PendingMpiOperation> pending_mpi_;
+  std::unordered_map<ThreadId, std::vector<Lane>> free_mpi_lanes_;
+  std::unordered_map<Lane, VectorClock> mpi_clocks_;
   SiteTable sites_;
   SymbolTable symbols_;
   ScopeTable scopes_;

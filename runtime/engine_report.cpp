@@ -64,7 +64,7 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
   out.stream = lanes_.Describe(a.lane);
   out.stream_handle = lane.kind == LaneKind::kGraphNodes ? lane.launch_stream : lane.handle;
   out.stream_flags = lane.flags;
-  out.on_host = lane.IsHost();
+  out.on_host = lane.IsHost() || lane.IsMpi();
   out.device = lane.device;
   out.thread = site.thread;
   out.mode = ModeOf(a.kind);
@@ -75,7 +75,7 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
   out.stack = resolver_ ? resolver_->Resolve(site.stack) : symbols_.ResolveStack(site.stack);
   out.scope = scopes_.Text(site.scope, symbols_);
   if (!out.on_host) DescribeOrigins(a.lane, &out);
-  else out.stream_kind = "host";
+  else out.stream_kind = lanes_.KindName(a.lane);
   return out;
 }
 
@@ -117,7 +117,9 @@ void Engine::Impl::ReportConflict(const ShadowConflict& c, const AccessDescripti
     rule = rules::RuleId::kUseBeforeAllocation;
     kind = FindingKind::kUseBeforeAlloc;
   } else {
-    const bool host = lanes_.IsHost(e.lane) || lanes_.IsHost(later.lane);
+    // MPI works on a buffer from the host side (engine_mpi.cpp).
+    const bool host = lanes_.IsHost(e.lane) || lanes_.IsHost(later.lane) || lanes_.IsMpi(e.lane) ||
+                      lanes_.IsMpi(later.lane);
     rule = host ? rules::RuleId::kHostDeviceRace : rules::RuleId::kCrossStreamRace;
     if (e.kind == ShadowKind::kRead) kind = FindingKind::kWriteAfterRead;
     else if (later.kind == ShadowKind::kWrite) kind = FindingKind::kWriteAfterWrite;
@@ -351,6 +353,7 @@ std::string Engine::Impl::ExplainMissingOrder(const AccessDescription& earlier,
   const LaneInfo& b = lanes_.Get(later.lane);
   const std::string an = lanes_.Describe(earlier.lane), bn = lanes_.Describe(later.lane);
   const std::string aop = OpName(earlier.site);
+  if (a.IsMpi() || b.IsMpi()) return ExplainMpiOrder(earlier, later, gap);
   if (b.IsHost()) {
     *gap = "host-not-synchronized";
     return "the host did not wait for " + an + " after " + aop +
@@ -414,6 +417,7 @@ std::string Engine::Impl::FixFor(rules::RuleId rule, const AccessDescription& ea
              " wait on it (cudaStreamWaitEvent) before " + bop +
              (pytorch ? "; in PyTorch: later_stream.wait_stream(earlier_stream) before the later op" : "");
     case rules::RuleId::kHostDeviceRace:
+      if (lanes_.IsMpi(earlier.lane) || lanes_.IsMpi(later.lane)) return FixMpiOrder(earlier, later);
       if (lanes_.IsHost(earlier.lane))
         return "hand the memory over from " + an + " to host thread " + std::to_string(sites_.Get(later.site).thread) +
                " after " + aop + " and before it enqueues " + bop + ", through a mutex, condition variable, "

@@ -83,7 +83,13 @@ enum class OpCode : uint8_t {
   // opens a scope inside the one it is in, or closes its innermost.
   kScopeBegin = 75,       // thread, name (the scope's name)
   kScopeEnd = 76,         // thread
-  kMaxOpCode = 77,
+  // MPI (runtime/engine_mpi.cpp, docs/internals/mpi.md): the MPI library may
+  // read/write the accesses' bytes from this call until the operation `id`
+  // is seen complete (MPI standard, "Nonblocking Communication"); a blocking
+  // call is both records around it.
+  kMpiStart = 77,         // thread, id (the operation, unique while pending), api, accesses
+  kMpiComplete = 78,      // thread, id, api: a completing MPI_Wait*/MPI_Test* (or the blocking call's return)
+  kMaxOpCode = 79,
 };
 
 std::string_view OpCodeName(OpCode op);

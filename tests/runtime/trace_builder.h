@@ -112,6 +112,14 @@ class TraceBuilder {
   TraceBuilder& HostFuncEnd(uint32_t id) { auto& r = Add(OpCode::kHostFuncEnd, ""); r.id = id; r.api = 0; return *this; }
   TraceBuilder& HostRead(Address a, uint64_t n) { Add(OpCode::kHostAccess, "host read").accesses = {R(a, n)}; return *this; }
   TraceBuilder& HostWrite(Address a, uint64_t n) { Add(OpCode::kHostAccess, "host write").accesses = {W(a, n)}; return *this; }
+  // An MPI call starts operation `id` on these bytes (kMpiStart), or its
+  // completion is seen (kMpiComplete); a blocking call is both.
+  TraceBuilder& MpiStart(const std::string& call, uint32_t id, std::vector<MemoryAccess> accesses) {
+    auto& r = Add(OpCode::kMpiStart, call); r.id = id; r.accesses = std::move(accesses); return *this;
+  }
+  TraceBuilder& MpiComplete(const std::string& call, uint32_t id) {
+    Add(OpCode::kMpiComplete, call).id = id; return *this;
+  }
   TraceBuilder& BeginCapture(Handle s) { Add(OpCode::kStreamBeginCapture, "cudaStreamBeginCapture").stream = s; return *this; }
   // cudaStreamBeginCaptureToGraph: the stream's work joins `graph` after `deps`.
   TraceBuilder& BeginCaptureToGraph(Handle s, Handle graph, std::vector<Handle> deps) {

@@ -38,6 +38,10 @@ __attribute__((visibility("default"))) void streamcheck_set_library_hooks(const 
 }
 
 static const StreamcheckLibraryHooks* Hooks(void) { return __atomic_load_n(&g_library_hooks, __ATOMIC_ACQUIRE); }
+/* For the other libraries' interposers (mpi_interposers.c). */
+__attribute__((visibility("hidden"))) const StreamcheckLibraryHooks* streamcheck_library_hooks(void) {
+  return Hooks();
+}
 
 /* NCCL's own definition of `name`: the next one in the global scope, or,
  * where NCCL was loaded into a local scope (a dlopen without RTLD_GLOBAL,
