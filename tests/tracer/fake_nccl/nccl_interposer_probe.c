@@ -20,7 +20,8 @@ static void OnEnter(const StreamcheckNcclCall* c) {
 }
 static void OnLeave(const StreamcheckNcclCall* c) { printf("leave %s result=%d\n", c->name, c->result); }
 
-static const StreamcheckLibraryHooks kHooks = {STREAMCHECK_LIBRARY_HOOKS_VERSION, OnEnter, OnLeave};
+static const StreamcheckLibraryHooks kHooks = {
+    .version = STREAMCHECK_LIBRARY_HOOKS_VERSION, .nccl_enter = OnEnter, .nccl_leave = OnLeave};
 
 int main(int argc, char** argv) {
   if (argc != 4) return 2;
