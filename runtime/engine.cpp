@@ -9,6 +9,7 @@ Engine::Impl::Impl(FindingSink* sink, EngineOptions options)
 
 void Engine::Impl::Process(const TraceRecord& r) {
   current_ = &r;
+  if ((index_ & (kMemorySampleRecords - 1)) == 0) [[unlikely]] SampleMemory();
   ++stats_.records;
   last_device_work_ = {};
   if (!pending_pageable_.empty()) SettlePageableCopies(r);
@@ -108,6 +109,8 @@ void Engine::Impl::Finish() {
   stats_.finding_occurrences = findings_.occurrences();
   stats_.live_allocations = allocations_.size();
   stats_.shadow_intervals = shadow_.interval_count();
+  stats_.lanes = lanes_.size();
+  SampleMemory();
   if (sync_.implicit_streams() > 0) stats_.anomalies["stream handle used before creation"] = sync_.implicit_streams();
 }
 
@@ -232,6 +235,7 @@ void Engine::Prefetch(const TraceRecord& record) const { impl_->Prefetch(record)
 void Engine::Finish() { impl_->Finish(); }
 void Engine::set_stack_resolver(StackResolver* resolver) { impl_->resolver_ = resolver; }
 const EngineStats& Engine::stats() const { return impl_->stats_; }
+EngineMemory Engine::Memory() const { return impl_->Memory(); }
 Engine::DeviceWork Engine::LastDeviceWork() const { return impl_->last_device_work_; }
 bool Engine::HostThreadOrderedAfter(ThreadId thread, DeviceWork work) {
   return work.valid() && impl_->HostThreadOrderedAfter(thread, work);

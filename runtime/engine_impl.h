@@ -4,6 +4,7 @@
 //   engine_graphs.cpp  stream capture, graph construction, instantiate, launch
 //   engine_report.cpp  conflicts -> findings (kind, reason, fix, fingerprint)
 //   engine_host_threads.cpp  how host threads are ordered with each other
+//   engine_footprint.cpp  the engine's own memory
 #pragma once
 
 #include <string>
@@ -48,6 +49,9 @@ class alignas(64) Engine::Impl {
   void Process(const TraceRecord& r);
   void Prefetch(const TraceRecord& r) const;
   void Finish();
+  // engine_footprint.cpp
+  EngineMemory Memory() const;
+  void SampleMemory();  // into stats_.memory_bytes and peak_memory_bytes
 
   StackResolver* resolver_ = nullptr;
   EngineStats stats_;

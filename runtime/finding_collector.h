@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "rules/catalogue.h"
+#include "runtime/memory_estimate.h"
 #include "runtime/finding.h"
 
 namespace streamcheck {
@@ -37,6 +38,7 @@ class FindingCollector {
 
   uint64_t distinct() const { return counts_.size(); }
   uint64_t occurrences() const { return occurrences_; }
+  size_t HeapBytes() const { return memory::HashMap(counts_); }
 
  private:
   struct KeyHash {

@@ -51,6 +51,7 @@ class GraphModel {
   GraphExec& Instantiate(Handle exec, const Graph& graph);
   GraphExec* FindExec(Handle exec);
   void DestroyExec(Handle exec) { execs_.erase(exec); }
+  size_t HeapBytes() const;
 
  private:
   static constexpr uint64_t kCaptureIdBase = uint64_t{1} << 63;

@@ -48,6 +48,7 @@ class LaneTable {
   LaneInfo& Mutable(Lane lane) { return infos_[lane]; }
   bool IsHost(Lane lane) const { return infos_[lane].IsHost(); }
   size_t size() const { return infos_.size(); }
+  size_t HeapBytes() const { return memory::Buffer(infos_) + memory::Buffer(first_sites_); }
 
   // "stream 0x7f00 (non-blocking)", "legacy default stream of device 0", ...
   std::string Describe(Lane lane) const;

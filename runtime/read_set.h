@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "runtime/memory_estimate.h"
 #include "runtime/shadow_access.h"
 
 namespace streamcheck {
@@ -37,6 +38,7 @@ class ReadSet {
   ReadSet& operator=(ReadSet&&) noexcept = default;
 
   size_t size() const { return count_; }
+  size_t HeapBytes() const { return capacity() == 0 ? 0 : memory::Chunk(capacity() * sizeof(ShadowAccess)); }
   bool has_writes() const { return (capacity_ & kHasWrites) != 0; }
   const ShadowAccess& operator[](size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
 

@@ -115,6 +115,12 @@ void ShadowMemory::Fresh(Address addr, uint64_t size) {
   Replace(addr, end, ShadowAccess{});
 }
 
+size_t ShadowMemory::HeapBytes() const {
+  size_t bytes = intervals_.HeapBytes() + starts_.size() * memory::TreeNode<Address>() + memory::Buffer(covering_);
+  intervals_.ForEachValue([&bytes](const ShadowInterval& iv) { bytes += iv.reads.HeapBytes(); });
+  return bytes;
+}
+
 void ShadowMemory::ForgetFrees(Address addr, uint64_t size) {
   if (size == 0) return;
   const Address end = addr + size;

@@ -71,6 +71,8 @@ class ShadowMemory {
   void ForgetFrees(Address addr, uint64_t size);
 
   size_t interval_count() const { return intervals_.size(); }
+  // The slots, the ordered starts and the spilled reads (memory_estimate.h).
+  size_t HeapBytes() const;
 
  private:
   // Makes [addr, end) covered by intervals with bounds at addr and end; fills

@@ -1,5 +1,6 @@
 #include "runtime/sync_objects.h"
 
+#include "runtime/memory_estimate.h"
 #include <algorithm>
 
 namespace streamcheck {
@@ -142,6 +143,19 @@ void SyncObjects::SwitchThreads(ThreadState& thread, ThreadId id) {
   }
   last_thread_ = id;
   have_last_thread_ = true;
+}
+
+size_t SyncObjects::HeapBytes() const {
+  size_t bytes = memory::HashMap(threads_) + streams_.HeapBytes() + memory::HashMap(per_thread_streams_) +
+                 memory::HashMap(devices_) + memory::HashMap(events_) + memory::Buffer(owned_) +
+                 host_knowledge_.HeapBytes();
+  for (const auto& [id, t] : threads_) bytes += t.clock.HeapBytes() + t.epochs.HeapBytes();
+  for (const StreamState* s : owned_)
+    bytes += memory::Chunk(sizeof(StreamState)) + s->clock.HeapBytes() + memory::Buffer(s->capture_frontier);
+  for (const auto& [id, d] : devices_)
+    bytes += memory::Buffer(d.blocking) + memory::Buffer(d.all) + d.retired.HeapBytes();
+  for (const auto& [handle, e] : events_) bytes += e.clock.HeapBytes() + memory::Buffer(e.capture_nodes);
+  return bytes;
 }
 
 void SyncObjects::SetPerThreadClocks(bool per_thread) {

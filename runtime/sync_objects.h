@@ -139,6 +139,8 @@ class SyncObjects {
   const std::unordered_map<ThreadId, ThreadState>& threads() const { return threads_; }
 
   uint64_t implicit_streams() const { return implicit_streams_; }
+  // Threads, streams, events and devices with their clocks (not the lanes).
+  size_t HeapBytes() const;
   Lane NewLane(const LaneInfo& info) { return lanes_->Add(info); }
   LaneTable& lanes() { return *lanes_; }
 

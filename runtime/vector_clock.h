@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/memory_estimate.h"
+
 namespace streamcheck {
 
 using Lane = uint32_t;
@@ -39,6 +41,7 @@ class VectorClock {
   }
 
   size_t size() const { return clocks_.size(); }
+  size_t HeapBytes() const { return memory::Buffer(clocks_); }
   void Clear() { clocks_.clear(); }
   friend bool operator==(const VectorClock&, const VectorClock&) = default;
 

@@ -51,6 +51,7 @@ void BM_EngineSteadyState(benchmark::State& state) {
   engine.Finish();
   state.counters["records"] = double(state.iterations() * chunk.size());
   state.counters["findings"] = double(engine.stats().findings);
+  state.counters["memory_bytes"] = double(engine.stats().memory_bytes);
 }
 BENCHMARK(BM_EngineSteadyState)->Arg(0)->Arg(1)->Arg(2)->Unit(benchmark::kMillisecond);
 
@@ -77,6 +78,8 @@ void BM_RecordedTrace(benchmark::State& state, const char* trace) {
   state.counters["findings"] = double(engine.stats().findings);
   state.counters["occurrences"] = double(engine.stats().finding_occurrences);
   state.counters["anomalies"] = double(engine.stats().anomalies.size());
+  state.counters["lanes"] = double(engine.stats().lanes);
+  state.counters["memory_bytes"] = double(engine.stats().memory_bytes);
 }
 BENCHMARK_CAPTURE(BM_RecordedTrace, fsdp2, "distributed/fsdp2.fixed.rank0.sctrace")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_RecordedTrace, fsdp2_racy, "distributed/fsdp2.racy.rank0.sctrace")->Unit(benchmark::kMillisecond);
