@@ -79,7 +79,7 @@ void Engine::Impl::Process(const TraceRecord& r) {
     case OpCode::kGraphExecUpdate: GraphInstantiate(r); break;
     case OpCode::kGraphLaunch: GraphLaunch(r); break;
     case OpCode::kGraphDestroy: EnterHostCall(r); graphs_.DestroyGraph(r.graph); break;
-    case OpCode::kGraphExecDestroy: EnterHostCall(r); graphs_.DestroyExec(r.graph_exec); break;
+    case OpCode::kGraphExecDestroy: GraphExecDestroy(r); break;
     case OpCode::kHostThreadOrder: sync_.SetPerThreadClocks(r.flags == 1); break;
     case OpCode::kThreadRelease: ThreadRelease(r); break;
     case OpCode::kThreadAcquire: ThreadAcquire(r); break;

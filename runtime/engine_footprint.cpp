@@ -10,7 +10,8 @@ EngineMemory Engine::Impl::Memory() const {
   EngineMemory m;
   m.shadow = shadow_.HeapBytes();
   m.ordering = lanes_.HeapBytes() + op_log_.HeapBytes() + sync_.HeapBytes() + graphs_.HeapBytes() +
-               event_origins_.HeapBytes() + memory::HashMap(capturing_) + memory::HashMap(pending_host_funcs_);
+               event_origins_.HeapBytes() + memory::HashMap(capturing_) + memory::HashMap(pending_host_funcs_) +
+               memory::Buffer(retired_graph_lanes_);
   for (const auto& [id, clock] : pending_host_funcs_) m.ordering += clock.HeapBytes();
   for (const auto& [id, streams] : capturing_) m.ordering += memory::Buffer(streams);
   m.sites = sites_.HeapBytes() + symbols_.HeapBytes();

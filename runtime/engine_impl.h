@@ -126,7 +126,9 @@ class alignas(64) Engine::Impl {
   void GraphAddDependency(const TraceRecord& r);
   void GraphInstantiate(const TraceRecord& r);
   void GraphLaunch(const TraceRecord& r);
-  void AssignGraphLanes(GraphExec& exec, Handle exec_handle);
+  void GraphExecDestroy(const TraceRecord& r);
+  void AssignGraphLanes(GraphExec& exec, Handle exec_handle, const VectorClock& entry);
+  Lane TakeRetiredGraphLane(const VectorClock& entry);
 
   // engine_host_threads.cpp
   void ThreadRelease(const TraceRecord& r);
@@ -202,6 +204,8 @@ class alignas(64) Engine::Impl {
   SiteTable sites_;
   SymbolTable symbols_;
   GraphModel graphs_;
+  // Lanes of destroyed graph execs, each with the epoch of its last node run.
+  std::vector<Epoch> retired_graph_lanes_;
   FindingCollector findings_;
   FindingCollector library_findings_{nullptr, options_.max_distinct_findings};  // counted, not reported
   EventOrigins event_origins_;

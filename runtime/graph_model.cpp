@@ -1,7 +1,6 @@
 #include "runtime/graph_model.h"
 
 #include "runtime/memory_estimate.h"
-
 namespace streamcheck {
 
 void GraphModel::MoveGraph(uint64_t from, uint64_t to) {
@@ -16,7 +15,7 @@ GraphExec& GraphModel::Instantiate(Handle exec_handle, const Graph& graph) {
   GraphExec& exec = execs_[exec_handle];
   exec.nodes = graph.nodes;
   exec.has_cycle = !TopologicalOrder(exec.nodes, &exec.topo_order);
-  exec.node_lane.assign(exec.nodes.size(), kNoLane);  // assigned by the engine at launch
+  exec.lanes_assigned = false;  // by the engine at the next launch, reusing node_lane's
   return exec;
 }
 
