@@ -158,7 +158,7 @@ void Engine::Impl::StreamWaitEvent(const TraceRecord& r) {
     return;
   }
   sync_.PrepareStreamOperation(s, t);
-  s.clock.Join(e.clock);
+  s.Learn(e.clock);
   sync_.TickStream(s);
 }
 

@@ -240,7 +240,7 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
     completion.Join(vc);
   }
   exec->completion = completion;
-  s.clock.Join(completion);
+  s.Learn(completion);
 }
 
 }  // namespace streamcheck

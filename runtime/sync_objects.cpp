@@ -108,17 +108,32 @@ void SyncObjects::DestroyStream(Handle handle) {
 void SyncObjects::JoinIssuerAndLegacy(StreamState& stream, ThreadState& thread) {
   const ThreadId thread_id = thread.id;
   if (stream.last_joined_thread != thread_id || stream.last_joined_thread_version != thread.version) {
-    stream.clock.Join(thread.clock);
+    // Where only the thread's own entry moved since (its host operations),
+    // the rest of its clock is in the stream's already.
+    if (stream.last_joined_thread == thread_id && stream.last_joined_thread_joins == thread.joins)
+      stream.LearnEntry(thread.lane, thread.clock.Get(thread.lane));
+    else
+      stream.Learn(thread.clock);
     stream.last_joined_thread = thread_id;
     stream.last_joined_thread_version = thread.version;
+    stream.last_joined_thread_joins = thread.joins;
   }
   DeviceState& d = *stream.device_state;
   if (stream.legacy) {
-    // The legacy default stream waits for all prior work of blocking streams.
-    for (StreamState* b : d.blocking) stream.clock.Join(b->clock);
+    // The legacy default stream waits for all prior work of blocking
+    // streams: of a stream that only ran work of its own since the last
+    // time, that is one entry.
+    for (StreamState* b : d.blocking) {
+      if (b->joins_seen_by_legacy == b->joins) {
+        stream.LearnEntry(b->lane, b->clock.Get(b->lane));
+      } else {
+        stream.Learn(b->clock);
+        b->joins_seen_by_legacy = b->joins;
+      }
+    }
   } else if (stream.blocking && stream.last_joined_legacy_version != d.legacy_version) {
     // ... and blocking streams' later work waits for the legacy stream.
-    stream.clock.Join(d.legacy->clock);
+    stream.Learn(d.legacy->clock);
     stream.last_joined_legacy_version = d.legacy_version;
   }
 }
