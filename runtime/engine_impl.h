@@ -7,6 +7,7 @@
 //   engine_footprint.cpp  the engine's own memory
 #pragma once
 
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -142,7 +143,7 @@ class alignas(64) Engine::Impl {
   // engine_report.cpp
   enum class Doubt : uint8_t { kNone, kGuessedExtent, kGuessedMode, kStagedCopy };
   static Doubt DoubtOf(const ShadowAccess& earlier, const AccessDescription& later);
-  void ReportConflicts(const AccessDescription& later);
+  void ReportConflicts(const AccessDescription& later, std::span<const ShadowConflict> conflicts);
   // True (and counted in stats_.library_internal) when a side of the
   // finding is a library's own work, or the memory at `address` is a
   // library's own allocation: not the program's to fix.

@@ -88,11 +88,11 @@ Engine::Impl::Doubt Engine::Impl::DoubtOf(const ShadowAccess& earlier, const Acc
   return Doubt::kNone;
 }
 
-void Engine::Impl::ReportConflicts(const AccessDescription& later) {
+void Engine::Impl::ReportConflicts(const AccessDescription& later, std::span<const ShadowConflict> conflicts) {
   // Certain conflicts first: a pair of operations that races for certain
   // somewhere is one error, and its doubtful overlaps count towards it.
   for (const bool doubtful : {false, true}) {
-    for (const ShadowConflict& c : conflicts_) {
+    for (const ShadowConflict& c : conflicts) {
       const Doubt doubt = DoubtOf(c.earlier, later);
       if ((doubt != Doubt::kNone) == doubtful) ReportConflict(c, later, doubt);
     }

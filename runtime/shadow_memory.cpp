@@ -10,6 +10,7 @@ void ShadowMemory::Insert(Address begin, ShadowInterval interval) {
 }
 
 void ShadowMemory::Erase(Address begin) {
+  if (first_byte_intervals_ != 0 && InFirstByteForm(*intervals_.Find(begin))) --first_byte_intervals_;
   intervals_.Erase(begin);
   starts_.erase(begin);
 }
@@ -19,6 +20,15 @@ void ShadowMemory::SplitAt(Address begin, Address at) {
   ShadowInterval* iv = intervals_.Find(begin);
   ShadowInterval tail = *iv;
   iv->end = at;
+  // In first-byte form, all past `at` is the guessed rest; a first byte
+  // alone is the access certain.
+  if (InFirstByteForm(*iv)) [[unlikely]] {
+    TakePart(&tail, TailPart);
+    if (at == begin + 1) {
+      TakePart(iv, HeadPart);
+      --first_byte_intervals_;
+    }
+  }
   Insert(at, std::move(tail));
 }
 
@@ -77,6 +87,7 @@ void ShadowMemory::Replace(Address addr, Address end, const ShadowAccess& write)
   Carve(addr, end);  // intervals now tile [addr, end), the first one starting at addr
   for (size_t i = 1; i < covering_.size(); ++i) Erase(covering_[i]);
   ShadowInterval& iv = *intervals_.Find(addr);  // found after the erases: they move slots
+  if (InFirstByteForm(iv)) --first_byte_intervals_;
   iv.end = end;
   iv.write = write;
   iv.reads.clear();
