@@ -29,9 +29,16 @@ void AddReportCommand(CLI::App& app) {
       ->required();
   cmd->add_option("--format", r.format,
                   "text (default: each finding with both stacks, why and fix), summary (one line per finding, "
-                  "counts by rule), json, sarif or html")
-      ->check(CLI::IsMember({"text", "summary", "json", "sarif", "html"}));
+                  "counts by rule), json, sarif, codeclimate (GitLab's code quality report) or html")
+      ->check(CLI::IsMember({"text", "summary", "json", "sarif", "codeclimate", "html"}));
   cmd->add_option("--rule", r.rule, "only findings of this rule id");
+  cmd->add_option("--group-by", r.group_by,
+                  "test: the findings grouped by the test (scope) they were found in, each group headed, in every "
+                  "format (docs/SCOPES.md)")
+      ->check(CLI::IsMember({"test"}));
+  cmd->add_option("--scope", r.scope,
+                  "only findings with a side in a scope (test) this glob matches, e.g. 'tests/test_io.py::*' "
+                  "(docs/SCOPES.md)");
   cmd->add_option("--run", options->run, "only this run id, or 'last' (default: every run)");
   cmd->add_option("--baseline", r.baseline_path,
                   "only findings whose fingerprint OLD.db does not have (what CI should fail on)");

@@ -16,6 +16,8 @@
 
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
+#include "cli/install_paths.h"
+#include "cli/precise_support.h"
 #include "report/output_file.h"
 #include "report/report_model.h"
 #include "report/text_escape.h"
@@ -42,20 +44,9 @@ struct RunOptions {
   bool no_host_guards = false;
   bool quiet = false;
   std::string precise;  // --precise[=GLOB]: kernels to instrument ("" = fast mode)
+  std::string forbid_default_stream;  // --forbid-default-stream[=GLOB]: objects whose default-stream work counts ("" = off)
   std::string color = "auto";
 };
-
-// The tracer library: beside this binary (installed), in the build tree, or
-// where STREAMCHECK_TRACER_LIB says.
-std::string FindTracer() {
-  if (const char* env = std::getenv(environment::kTracerLib)) return env;
-  std::error_code ec;
-  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
-  for (const fs::path& candidate : {self.parent_path() / "libstreamcheck_tracer.so",
-                                    self.parent_path() / ".." / "tracer" / "libstreamcheck_tracer.so"})
-    if (fs::exists(candidate, ec)) return fs::canonical(candidate, ec).string();
-  return "";
-}
 
 std::string Absolute(const std::string& path) {
   return path.empty() ? path : fs::absolute(path).lexically_normal().string();
@@ -98,6 +89,8 @@ void PreloadInterposers(const std::string& tracer) {
   setenv(environment::kBusyTimeoutMs, std::to_string(o.busy_timeout_ms).c_str(), 1);
   if (!o.precise.empty()) setenv(environment::kPrecise, o.precise.c_str(), 1);
   if (o.no_host_guards) setenv(environment::kHostGuards, "0", 1);
+  if (!o.forbid_default_stream.empty())
+    setenv(environment::kForbidDefaultStream, o.forbid_default_stream.c_str(), 1);
   std::vector<char*> argv;
   for (const auto& a : o.command) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -128,13 +121,22 @@ int Run(const RunOptions& o) {
   const std::string tracer = FindTracer();
   if (tracer.empty()) {
     fmt::print(stderr,
-               "streamcheck run: libstreamcheck_tracer.so not found next to streamcheck (was it built "
-               "with the CUDA toolkit?); set STREAMCHECK_TRACER_LIB to its path\n");
+               "streamcheck run: libstreamcheck_tracer.so not found in this installation's lib/streamcheck/ (was "
+               "it built with the CUDA toolkit? `streamcheck doctor` says); set STREAMCHECK_TRACER_LIB to its path\n");
     return kExitUsage;
   }
+  // Fast mode is not what --precise asked for: no quiet fallback to it.
+  if (!o.precise.empty()) {
+    if (const PreciseSupport precise = CheckPreciseSupport(); !precise.ok) {
+      fmt::print(stderr, "streamcheck run: --precise is not available: {}. Fix: {}. Nothing was run (`streamcheck "
+                 "doctor` tells what this installation can do here)\n", precise.detail, precise.fix);
+      return kExitUsage;
+    }
+  }
   // The trace file is written from the start: it may not be the database.
-  if (!o.trace.empty() && (Absolute(o.trace) == Absolute(o.db) || store::SameFile(o.trace, o.db))) {
-    fmt::print(stderr, "streamcheck run: --trace {} is the database; nothing was run\n", o.trace);
+  if (!o.trace.empty() && (Absolute(o.trace) == Absolute(o.db) || store::IsDatabaseFile(o.db, o.trace))) {
+    fmt::print(stderr, "streamcheck run: --trace {} is the database or one of its -wal, -shm, -journal files; "
+               "nothing was run\n", o.trace);
     return kExitUsage;
   }
   // The run row, checked here once (suppressions readable, database whole
@@ -221,6 +223,12 @@ int Run(const RunOptions& o) {
   fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences) in run {}, stored in {}{}\n",
              report.findings.size(), report.findings.size() == 1 ? "" : "s", occurrences, run, o.db,
              o.trace.empty() ? "" : "; trace in " + o.trace);
+  // What a lock kept out of the database and waits beside it is no finding
+  // stored (store/pending_writes.h): said, and not a success.
+  if (const std::string unstored = session->UnstoredSummary(); !unstored.empty()) {
+    fmt::print(stderr, "streamcheck run: {}\n", unstored);
+    return kExitUsage;
+  }
   // The traced processes counted what they kept; what the database holds is
   // what was stored. Fewer stored means writes failed (the tracer said why).
   const uint64_t kept = counters[std::string(store::counters::kStats)][std::string(store::counters::kFindings)];
@@ -253,7 +261,7 @@ std::string DebugHelp() {
   std::string text =
       "STREAMCHECK_DEBUG=SWITCH[,SWITCH...] looks inside the tracer (tracer/debug/debug_switches.def):\n";
   for (const tracer::DebugSwitchInfo& s : tracer::kDebugSwitches) text += NameAndMeaning(s.name, s.meaning, 24);
-  text += "\nEnvironment variables (tracer/environment.def; `run` sets the first ten for the processes it traces):\n";
+  text += "\nEnvironment variables (tracer/environment.def; `run` sets the first eleven for the processes it traces):\n";
   for (const environment::VariableInfo& v : environment::kVariables) text += NameAndMeaning(v.name, v.meaning, 30);
   return text;
 }
@@ -281,6 +289,12 @@ void AddRunCommand(CLI::App& app) {
                 "instrument kernels on the device (Compute Sanitizer API) and check the bytes they really "
                 "touch instead of fast mode's guess; --precise=GLOB only kernels whose demangled name matches "
                 "(docs/PRECISE.md)");
+  // "--forbid-default-stream" alone is "=*": every object's work.
+  cmd->add_flag("--forbid-default-stream{*}", o->forbid_default_stream,
+                "report work issued to the legacy or per-thread default stream (rule default-stream-use, a warning: "
+                "kernel launches, async copies and memsets, host functions), one finding per call site; "
+                "--forbid-default-stream=GLOB only work issued by the objects (executable, shared libraries) whose "
+                "path matches, e.g. '*libmylib*' (rules/docs/default-stream-use.md)");
   cmd->add_flag("--no-host-guards", o->no_host_guards,
                 "do not guard host-visible memory while the device works on it: the host's own reads and "
                 "writes of it go unobserved (docs/HOST_GUARDS.md); the run records that they were off");

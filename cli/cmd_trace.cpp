@@ -61,7 +61,7 @@ void AddTraceCommand(CLI::App& app) {
   auto options = std::make_shared<TraceCommandOptions>();
   CLI::App* trace = app.add_subcommand(
       "trace", "Convert and print trace files (binary .sctrace and the text form; see "
-               "docs/TRACE_FORMAT.md)");
+               "docs/internals/trace-format.md)");
   trace->require_subcommand(1);
 
   CLI::App* convert = trace->add_subcommand(

@@ -10,8 +10,10 @@
 #include <cstdio>
 #include <string_view>
 
+#include "cli/cmd_doctor.h"
 #include "cli/cmd_lint.h"
 #include "cli/cmd_merge.h"
+#include "cli/cmd_plugin.h"
 #include "cli/cmd_replay.h"
 #include "cli/cmd_report.h"
 #include "cli/cmd_rules.h"
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
   streamcheck::cli::AddReportCommand(app);
   streamcheck::cli::AddMergeCommand(app);
   streamcheck::cli::AddTraceCommand(app);
+  streamcheck::cli::AddDoctorCommand(app);
+  streamcheck::cli::AddPluginCommand(app);
   // CLI11 answers an unknown word with "A subcommand is required".
   std::string names;
   bool known = false;

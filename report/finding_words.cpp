@@ -5,7 +5,6 @@
 
 #include <algorithm>
 
-#include "report/html_timeline.h"
 #include "report/object_names.h"
 
 namespace streamcheck::report {
@@ -150,6 +149,12 @@ std::string SingleHeadline(const Finding& f, const Side& s) {
                          s.Label(), s.stream, s.stream);
     case FindingKind::kUnsynchronizedTiming:
       return fmt::format("{} reads an event time before the end event is known to have completed", s.Label());
+    case FindingKind::kDefaultStreamUse: {
+      // The engine's message ends with the object that made the call, when known.
+      const size_t by = f.message.rfind(" by ");
+      return fmt::format("{} was issued to {}{}", s.Label(), s.stream,
+                         by == std::string::npos ? "" : f.message.substr(by));
+    }
     default: return s.Label() + ": " + f.message;
   }
 }
@@ -291,6 +296,12 @@ std::string SingleFix(const Finding& f, const Side& s) {
       return pytorch ? "pin the host tensor (`tensor.pin_memory()`), or synchronize the stream after the copy"
                      : "allocate the host buffer with `cudaMallocHost`/`cudaHostAlloc` (or register it with "
                        "`cudaHostRegister`), or synchronize the stream after the copy";
+    case FindingKind::kDefaultStreamUse:
+      return fmt::format("{}, pass the stream the code was given: {}",
+                         s.at.empty() ? "at " + s.op : "at " + s.at,
+                         s.access->api.find("Launch") != std::string::npos || s.access->api.empty()
+                             ? "`kernel<<<grid, block, shared_bytes, stream>>>(...)` (or `cudaLaunchKernel(..., stream)`)"
+                             : fmt::format("`{}(..., stream)`", s.access->api));
     default: return f.fix;
   }
 }
@@ -342,6 +353,15 @@ std::string DoubtFix(const Finding& f, const Side& b) {
 }
 
 }  // namespace
+
+std::pair<size_t, size_t> RacingPair(const Finding& f) {
+  size_t earlier = 0, later = f.accesses.empty() ? 0 : f.accesses.size() - 1;
+  for (size_t i = 0; i < f.accesses.size(); ++i) {
+    if (f.accesses[i].role == "earlier") earlier = i;
+    if (f.accesses[i].role == "later") later = i;
+  }
+  return {earlier, later};
+}
 
 FindingWords DescribeFinding(const Finding& f) {
   FindingWords words;

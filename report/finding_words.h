@@ -14,6 +14,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "runtime/finding.h"
 
@@ -27,5 +28,9 @@ struct FindingWords {
 
 // Strings are used as stored: escape them for the output afterwards.
 FindingWords DescribeFinding(const Finding& finding);
+
+// The racing operations: the accesses with role "earlier" and "later", or the
+// first and last access when roles say otherwise.
+std::pair<size_t, size_t> RacingPair(const Finding& finding);
 
 }  // namespace streamcheck::report

@@ -4,6 +4,7 @@
 #include <fmt/ostream.h>
 
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -54,6 +55,7 @@ struct Overview {
   std::map<std::string, size_t> by_severity;
   std::map<std::string, size_t> by_rule;
   std::map<std::string, std::pair<size_t, int64_t>> by_location;  // -> count, first finding's id
+  std::map<std::string, std::pair<size_t, int64_t>> by_test;      // the same, by test (docs/SCOPES.md)
   void Add(const store::StoredFinding& s) {
     const Finding f = EscapedFinding(s.finding);
     ++findings;
@@ -63,8 +65,19 @@ struct Overview {
     const std::string where = FindingLocation(f);
     auto& entry = by_location[where];
     if (entry.first++ == 0) entry.second = s.id;
+    auto& test = by_test[TestHeading(TestOf(f))];
+    if (test.first++ == 0) test.second = s.id;
   }
 };
+
+void WriteLinkedCounts(const char* id, const char* title,
+                       const std::map<std::string, std::pair<size_t, int64_t>>& counts, std::ostream& out) {
+  fmt::print(out, "<div class=\"panel\" id=\"{}\"><h2>{}</h2><table class=\"counts\">", id, title);
+  for (const auto& [name, entry] : counts)
+    fmt::print(out, "<tr><td><a href=\"#finding-{}\">{}</a></td><td class=\"n\">{}</td></tr>", entry.second,
+               HtmlEscape(name), entry.first);
+  out << "</table></div>\n";
+}
 
 void WriteCountsTable(const std::map<std::string, size_t>& counts, std::ostream& out) {
   out << "<table class=\"counts\">";
@@ -85,12 +98,10 @@ void WriteOverview(const ReportData& data, const Overview& o, std::ostream& out)
   out << "<h2>By rule</h2>";
   WriteCountsTable(o.by_rule, out);
   out << "</div>\n";
-  // Where.
-  out << "<div class=\"panel\" id=\"locations\"><h2>By source location</h2><table class=\"counts\">";
-  for (const auto& [where, entry] : o.by_location)
-    fmt::print(out, "<tr><td><a href=\"#finding-{}\">{}</a></td><td class=\"n\">{}</td></tr>", entry.second,
-               HtmlEscape(where), entry.first);
-  out << "</table></div>\n";
+  // Where, and in which tests (when any finding has one).
+  WriteLinkedCounts("locations", "By source location", o.by_location, out);
+  if (o.by_test.size() > 1 || (o.by_test.size() == 1 && !o.by_test.count(TestHeading(""))))
+    WriteLinkedCounts("tests", "By test", o.by_test, out);
   // Runs, processes, ranks.
   out << "<div class=\"panel\" id=\"runs\"><h2>Runs</h2>";
   fmt::print(out, "<div class=\"big\">{}</div><ul class=\"runs\">", data.runs.size());
@@ -104,9 +115,12 @@ void WriteOverview(const ReportData& data, const Overview& o, std::ostream& out)
       if (!ranks.empty())
         processes += fmt::format(" ({} {}–{})", ranks.size() == 1 ? "rank" : "ranks", *ranks.begin(), *ranks.rbegin());
     }
-    fmt::print(out, "<li>run {} ({}{}): <code>{}</code>{}</li>", r.id, HtmlEscape(EscapeControl(r.info.mode)),
+    fmt::print(out, "<li>run {} ({}{}): <code>{}</code>{}{}</li>", r.id, HtmlEscape(EscapeControl(r.info.mode)),
                processes, HtmlEscape(EscapeControl(r.info.command)),
-               r.info.gpu.empty() ? "" : " on " + HtmlEscape(EscapeControl(r.info.gpu)));
+               r.info.gpu.empty() ? "" : " on " + HtmlEscape(EscapeControl(r.info.gpu)),
+               r.end_time_ns ? ""
+                             : " <strong class=\"unfinished\">did not finish</strong>: no end was recorded (it was "
+                               "killed, or is still running); its findings are those it stored before it stopped");
   }
   out << "</ul></div>\n</section>\n";
 }
@@ -174,10 +188,10 @@ void WriteSide(const FindingAccess& a, const std::string& lane, std::ostream& ou
   if (const std::string under = KernelUnder(a); !under.empty()) what += " → " + HtmlEscape(under);
   const std::string at = ShortLocation(ProgramFrame(a.stack));
   fmt::print(out,
-             "<details class=\"side\"><summary><span class=\"role\">{}</span>: {} by {}{}, on {}</summary>"
+             "<details class=\"side\"><summary><span class=\"role\">{}</span>: {} by {}{}, on {}{}</summary>"
              "<div class=\"side-body\">",
              HtmlEscape(a.role), HtmlEscape(ModeInWords(a.mode)), what, at.empty() ? "" : " at " + HtmlEscape(at),
-             HtmlEscape(StreamInSentence(lane)));
+             HtmlEscape(StreamInSentence(lane)), a.scope.empty() ? "" : ", in <code>" + HtmlEscape(a.scope) + "</code>");
   if (!a.op.empty() && a.op != kernel)
     fmt::print(out, "<div>full name: <code class=\"fullname\">{}</code></div>", HtmlEscape(a.op));
   if (!a.api.empty()) fmt::print(out, "<div>API: <code>{}</code></div>", HtmlEscape(a.api));
@@ -255,7 +269,16 @@ bool WriteHtmlReport(const ReportData& data, std::ostream& out) {
              db, kHtmlStyle, Plural(overview.findings, "finding"), db);
   WriteOverview(data, overview, out);
   SourceSnippets sources(data.source_roots);
-  const bool ok = data.ForEach([&](const store::StoredFinding& f) { WriteFinding(f, sources, out); });
+  std::optional<std::string> group;  // report --group-by test: the test whose findings are being written
+  const bool ok = data.ForEach([&](const store::StoredFinding& f) {
+    if (data.group_by_test) {
+      const std::string test = EscapeControl(TestOf(f.finding));
+      if (!group || *group != test)
+        fmt::print(out, "<h2 class=\"test-group\">{}</h2>\n", HtmlEscape(TestHeading(test)));
+      group = test;
+    }
+    WriteFinding(f, sources, out);
+  });
   out << "</main></body></html>\n";
   return ok;
 }

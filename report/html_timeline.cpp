@@ -7,6 +7,7 @@
 #include <tuple>
 #include <vector>
 
+#include "report/finding_words.h"
 #include "report/object_names.h"
 #include "report/report_model.h"
 
@@ -99,15 +100,6 @@ std::string HtmlEscape(std::string_view text) {
     }
   }
   return out;
-}
-
-std::pair<size_t, size_t> RacingPair(const Finding& f) {
-  size_t earlier = 0, later = f.accesses.empty() ? 0 : f.accesses.size() - 1;
-  for (size_t i = 0; i < f.accesses.size(); ++i) {
-    if (f.accesses[i].role == "earlier") earlier = i;
-    if (f.accesses[i].role == "later") later = i;
-  }
-  return {earlier, later};
 }
 
 namespace {

@@ -14,10 +14,6 @@ namespace streamcheck::report {
 // Escapes &, <, >, " and ' for HTML text and attribute values.
 std::string HtmlEscape(std::string_view text);
 
-// The racing operations: the accesses with role "earlier" and "later", or the
-// first and last access when roles say otherwise.
-std::pair<size_t, size_t> RacingPair(const Finding& finding);
-
 std::string TimelineSvg(const Finding& finding);
 
 }  // namespace streamcheck::report

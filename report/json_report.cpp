@@ -49,6 +49,7 @@ json JsonAccess(const FindingAccess& a, const std::string& lane) {
       {"stream_detail", StreamDetail(a)},
       {"stream_kind", OrNull(a.stream_kind)},
       {"stream_origin", JsonOrigin(a.stream_origin, true)},
+      {"scope", OrNull(a.scope)},
   };
   if (a.event != 0) {
     access["event"] = Hex(a.event);
@@ -124,20 +125,44 @@ json JsonFinding(const store::StoredFinding& s) {
       {"uncertainty", f.uncertainty},
       {"aware_thread", f.aware_thread == 0 ? json(nullptr) : json(f.aware_thread)},
       {"syncs", syncs},
+      {"test", OrNull(TestOf(f))},
   };
 }
+
+namespace {
+
+// report --group-by test: each test's counts and findings' ids, in the
+// order the findings come (grouped by test), from a first pass over them.
+bool JsonTests(const ReportData& data, json* tests) {
+  *tests = json::array();
+  return data.ForEach([&](const store::StoredFinding& s) {
+    const std::string test = TestOf(s.finding);
+    if (tests->empty() || tests->back()["test"] != OrNull(test))
+      tests->push_back({{"test", OrNull(test)}, {"findings", json::array()}, {"errors", 0}});
+    json& group = tests->back();
+    group["findings"].push_back(s.id);
+    if (s.severity == "error") group["errors"] = group["errors"].get<int>() + 1;
+  });
+}
+
+}  // namespace
 
 bool WriteJsonReport(const ReportData& data, std::ostream& out) {
   json runs = json::array();
   for (const store::StoredRun& r : data.runs) runs.push_back(JsonRun(r));
-  JsonArrayStream findings(out,
-                           json{{"format_version", kJsonFormatVersion},
-                                {"tool", "streamcheck"},
-                                {"tool_version", STREAMCHECK_VERSION},
-                                {"database", data.db_path},
-                                {"runs", runs},
-                                {"findings", nullptr}},
-                           "findings");
+  json skeleton{{"format_version", kJsonFormatVersion},
+                {"tool", "streamcheck"},
+                {"tool_version", STREAMCHECK_VERSION},
+                {"database", data.db_path},
+                {"runs", runs},
+                {"findings", nullptr}};
+  if (data.group_by_test) {
+    json tests;
+    if (!JsonTests(data, &tests)) return false;
+    skeleton["group_by"] = "test";
+    skeleton["tests"] = std::move(tests);
+  }
+  JsonArrayStream findings(out, skeleton, "findings");
   const bool ok = data.ForEach([&](const store::StoredFinding& f) { findings.Add(JsonFinding(f)); });
   findings.Finish();
   return ok;

@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
@@ -58,7 +60,19 @@ int FdStreamBuf::sync() { return Drain() ? 0 : -1; }
 OutputFile::OutputFile(std::string path, std::string temp, int fd)
     : path_(std::move(path)), temp_(std::move(temp)), fd_(fd), buffer_(fd), stream_(&buffer_) {}
 
-std::unique_ptr<OutputFile> OutputFile::Create(const std::string& path, std::string* error) {
+std::unique_ptr<OutputFile> OutputFile::Create(const std::string& given, std::string* error) {
+  // A symlink is followed: the file it names is replaced, the link stays (a
+  // rename onto the link itself would replace the link with a regular file).
+  std::string path = given;
+  struct stat link {};
+  if (::lstat(given.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    char resolved[PATH_MAX];
+    if (::realpath(given.c_str(), resolved) == nullptr) {
+      *error = given + ": a symlink to a file that does not exist (or a loop of links): nothing was written";
+      return nullptr;
+    }
+    path = resolved;
+  }
   struct stat target {};
   const bool exists = ::stat(path.c_str(), &target) == 0;
   if (exists && S_ISDIR(target.st_mode)) {

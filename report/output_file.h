@@ -1,7 +1,9 @@
 // Output files that never leave a half-written or emptied file behind: the
 // bytes go to a temporary file in the target's folder, renamed over the
 // target only once everything was written and flushed. A target that is not
-// a regular file (/dev/stdout, /dev/full, a pipe) is written in place.
+// a regular file (/dev/stdout, /dev/full, a pipe) is written in place. A
+// symlink is followed: the file it names is replaced and the link stays; a
+// link to nothing is refused.
 #pragma once
 
 #include <memory>

@@ -5,8 +5,10 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
+#include "report/codeclimate_report.h"
 #include "report/html_report.h"
 #include "report/json_report.h"
 #include "report/output_file.h"
@@ -51,19 +53,31 @@ bool SelectRuns(store::Store& store, std::optional<int64_t> run, std::vector<sto
 }
 
 // The output may be none of the inputs: `report db -o db` once emptied the
-// database. Checked before anything is opened for writing.
+// database, and `-o db-wal` overwrote the commits its write-ahead log held.
+// Checked before anything is opened for writing.
 bool OutputIsAnInput(const ReportRequest& r, std::string* error) {
   if (r.output_path.empty()) return false;
-  const std::pair<const std::string*, const char*> inputs[] = {
-      {&r.db_path, "the database"}, {&r.baseline_path, "the --baseline database"},
-      {&r.suppressions_path, "the suppressions file"}};
-  for (const auto& [input, what] : inputs) {
-    if (!input->empty() && store::SameFile(*input, r.output_path)) {
-      *error = fmt::format("-o {} is {} it reads; nothing was written", r.output_path, what);
+  const std::pair<const std::string*, const char*> databases[] = {
+      {&r.db_path, "the database"}, {&r.baseline_path, "the --baseline database"}};
+  for (const auto& [input, what] : databases) {
+    if (!input->empty() && store::IsDatabaseFile(*input, r.output_path)) {
+      *error = fmt::format("-o {} is {} it reads, or one of SQLite's files beside it (-wal, -shm, -journal); "
+                           "nothing was written",
+                           r.output_path, what);
       return true;
     }
   }
+  if (!r.suppressions_path.empty() && store::SameFile(r.suppressions_path, r.output_path)) {
+    *error = fmt::format("-o {} is the suppressions file it reads; nothing was written", r.output_path);
+    return true;
+  }
   return false;
+}
+
+// --scope GLOB: a side of the finding was made in a scope the glob matches.
+bool InScope(const Finding& f, const std::string& glob) {
+  return std::any_of(f.accesses.begin(), f.accesses.end(),
+                     [&](const FindingAccess& a) { return !a.scope.empty() && GlobMatch(glob, a.scope); });
 }
 
 bool WriteReport(const ReportData& data, const std::string& format, std::ostream& out) {
@@ -71,6 +85,7 @@ bool WriteReport(const ReportData& data, const std::string& format, std::ostream
   if (format == "summary") return WriteSummaryReport(data, out);
   if (format == "json") return WriteJsonReport(data, out);
   if (format == "sarif") return WriteSarifReport(data, out);
+  if (format == "codeclimate") return WriteCodeClimateReport(data, out);
   return WriteHtmlReport(data, out);
 }
 
@@ -79,8 +94,10 @@ bool WriteReport(const ReportData& data, const std::string& format, std::ostream
 int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err) {
   const std::string_view command = "report";
   if (request.format != "text" && request.format != "summary" && request.format != "json" &&
-      request.format != "sarif" && request.format != "html")
-    return Fail(err, command, "unknown format '" + request.format + "' (text, summary, json, sarif or html)");
+      request.format != "sarif" && request.format != "codeclimate" && request.format != "html")
+    return Fail(err, command, "unknown format '" + request.format + "' (text, summary, json, sarif, codeclimate or html)");
+  if (!request.group_by.empty() && request.group_by != "test")
+    return Fail(err, command, "unknown grouping '" + request.group_by + "' (test)");
   if (!request.rule.empty() && rules::Find(request.rule) == nullptr)
     return Fail(err, command, "unknown rule '" + request.rule + "' (`streamcheck rules` lists them)");
   if (request.run && *request.run <= 0 && *request.run != kLatestRun)
@@ -105,8 +122,10 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
   data.db_path = request.db_path;
   data.color = request.color;
   data.verbose = request.verbose;
+  data.group_by_test = request.group_by == "test";
   store::FindingQuery query;
   query.rule = request.rule;
+  query.by_test = data.group_by_test;
   if (!SelectRuns(*store, request.run, &data.runs, &query.run, &error)) return Fail(err, command, error);
   std::vector<int64_t> run_ids;
   if (query.run) run_ids.push_back(*query.run);
@@ -145,6 +164,7 @@ int RunReport(const ReportRequest& request, std::ostream& out, std::ostream& err
           }
           request.path_map.Apply(&f.finding);
           if (suppressions && suppressions->Suppressed(f.finding)) return true;
+          if (!request.scope.empty() && !InScope(f.finding, request.scope)) return true;
           folder.Add(f);
           return true;
         },

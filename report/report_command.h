@@ -18,7 +18,7 @@ inline constexpr int64_t kLatestRun = -1;
 
 struct ReportRequest {
   std::string db_path;
-  std::string format = "text";  // text | json | sarif | html
+  std::string format = "text";  // text | summary | json | sarif | codeclimate | html
   std::string rule;             // empty: all rules
   std::optional<int64_t> run;   // unset: every run; kLatestRun: the latest run
   std::string baseline_path;    // report only fingerprints missing from it
@@ -36,6 +36,12 @@ struct ReportRequest {
   // terminal), and --verbose (full names, every frame, stream details, syncs).
   bool color = false;
   bool verbose = false;
+  // --group-by test: the findings ordered and headed by their test
+  // (docs/SCOPES.md); "" for the order found.
+  std::string group_by;
+  // --scope GLOB: only findings with a side in a scope (test) the glob
+  // matches (store/suppressions.h GlobMatch); empty: every finding.
+  std::string scope;
   // --error-exitcode[=N]: the exit code when findings remain after the
   // filters; 0 means findings do not fail the command.
   int findings_exit_code = 0;

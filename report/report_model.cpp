@@ -7,8 +7,7 @@
 #include <map>
 #include <utility>
 
-#include <algorithm>
-
+#include "report/finding_words.h"
 #include "report/object_names.h"
 
 namespace streamcheck::report {
@@ -17,6 +16,16 @@ bool ReportData::ForEach(const FindingVisitor& visit) const {
   if (source) return source(visit);
   for (const store::StoredFinding& f : findings) visit(f);
   return true;
+}
+
+std::vector<std::string> UnfinishedRunNotes(const ReportData& data) {
+  std::vector<std::string> notes;
+  for (const store::StoredRun& r : data.runs)
+    if (!r.end_time_ns)
+      notes.push_back(fmt::format("run {} ({}: {}) did not finish: no end was recorded (it was killed, or is still "
+                                  "running); its findings are those it stored before it stopped",
+                                  r.id, r.info.mode, r.info.command));
+  return notes;
 }
 
 store::StoredFinding InMemoryFinding(const Finding& finding, uint64_t local_id) {
@@ -130,9 +139,17 @@ std::string DescribeAccess(const FindingAccess& a) {
   const std::string op = DisplayOpName(a.op.empty() ? a.api : a.op);
   std::string what = a.framework_op.empty() ? fmt::format("{} by {}", AccessModeName(a.mode), op)
                                             : fmt::format("{} by {} ({})", AccessModeName(a.mode), a.framework_op, op);
-  if (a.on_host) return what + fmt::format(" on host thread {}", a.thread);
-  return what + fmt::format(" on {}, device {}, thread {}", StreamName(a), a.device, a.thread);
+  const std::string in = a.scope.empty() ? "" : ", in " + a.scope;
+  if (a.on_host) return what + fmt::format(" on host thread {}{}", a.thread, in);
+  return what + fmt::format(" on {}, device {}, thread {}{}", StreamName(a), a.device, a.thread, in);
 }
+
+std::string TestOf(const Finding& f) {
+  if (f.accesses.empty()) return "";
+  return f.accesses[RacingPair(f).second].scope;
+}
+
+std::string TestHeading(const std::string& test) { return test.empty() ? "outside every test" : "test " + test; }
 
 std::string DescribeBuffer(const FindingBuffer& b) {
   std::string kind(MemoryKindName(b.memory_kind));

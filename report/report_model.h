@@ -33,10 +33,19 @@ struct ReportData {
   // Processes per run (the HTML overview counts processes and ranks); empty
   // where the caller has none to give.
   std::map<int64_t, std::vector<store::StoredProcess>> processes;
+  // report --group-by test: the findings come ordered by their test
+  // (TestOf; FindingQuery::by_test), and every format heads each test's
+  // group (docs/SCOPES.md).
+  bool group_by_test = false;
 
   // Visits every finding; false when the source failed partway.
   bool ForEach(const FindingVisitor& visit) const;
 };
+
+// A run that recorded no end (killed, or still running) in the words every
+// format uses (unescaped): "run 3 (replay: CMD) did not finish: ...". One per
+// such run of `data.runs`, in id order.
+std::vector<std::string> UnfinishedRunNotes(const ReportData& data);
 
 // A finding that was never stored (replay --no-db, the lint's SARIF), as the
 // exporters take it: what reading it back from a store would give, without
@@ -87,6 +96,12 @@ std::string FrameLocation(const ResolvedFrame& frame);
 // the default stream, device 0, thread 1": short names, the stream as
 // object_names.h names it.
 std::string DescribeAccess(const FindingAccess& access);
+// The test (scope, docs/SCOPES.md) a finding belongs to: its later access's,
+// where the race was found (a single operation's only access); "" outside
+// every scope.
+std::string TestOf(const Finding& finding);
+// "test tests/a.py::test_x", or "outside every test": a group's heading.
+std::string TestHeading(const std::string& test);
 // "0x7f00..+4096" style buffer description with its allocation API.
 std::string DescribeBuffer(const FindingBuffer& buffer);
 // The engine's display name of the access's stream ("stream 0x5555

@@ -1,5 +1,6 @@
 #include "report/sarif_report.h"
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -80,6 +81,12 @@ json SarifResult(const store::StoredFinding& s, const std::map<std::string, size
                  {"properties", {{"kind", FindingKindName(f.kind)},
                                  {"confidence", ConfidenceName(f.confidence)}}}};
   if (auto it = rule_index.find(f.rule); it != rule_index.end()) result["ruleIndex"] = it->second;
+  // The test the finding belongs to, and each side's when a race crosses two (docs/SCOPES.md).
+  if (const std::string test = TestOf(f); !test.empty()) result["properties"]["test"] = test;
+  json scopes = json::array();
+  for (const FindingAccess& a : f.accesses) scopes.push_back(a.scope.empty() ? json(nullptr) : json(a.scope));
+  if (std::any_of(f.accesses.begin(), f.accesses.end(), [](const FindingAccess& a) { return !a.scope.empty(); }))
+    result["properties"]["scopes"] = scopes;
   // Code scanning drops results without a location: the later access's
   // source if known, else the earliest side that has one, else the allocation.
   json primary = nullptr;
@@ -139,6 +146,16 @@ bool WriteSarifReport(const ReportData& data, std::ostream& out) {
                                     {"semanticVersion", STREAMCHECK_VERSION},
                                     {"rules", rule_list}}}}},
               {"results", nullptr}};
+  // Results come ordered by test (report --group-by test); SARIF has no groups of its own.
+  if (data.group_by_test) run["properties"] = {{"groupBy", "test"}};
+  // A run that never ended (killed, or still running): the tool's execution
+  // did not complete, and its findings are those stored before it stopped.
+  if (const std::vector<std::string> notes = UnfinishedRunNotes(data); !notes.empty()) {
+    json notifications = json::array();
+    for (const std::string& note : notes)
+      notifications.push_back({{"level", "warning"}, {"message", {{"text", note}}}});
+    run["invocations"] = json::array({{{"executionSuccessful", false}, {"toolExecutionNotifications", notifications}}});
+  }
   JsonArrayStream results(out,
                           {{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                            {"version", "2.1.0"},

@@ -6,7 +6,10 @@
 
 #include <algorithm>
 #include <climits>
+#include <cctype>
 #include <cstdlib>
+#include <set>
+#include <string_view>
 
 namespace streamcheck::report {
 namespace {
@@ -18,6 +21,33 @@ constexpr uint64_t kMaxCachedBytes = 32u << 20;
 std::string RealPath(const std::string& path) {
   char resolved[PATH_MAX];
   return ::realpath(path.c_str(), resolved) ? resolved : "";
+}
+
+// Source files by their extension, compared in lower case (.C, .H, .S too).
+bool IsSourceFile(const std::string& path) {
+  static const std::set<std::string> kSourceExtensions = {
+      "c",   "cc",  "cpp", "cxx", "c++", "cp",  "h",  "hh",  "hpp", "hxx", "h++", "inl", "ipp", "tpp", "tcc",
+      "cu",  "cuh", "cuf", "ptx", "py",  "pyx", "pxd", "pyi", "f",   "f90", "f95", "f03", "for", "cl",  "rs",
+      "go",  "java", "jl", "m",   "mm",  "s",   "asm"};
+  const size_t slash = path.rfind('/');
+  const size_t dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return false;
+  std::string extension = path.substr(dot + 1);
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return kSourceExtensions.count(extension) != 0;
+}
+
+// Whether a component of `path` (from `from` on) is hidden: `.env`, `.git/`,
+// `.ssh/` (`.` and `..` are not). Never quoted, whatever the extension.
+bool HasHiddenComponent(const std::string& path, size_t from = 0) {
+  size_t at = from;
+  while (at < path.size()) {
+    const size_t end = std::min(path.find('/', at), path.size());
+    const std::string_view component(path.data() + at, end - at);
+    if (!component.empty() && component.front() == '.' && component != "." && component != "..") return true;
+    at = end + 1;
+  }
+  return false;
 }
 
 bool UnderSystemFolder(const std::string& path) {
@@ -68,20 +98,24 @@ SourceSnippets::SourceSnippets(const std::vector<std::string>& roots) {
 
 std::string SourceSnippets::AllowedPath(const std::string& file) const {
   if (file.empty()) return {};
-  std::vector<std::string> candidates;
+  // The path as named and the part of it looked for under a root: neither
+  // may name a hidden file or folder (a link `src/.env` to a source file
+  // included), beside the real path's own check below.
+  std::vector<std::pair<std::string, std::string>> candidates;  // path, the part named
   if (file.front() == '/') {
-    candidates.push_back(file);
+    candidates.emplace_back(file, file);
     // Trailing components, longest first: "a/b/c.py", "b/c.py", "c.py".
     for (size_t slash = file.find('/', 1); slash != std::string::npos; slash = file.find('/', slash + 1))
-      for (const std::string& root : roots_) candidates.push_back(root + file.substr(slash + 1));
+      for (const std::string& root : roots_) candidates.emplace_back(root + file.substr(slash + 1), file.substr(slash + 1));
   } else {
-    for (const std::string& root : roots_) candidates.push_back(root + file);
+    for (const std::string& root : roots_) candidates.emplace_back(root + file, file);
   }
-  for (const std::string& candidate : candidates) {
+  for (const auto& [candidate, named] : candidates) {
+    if (HasHiddenComponent(named)) continue;
     const std::string real = RealPath(candidate);
-    if (real.empty() || UnderSystemFolder(real)) continue;
+    if (real.empty() || UnderSystemFolder(real) || !IsSourceFile(real)) continue;
     for (const std::string& root : roots_)
-      if (real.rfind(root, 0) == 0) return real;
+      if (real.rfind(root, 0) == 0 && !HasHiddenComponent(real, root.size())) return real;
   }
   return {};
 }

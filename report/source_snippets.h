@@ -1,8 +1,10 @@
 // Which source lines the HTML report may quote. A stack frame names a file,
 // and the report is made on whatever machine runs it: quoting any file named
 // would put /proc/self/environ, /etc/passwd or a key into a page meant to be
-// shared. So a line is quoted only from a regular text file whose real path
-// (symlinks resolved) lies under one of the source roots: those the run
+// shared. So a line is quoted only from a regular text file that is a source
+// file by its extension, hidden neither itself nor by a folder below its
+// root (`.env`, `.git/`), and whose real path (symlinks resolved) lies under
+// one of the source roots: those the run
 // recorded (its working directory, the folders of the program's own source
 // files: run_session.h) and those `--source-root` adds. Never from /proc,
 // /sys or /dev, never from a root of "/", never from a file over

@@ -87,7 +87,8 @@ Finding EscapedFinding(const Finding& finding) {
   for (std::vector<FindingAccess>* list : {&f.accesses, &f.syncs}) {
     for (FindingAccess& a : *list) {
       for (std::string* s : {&a.role, &a.op, &a.api, &a.framework_op, &a.stream, &a.stream_kind,
-                             &a.stream_origin.created_by, &a.stream_origin.first_op, &a.event_origin.created_by})
+                             &a.stream_origin.created_by, &a.stream_origin.first_op, &a.event_origin.created_by,
+                             &a.scope})
         EscapeInPlace(s);
       for (std::vector<ResolvedFrame>* stack : {&a.stack, &a.stream_origin.created_at,
                                                 &a.stream_origin.first_used_at, &a.event_origin.created_at})

@@ -69,8 +69,8 @@ void WriteSide(const FindingAccess& a, const std::string& lane, bool verbose, co
   std::string what = OperationName(a);
   if (const std::string under = KernelUnder(a); !under.empty()) what += " -> " + under;
   const std::string mode = ModeInWords(a.mode);
-  fmt::print(out, "  {} {} by {} on {}\n", paint(kBold, (a.role.empty() ? "access" : a.role) + ":"), mode, what,
-             StreamInSentence(lane));
+  fmt::print(out, "  {} {} by {} on {}{}\n", paint(kBold, (a.role.empty() ? "access" : a.role) + ":"), mode, what,
+             StreamInSentence(lane), a.scope.empty() ? "" : " in " + paint(kCyan, a.scope));
   if (verbose) {
     if (!a.op.empty() && a.op != kernel) fmt::print(out, "      full name: {}\n", a.op);
     if (!a.api.empty()) fmt::print(out, "      api: {}\n", a.api);
@@ -120,17 +120,51 @@ void WriteTotals(const ReportData& data, size_t total, size_t errors, std::ostre
                            : fmt::format("{} run{} of ", data.runs.size(), data.runs.size() == 1 ? "" : "s");
   fmt::print(out, "{} finding{} ({} error{}, {} other) in {}{}\n", total, total == 1 ? "" : "s", errors,
              errors == 1 ? "" : "s", others, runs, EscapeControl(data.db_path));
+  for (const std::string& note : UnfinishedRunNotes(data)) fmt::print(out, "note: {}\n", EscapeControl(note));
 }
+
+// report --group-by test: a heading where a test's findings begin (they
+// come ordered by test), and the counts by test at the end.
+class TestGroups {
+ public:
+  TestGroups(const ReportData& data, std::ostream& out) : on_(data.group_by_test), paint_(data.color), out_(out) {}
+  void Next(const store::StoredFinding& f) {
+    if (!on_) return;
+    const std::string test = EscapeControl(TestOf(f.finding));
+    auto [it, added] = counts_.try_emplace(test, 0);
+    ++it->second;
+    if (!added && test == current_) return;
+    current_ = test;
+    fmt::print(out_, "{}\n", paint_(kBold, "== " + TestHeading(test) + " =="));
+  }
+  void WriteCounts() {
+    if (!on_ || counts_.empty()) return;
+    std::string counts;
+    for (const auto& [test, n] : counts_)
+      counts += fmt::format("{}{} in {}", counts.empty() ? "" : ", ", n, TestHeading(test));
+    fmt::print(out_, "{} {}\n", paint_(kCyan, "by test:"), counts);
+  }
+
+ private:
+  bool on_;
+  Paint paint_;
+  std::ostream& out_;
+  std::string current_;
+  std::map<std::string, size_t> counts_;
+};
 
 }  // namespace
 
 bool WriteTextReport(const ReportData& data, std::ostream& out) {
   size_t total = 0, errors = 0;
+  TestGroups groups(data, out);
   const bool ok = data.ForEach([&](const store::StoredFinding& f) {
+    groups.Next(f);
     WriteFinding(f, data, out);
     ++total;
     errors += f.severity == "error";
   });
+  groups.WriteCounts();
   WriteTotals(data, total, errors, out);
   return ok;
 }
@@ -139,12 +173,16 @@ bool WriteSummaryReport(const ReportData& data, std::ostream& out) {
   const Paint paint(data.color);
   std::map<std::string, size_t> by_rule;
   size_t total = 0, errors = 0;
+  TestGroups groups(data, out);
   const bool ok = data.ForEach([&](const store::StoredFinding& stored) {
+    groups.Next(stored);
     const Finding f = EscapedFinding(stored.finding);
     const std::string severity = EscapeControl(stored.severity);
-    fmt::print(out, "{}: {}: {} [{}]{}{}\n", paint(kBold, FindingPlace(f)), paint(SeverityColour(severity), severity),
+    // Grouped, the heading names the test.
+    const std::string test = data.group_by_test ? "" : TestOf(f);
+    fmt::print(out, "{}: {}: {} [{}]{}{}{}\n", paint(kBold, FindingPlace(f)), paint(SeverityColour(severity), severity),
                DescribeFinding(f).headline, f.rule, f.count > 1 ? fmt::format(" (seen {} times)", f.count) : "",
-               stored.ranks.empty() ? "" : " [" + DescribeRanks(stored) + "]");
+               stored.ranks.empty() ? "" : " [" + DescribeRanks(stored) + "]", test.empty() ? "" : " in " + test);
     ++by_rule[f.rule];
     ++total;
     errors += stored.severity == "error";
@@ -154,6 +192,7 @@ bool WriteSummaryReport(const ReportData& data, std::ostream& out) {
     for (const auto& [rule, n] : by_rule) counts += fmt::format("{}{} {}", counts.empty() ? "" : ", ", n, rule);
     fmt::print(out, "{} {}\n", paint(kCyan, "by rule:"), counts);
   }
+  groups.WriteCounts();
   WriteTotals(data, total, errors, out);
   return ok;
 }

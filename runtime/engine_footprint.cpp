@@ -14,7 +14,7 @@ EngineMemory Engine::Impl::Memory() const {
                memory::Buffer(retired_graph_lanes_);
   for (const auto& [id, clock] : pending_host_funcs_) m.ordering += clock.HeapBytes();
   for (const auto& [id, streams] : capturing_) m.ordering += memory::Buffer(streams);
-  m.sites = sites_.HeapBytes() + symbols_.HeapBytes();
+  m.sites = sites_.HeapBytes() + symbols_.HeapBytes() + scopes_.HeapBytes() + memory::HashMap(default_stream_objects_);
   m.findings = findings_.HeapBytes() + library_findings_.HeapBytes();
   m.other = sizeof(Impl) + allocations_.HeapBytes() + pool_blocks_.HeapBytes() + graph_memory_.HeapBytes() +
             memory::Buffer(pending_pageable_) + memory::Buffer(conflicts_);

@@ -218,6 +218,7 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
     Anomaly("graph launch inside a stream capture (child graphs are not modeled)");
     return;
   }
+  DefaultStreamUse(r, s);
   sync_.PrepareStreamOperation(s, t);
   sync_.TickStream(s);
   VectorClock entry = s.clock;

@@ -5,6 +5,7 @@
 //   engine_report.cpp  conflicts -> findings (kind, reason, fix, fingerprint)
 //   engine_host_threads.cpp  how host threads are ordered with each other
 //   engine_footprint.cpp  the engine's own memory
+//   engine_scopes.cpp  per-test scopes (scope_table.h)
 #pragma once
 
 #include <span>
@@ -19,6 +20,7 @@
 #include "runtime/graph_model.h"
 #include "runtime/lane_table.h"
 #include "runtime/op_log.h"
+#include "runtime/scope_table.h"
 #include "runtime/shadow_memory.h"
 #include "runtime/site_table.h"
 #include "runtime/symbol_table.h"
@@ -53,6 +55,9 @@ class alignas(64) Engine::Impl {
   // engine_footprint.cpp
   EngineMemory Memory() const;
   void SampleMemory();  // into stats_.memory_bytes and peak_memory_bytes
+  // engine_scopes.cpp: Engine's scope queries.
+  uint32_t OpenScope(ThreadId thread) const { return scopes_.Current(thread); }
+  void ForEachFindingInScope(uint32_t scope, const Engine::ScopeFindingVisitor& visit) const;
 
   StackResolver* resolver_ = nullptr;
   EngineStats stats_;
@@ -80,7 +85,7 @@ class alignas(64) Engine::Impl {
   void HostWaitsForDevice(ThreadState& t, DeviceId device);
   void EventElapsedTime(const TraceRecord& r);
   uint32_t SiteOf(const TraceRecord& r) {
-    return sites_.Intern({r.api, r.name, r.framework_op, r.stack, r.thread, r.library});
+    return sites_.Intern({r.api, r.name, r.framework_op, r.stack, r.thread, r.library, scopes_.Current(r.thread)});
   }
 
   // engine_memory.cpp
@@ -140,6 +145,17 @@ class alignas(64) Engine::Impl {
   // streamcheck does not observe, the two would be ordered. 0 when none.
   ThreadId ThreadAwareOf(Epoch earlier, ThreadId later_thread) const;
 
+  // engine_default_stream.cpp (run --forbid-default-stream): inline, the
+  // common case is the option off.
+  void DefaultStreamUse(const TraceRecord& r, const StreamState& s) {
+    if (options_.forbid_default_stream) [[unlikely]] CheckDefaultStreamUse(r, s);
+  }
+  void CheckDefaultStreamUse(const TraceRecord& r, const StreamState& s);
+
+  // engine_scopes.cpp
+  void ScopeBegin(const TraceRecord& r);
+  void ScopeEnd(const TraceRecord& r);
+
   // engine_report.cpp
   enum class Doubt : uint8_t { kNone, kGuessedExtent, kGuessedMode, kStagedCopy };
   static Doubt DoubtOf(const ShadowAccess& earlier, const AccessDescription& later);
@@ -154,6 +170,10 @@ class alignas(64) Engine::Impl {
   static void ExplainDoubt(Doubt doubt, Finding* f);
   void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                     const std::string& message, const std::string& reason);
+  // The finding of one operation, whoever's code made it (ReportSingle has
+  // already asked whether it is a library's own).
+  void ReportSingleOperation(const FindingKey& key, const AccessDescription& access, const std::string& message,
+                             const std::string& reason);
   // Why a finding may not be certain.
   struct Uncertainty {
     bool unknown_mode = false;     // a side's read or write is not known
@@ -204,6 +224,9 @@ class alignas(64) Engine::Impl {
   std::unordered_map<uint32_t, VectorClock> pending_host_funcs_;
   SiteTable sites_;
   SymbolTable symbols_;
+  ScopeTable scopes_;
+  // --forbid-default-stream=GLOB: whether each calling object's path matches.
+  std::unordered_map<StringId, bool> default_stream_objects_;
   GraphModel graphs_;
   // Lanes of destroyed graph execs, each with the epoch of its last node run.
   std::vector<Epoch> retired_graph_lanes_;

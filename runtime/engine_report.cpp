@@ -25,11 +25,14 @@ uint64_t Fnv1a(uint64_t h, std::string_view s) {
 }
 
 // The part of a site that survives re-runs and rebuilds: names and source
-// files of the innermost frames, no addresses or line numbers.
+// files of the innermost frames, no addresses or line numbers; and the
+// scope (test) it was issued in.
 uint64_t FingerprintSide(uint64_t h, const FindingAccess& a) {
   h = Fnv1a(h, a.op);
   h = Fnv1a(h, a.api);
   h = Fnv1a(h, a.framework_op);
+  // Outside every scope a side adds nothing: fingerprints from before scopes still match.
+  if (!a.scope.empty()) h = Fnv1a(h, a.scope);
   size_t n = 0;
   for (const ResolvedFrame& f : a.stack) {
     if (n++ == 4) break;
@@ -70,6 +73,7 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
   out.trace_index = a.trace_index;
   out.timestamp_ns = a.timestamp_ns;
   out.stack = resolver_ ? resolver_->Resolve(site.stack) : symbols_.ResolveStack(site.stack);
+  out.scope = scopes_.Text(site.scope, symbols_);
   if (!out.on_host) DescribeOrigins(a.lane, &out);
   else out.stream_kind = "host";
   return out;
@@ -208,13 +212,18 @@ void Engine::Impl::ReportSingle(rules::RuleId rule, FindingKind kind, const Acce
   // library's to change, not the program's.
   if (const StringId library = CallingLibrary(access.site); library != 0)
     return CountLibraryInternal(key, symbols_.String(library));
+  ReportSingleOperation(key, access, message, reason);
+}
+
+void Engine::Impl::ReportSingleOperation(const FindingKey& key, const AccessDescription& access,
+                                         const std::string& message, const std::string& reason) {
   findings_.Report(key, [&] {
     Finding f;
-    f.rule = std::string(rules::Get(rule).id);
-    f.kind = kind;
+    f.rule = std::string(rules::Get(key.rule).id);
+    f.kind = key.kind;
     f.message = message;
     f.reason = reason;
-    f.fix = std::string(rules::Get(rule).fix_hint);
+    f.fix = std::string(rules::Get(key.rule).fix_hint);
     f.accesses.push_back(Describe(access, "operation"));
     f.buffer.address = access.address;
     f.buffer.size = access.size;

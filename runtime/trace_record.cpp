@@ -56,6 +56,8 @@ constexpr std::array<std::string_view, static_cast<size_t>(OpCode::kMaxOpCode)> 
   set(OpCode::kThreadAcquire, "thread_acquire");
   set(OpCode::kHostFuncBegin, "host_func_begin");
   set(OpCode::kHostFuncEnd, "host_func_end");
+  set(OpCode::kScopeBegin, "scope_begin");
+  set(OpCode::kScopeEnd, "scope_end");
   return n;
 }
 constexpr auto kOpCodeNames = MakeOpCodeNames();

@@ -19,7 +19,7 @@ enum class OpCode : uint8_t {
   kInvalid = 0,
   // Definitions: no ordering meaning.
   kDefineString = 1,  // id=string_id, text
-  kDefineStack = 2,   // id=stack_id, frames
+  kDefineStack = 2,   // id=stack_id, frames, [library], [name: the path of the object whose code made the call]
   kProcessInfo = 3,   // text = "key=value" metadata (command, pid, host, gpu)
   kThreadName = 4,    // thread, text
   kUnmodeledApi = 5,  // api: a call that may change ordering but is not modeled (counted)
@@ -79,7 +79,11 @@ enum class OpCode : uint8_t {
   // stream's order (tracer/api_calls/host_func_trampoline.h).
   kHostFuncBegin = 73,    // thread, id: the thread is now after the stream's work before kHostFunc `id`
   kHostFuncEnd = 74,      // thread, id: the host function returned
-  kMaxOpCode = 75,
+  // Per-test scopes (runtime/scope_table.h, docs/SCOPES.md): the thread
+  // opens a scope inside the one it is in, or closes its innermost.
+  kScopeBegin = 75,       // thread, name (the scope's name)
+  kScopeEnd = 76,         // thread
+  kMaxOpCode = 77,
 };
 
 std::string_view OpCodeName(OpCode op);

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -93,8 +94,16 @@ class Store {
   int64_t AddFinding(int64_t run, int64_t process, uint64_t local_id, const Finding& finding);
   bool SetFindingCount(int64_t run, int64_t process, uint64_t local_id, uint64_t count);
 
+  // Runs `writes` (calls of this store) in one transaction: all or none.
+  // False when one failed or the lock was not had (last_error()).
+  bool InOneTransaction(const std::function<bool()>& writes);
+
   const std::string& path() const;
   const std::string& last_error() const;
+  // Whether the last failure was another process's lock held longer than
+  // the busy timeout (the write may succeed later), not a failure that stays.
+  bool locked_out() const { return locked_out_; }
+  int busy_timeout_ms() const { return busy_timeout_ms_; }
   // Writes that failed since Open (e.g. the file was locked too long), so
   // `run` can warn that findings were not stored.
   uint64_t failed_writes() const { return failed_writes_; }
@@ -108,6 +117,8 @@ class Store {
   std::unique_ptr<Database> db_;
   std::string last_error_;
   uint64_t failed_writes_ = 0;
+  bool locked_out_ = false;
+  int busy_timeout_ms_ = 5000;
 };
 
 }  // namespace streamcheck::store

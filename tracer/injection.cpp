@@ -15,6 +15,7 @@
 #include "tracer/frameworks/framework_plugin.h"
 #include "tracer/host/host_guards.h"
 #include "tracer/libraries/nccl/nccl_hooks.h"
+#include "tracer/scopes/scope_hooks.h"
 #include "tracer/tracer.h"
 #if STREAMCHECK_HAVE_SANITIZER
 #include "tracer/sanitizer/sanitizer_front_end.h"
@@ -108,6 +109,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     g_tracer->host_thread_order().IgnoreCudaAndOwnCode();  // the plugins' locks too
     std::atexit(FinishAtExit);
     RegisterExitHook();
+    RegisterScopeHooks(g_tracer);
     RegisterLibraryHooks(g_tracer);
     pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
     const TracerConfig& config = g_tracer->config();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "runtime/trace/trace_symbols.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_ops.h"
 #include "tracer/frameworks/framework_plugin.h"
@@ -16,6 +17,7 @@
 #include "tracer/hot_path.h"
 #include "tracer/job_place.h"
 #include "tracer/libraries/library_modules.h"
+#include "tracer/scopes/scope_hooks.h"
 #include "tracer/thread_state.h"
 #include "tracer/environment.h"
 
@@ -84,6 +86,14 @@ std::string TracePathOfThisProcess(bool forked) {
   return root + (other_host ? "." + JobPlaceOfThisProcess().host : std::string()) + "." + std::to_string(getpid());
 }
 
+// What a replay of the trace checks as this run did (cli/cmd_replay.cpp):
+// " forbid_default_stream=GLOB", "*" for every object's work.
+std::string ForbidDefaultStreamField(const TracerConfig& c) {
+  if (!c.forbid_default_stream) return "";
+  return " " + std::string(kForbidDefaultStreamField) + "=" +
+         EncodeProcessInfoValue(c.default_stream_objects.empty() ? "*" : c.default_stream_objects);
+}
+
 }  // namespace
 
 TracerConfig TracerConfig::FromEnvironment() {
@@ -102,6 +112,10 @@ TracerConfig TracerConfig::FromEnvironment() {
   c.queue_records = !DebugFlag(DebugSwitch::kDropRecords);
   c.analyse_records = !DebugFlag(DebugSwitch::kSkipAnalysis);
   c.host_guards = Env(environment::kHostGuards) != "0";
+  if (const char* objects = std::getenv(environment::kForbidDefaultStream)) {
+    c.forbid_default_stream = true;
+    c.default_stream_objects = std::string(objects) == "*" ? "" : objects;
+  }
   return c;
 }
 
@@ -137,8 +151,13 @@ void Tracer::OpenOutputs() {
   session_ = store::RunSession::Open(session, &error);
   for (const std::string& warning : session_->warnings()) Warn(warning);
   config_.run_id = session_->run_id();
-  output_ = session_->AddProcess(store::ProcessInfo{getpid(), CommandLine(), place.host, place.rank});
-  engine_ = std::make_unique<Engine>(output_);
+  scope_findings_.Clear();
+  output_ = session_->AddProcess(store::ProcessInfo{getpid(), CommandLine(), place.host, place.rank},
+                                 &scope_findings_);
+  EngineOptions options;
+  options.forbid_default_stream = config_.forbid_default_stream;
+  options.default_stream_objects = config_.default_stream_objects;
+  engine_ = std::make_unique<Engine>(output_, options);
   engine_->set_stack_resolver(this);
   if (!config_.trace_path.empty()) {
     std::string error;
@@ -148,7 +167,8 @@ void Tracer::OpenOutputs() {
   TraceRecord info;
   info.op = OpCode::kProcessInfo;
   // The command last: it has spaces (ProcessInfoField, trace_symbols.h, reads it so).
-  info.text = "pid=" + std::to_string(getpid()) + " " + DescribeJobPlace(place) + " command=" + CommandLine();
+  info.text = "pid=" + std::to_string(getpid()) + " " + DescribeJobPlace(place) +
+              ForbidDefaultStreamField(config_) + " command=" + CommandLine();
   Submit(info);
   // Host threads have their own clocks when the preloaded library tells how
   // they synchronize (host_thread_order.h); the engine's default is trace order.
@@ -263,6 +283,9 @@ STREAMCHECK_HOT ThreadId Tracer::CurrentThread() {
       TraceRecord mode = host_order_.ModeRecord();
       Submit(mode);
     }
+    // A test's scope opened before CUDA loaded the tracer (or before this
+    // thread's first call) holds this thread's work from here.
+    EmitOpenScopes(thread.id);
   }
   return thread.id;
 }
@@ -320,6 +343,7 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
       def.id = r.stack;
       for (uint64_t pc : stacks_.ProgramCounters(r.stack)) def.frames.push_back({0, 0, 0, pc});
       def.library = NoteCallingLibrary(r.stack);
+      if (const auto object = stack_objects_.find(r.stack); object != stack_objects_.end()) def.name = object->second;
       Submit(def);
     }
   }
@@ -338,9 +362,62 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
 // definition at exit, when the library may be unloaded.
 StringId Tracer::NoteCallingLibrary(StackId stack) {
   const std::vector<uint64_t>& pcs = stacks_.ProgramCounters(stack);
-  const StringId library = Intern(LibraryOfCaller(pcs.data(), pcs.size()));
+  const std::string_view object = CallingObject(pcs.data(), pcs.size());
+  const StringId library = Intern(LibraryOfModule(object));
   if (library != 0) stack_libraries_[stack] = library;
+  // The object's path: what --forbid-default-stream=GLOB matches (define_stack's name).
+  if (const StringId path = Intern(object); path != 0) stack_objects_[stack] = path;
   return library;
+}
+
+void Tracer::EmitOpenScopes(ThreadId thread) {
+  for (const std::string_view name : OpenScopesOfThisThread()) {
+    TraceRecord r;
+    r.op = OpCode::kScopeBegin;
+    r.thread = thread;
+    r.name = Intern(name);
+    r.timestamp_ns = clock_.Ticks();
+    Submit(r);
+  }
+}
+
+void Tracer::EmitScopeMark(TraceRecord& r) {
+  r.thread = CurrentThread();
+  r.timestamp_ns = clock_.Ticks();
+  Submit(r);
+}
+
+void Tracer::ScopeBegin(const char* name) {
+  std::lock_guard<TracerLock> lock(lock_);
+  if (finished_) return;
+  TraceRecord r;
+  r.op = OpCode::kScopeBegin;
+  r.name = Intern(name);
+  EmitScopeMark(r);
+}
+
+void Tracer::ScopeEnd() {
+  std::lock_guard<TracerLock> lock(lock_);
+  if (finished_) return;
+  // On the thread's first record, the catch-up (CurrentThread) opens the
+  // scope being closed first: the preloaded library drops it after this.
+  TraceRecord r;
+  r.op = OpCode::kScopeEnd;
+  EmitScopeMark(r);
+}
+
+long Tracer::ScopeErrors(char* text, size_t size) {
+  std::lock_guard<TracerLock> lock(lock_);
+  if (finished_ || !engine_) return 0;
+  const ThreadId thread = CurrentThread();
+  // Every record queued so far analysed, and the worker held between two
+  // while the engine is read (as for fork).
+  PauseAnalysis();
+  struct Resume {
+    Tracer* tracer;
+    ~Resume() { tracer->ResumeAnalysis(); }  // also when the report throws (GuardInternalErrors catches it)
+  } resume{this};
+  return scope_findings_.Report(*engine_, engine_->OpenScope(thread), text, size);
 }
 
 void Tracer::CountUnmodeled(std::string_view api) {
@@ -450,6 +527,7 @@ void Tracer::WriteSymbolizedStacks() {
     for (const ResolvedFrame& f : stacks_.Symbolize(id))
       def.frames.push_back({Intern(f.function), Intern(f.file), f.line, f.pc});
     if (const auto it = stack_libraries_.find(id); it != stack_libraries_.end()) def.library = it->second;
+    if (const auto it = stack_objects_.find(id); it != stack_objects_.end()) def.name = it->second;
     trace_->Append(def);
   }
 }
@@ -479,6 +557,8 @@ void Tracer::RestartAfterFork() {
   config_.trace_path = TracePathOfThisProcess(/*forked=*/true);
   OpenOutputs();
   StartWorker();
+  // The forking thread's open scopes, for the child's fresh engine.
+  if (const ThreadId thread = ThisThread().id; thread != 0) EmitOpenScopes(thread);
 }
 
 bool Tracer::OwnsThisProcess() const { return getpid() == os_pid_; }

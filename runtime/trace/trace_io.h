@@ -1,6 +1,6 @@
 // Reading and writing trace files: the binary form the tracer writes
 // (.sctrace: versioned, append-only CRC-checked blocks) and the text form
-// people write by hand (one record per line). docs/TRACE_FORMAT.md describes
+// people write by hand (one record per line). docs/internals/trace-format.md describes
 // both. Readers detect the form from the first bytes, so every consumer
 // (replay, convert, tests) goes through OpenTrace and never cares which it got.
 #pragma once

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/trace/trace_io.h"
+#include "tests/cli/cli_helpers.h"
 #include "tests/common/run_command.h"
 #include "store/reader.h"
 #include "store/store.h"
@@ -24,27 +25,9 @@ namespace fs = std::filesystem;
 
 using Result = testing::CommandResult;
 
-// stdout and stderr together.
-Result Streamcheck(const std::string& args) {
-  return testing::RunCommand(std::string(STREAMCHECK_BINARY) + " " + args + " 2>&1");
-}
-
-std::string TempPath(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("streamcheck_cli_test_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::vector<Finding> StoredFindings(const std::string& db_path) {
-  std::string error;
-  auto db = store::Store::Open(db_path, &error, {.read_only = true});
-  EXPECT_TRUE(db) << error;
-  std::vector<store::StoredFinding> stored;
-  std::vector<Finding> out;
-  if (!db || !store::ReadFindings(*db, {}, &stored, &error)) return out;
-  for (auto& s : stored) out.push_back(s.finding);
-  return out;
-}
+using cli_testing::StoredFindings;
+using cli_testing::Streamcheck;
+using cli_testing::TempPath;
 
 // One expected finding: rule, kind, substrings of both operations (kernel,
 // API or framework op; the second `-` for a finding of one operation), and

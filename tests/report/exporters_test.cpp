@@ -23,6 +23,8 @@ ReportData Data() {
   run.id = 1;
   run.info.mode = "run";
   run.info.command = "python train.py";
+  run.end_time_ns = 2;  // it ended (a run without an end is marked unfinished)
+  run.exit_status = 0;
   data.runs.push_back(run);
   store::StoredFinding s;
   s.id = 1;

@@ -49,5 +49,31 @@ TEST(SourceSnippets, NeverHugeOrBinaryFiles) {
   EXPECT_EQ(snippets.Line(dir.File("binary.cu"), 1), "");
 }
 
+// Issue 44: a frame naming `.env` under the run's working directory put its
+// API key into the page. Only source files, by extension; never a hidden
+// file or a file in a hidden folder, under any name.
+TEST(SourceSnippets, OnlySourceFilesAndNeverHiddenOnes) {
+  ScratchDir dir;
+  std::filesystem::create_directories(dir.File("src/.git"));
+  WriteAll(dir.File("src/.env"), "API_KEY=x\n");
+  WriteAll(dir.File("src/.git/hook.py"), "hidden folder\n");
+  WriteAll(dir.File("src/.hidden.cu"), "hidden file\n");
+  WriteAll(dir.File("src/notes.txt"), "not source\n");
+  WriteAll(dir.File("src/Makefile"), "not source\n");
+  WriteAll(dir.File("src/kernel.CU"), "upper case\n");
+  WriteAll(dir.File("src/train.py"), "python\n");
+  std::filesystem::create_symlink(dir.File("src/.env"), dir.File("src/env.cu"));
+  SourceSnippets snippets({dir.File("src")});
+  for (const char* hidden : {".env", ".git/hook.py", ".hidden.cu", "notes.txt", "Makefile", "env.cu"}) {
+    EXPECT_EQ(snippets.Line(hidden, 1), "") << hidden;
+    EXPECT_EQ(snippets.Line(dir.File("src/") + hidden, 1), "") << hidden;
+  }
+  EXPECT_EQ(snippets.Line("kernel.CU", 1), "upper case");
+  EXPECT_EQ(snippets.Line("train.py", 1), "python");
+  EXPECT_EQ(snippets.Line("./train.py", 1), "python") << "'.' is no hidden folder";
+  std::filesystem::create_directories(dir.File("src/sub"));
+  EXPECT_EQ(snippets.Line(dir.File("src/sub/../train.py"), 1), "python");
+}
+
 }  // namespace
 }  // namespace streamcheck::report

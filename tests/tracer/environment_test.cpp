@@ -59,7 +59,7 @@ TEST(Environment, EachIsReadInTheFileTheListNames) {
 TEST(Environment, RunSetsWhatTheTracerReads) {
   const std::string run = ReadSource(std::filesystem::path(STREAMCHECK_SOURCE_DIR) / "cli/cmd_run.cpp");
   for (const char* id : {"kDb", "kRunId", "kRootPid", "kRunHost", "kTrace", "kSuppressions", "kStacks",
-                         "kBusyTimeoutMs", "kPrecise", "kHostGuards"})
+                         "kBusyTimeoutMs", "kPrecise", "kHostGuards", "kForbidDefaultStream"})
     EXPECT_NE(run.find(std::string("setenv(environment::") + id), std::string::npos) << id;
 }
 

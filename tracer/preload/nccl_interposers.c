@@ -12,7 +12,7 @@
  * libtorch_cuda.so has it as a needed library), or a dlopen with
  * RTLD_GLOBAL. A program that links NCCL statically, or calls it through
  * pointers it took with dlsym on NCCL's own handle, is not seen
- * (docs/NCCL.md). Prototypes are declared here with the ABI's plain types:
+ * (docs/internals/nccl.md). Prototypes are declared here with the ABI's plain types:
  * NCCL's header is not needed to build this. */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -2,7 +2,7 @@
 // Pinned memory is slow to get (pinning 16 MiB takes milliseconds) and a
 // launch in flight holds its own: the cuda-samples' simpleHyperQ queues 64
 // single-thread kernels on 32 streams at once, and giving each 16 MiB of
-// pinned log cost it more than memcheck's whole run (docs/PRECISE.md). So a
+// pinned log cost it more than memcheck's whole run (tests/gpu/bench/results/README.md). So a
 // first launch gets room in proportion to its warps, a later one what its
 // kernel needed before. A first launch that overflows takes guesses, so the
 // room per warp is generous: a warp looping 128 times over a read and a
