@@ -169,9 +169,11 @@ void Engine::Impl::FlagUnrecordedEvent(Lane waiter, const TraceRecord& r, const 
                                        const char* consequence) {
   AccessDescription wait{waiter, SiteOf(r), ShadowKind::kRead, 0, 0, index_, r.timestamp_ns};
   ReportSingle(rules::RuleId::kWaitOnUnrecordedEvent, FindingKind::kUnrecordedEventWait, wait,
-               std::string(call) + " on an event that was never recorded",
-               "the event had no cudaEventRecord before this call, so it returns at once and " +
-                   std::string(consequence));
+               [&](std::string* message, std::string* reason) {
+                 *message = std::string(call) + " on an event that was never recorded";
+                 *reason = "the event had no cudaEventRecord before this call, so it returns at once and " +
+                           std::string(consequence);
+               });
 }
 
 // cudaEventSynchronize, and cudaEventQuery returning cudaSuccess.

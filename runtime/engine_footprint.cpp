@@ -13,11 +13,13 @@ EngineMemory Engine::Impl::Memory() const {
                event_origins_.HeapBytes() + memory::HashMap(capturing_) + memory::HashMap(pending_host_funcs_) +
                memory::Buffer(retired_graph_lanes_);
   for (const auto& [id, clock] : pending_host_funcs_) m.ordering += clock.HeapBytes();
+  m.ordering += memory::Buffer(graph_node_clocks_);
+  for (const VectorClock& clock : graph_node_clocks_) m.ordering += clock.HeapBytes();
   for (const auto& [id, streams] : capturing_) m.ordering += memory::Buffer(streams);
   m.sites = sites_.HeapBytes() + symbols_.HeapBytes() + scopes_.HeapBytes() + memory::HashMap(default_stream_objects_);
   m.findings = findings_.HeapBytes() + library_findings_.HeapBytes();
   m.other = sizeof(Impl) + allocations_.HeapBytes() + pool_blocks_.HeapBytes() + graph_memory_.HeapBytes() +
-            memory::Buffer(pending_pageable_) + memory::Buffer(conflicts_);
+            memory::Buffer(pending_pageable_) + memory::Buffer(conflicts_) + memory::Buffer(transfer_);
   return m;
 }
 

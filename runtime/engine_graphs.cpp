@@ -100,7 +100,7 @@ void Engine::Impl::GraphAddNode(const TraceRecord& r) {
   node.site = SiteOf(r);
   node.trace_index = index_;
   if (r.node_op == OpCode::kKernelLaunch) node.accesses = r.accesses;
-  else if (r.node_op == OpCode::kMemcpy || r.node_op == OpCode::kMemset) node.accesses = TransferAccesses(r);
+  else if (r.node_op == OpCode::kMemcpy || r.node_op == OpCode::kMemset) TransferAccesses(r, &node.accesses);
   for (Handle d : r.deps) {
     auto it = g.index_of.find(d);
     if (it == g.index_of.end()) Anomaly("graph node depends on an unknown node");
@@ -224,7 +224,10 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
   VectorClock entry = s.clock;
   entry.Join(exec->completion);
   if (!exec->lanes_assigned) AssignGraphLanes(*exec, r.graph_exec, entry);
-  std::vector<VectorClock> node_clock(exec->nodes.size());
+  // Kept between launches: a launch of many nodes allocates no clock. Each
+  // node's is set before it is read (topo_order puts a node after its deps).
+  std::vector<VectorClock>& node_clock = graph_node_clocks_;
+  if (node_clock.size() < exec->nodes.size()) node_clock.resize(exec->nodes.size());
   VectorClock completion = entry;
   for (uint32_t n : exec->topo_order) {
     const GraphNode& node = exec->nodes[n];

@@ -17,6 +17,7 @@
 #include "runtime/engine.h"
 #include "runtime/event_origins.h"
 #include "runtime/finding_collector.h"
+#include "runtime/function_ref.h"
 #include "runtime/graph_model.h"
 #include "runtime/lane_table.h"
 #include "runtime/op_log.h"
@@ -120,7 +121,8 @@ class alignas(64) Engine::Impl {
   void FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock, uint32_t site, bool reuse,
                  uint64_t timestamp_ns, const ShadowAccess* reused_by = nullptr);
   // Accesses a copy or memset makes, from its record (2D extents included).
-  static std::vector<MemoryAccess> TransferAccesses(const TraceRecord& r);
+  // A copy's or a memset's accesses (a copy's source first) into `out`.
+  static void TransferAccesses(const TraceRecord& r, std::vector<MemoryAccess>* out);
 
   // engine_graphs.cpp
   void BeginCapture(const TraceRecord& r);
@@ -168,12 +170,16 @@ class alignas(64) Engine::Impl {
   StringId CallingLibrary(uint32_t site) const;
   void ReportConflict(const ShadowConflict& c, const AccessDescription& later, Doubt doubt);
   static void ExplainDoubt(Doubt doubt, Finding* f);
+  // A single operation's finding, with its message and reason made only
+  // when the finding is new: a repeated one is only counted (NCCL waits on
+  // events it never recorded, on purpose, at every collective).
+  using FindingWords = FunctionRef<void(std::string* message, std::string* reason)>;
+  void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access, FindingWords words);
   void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                     const std::string& message, const std::string& reason);
   // The finding of one operation, whoever's code made it (ReportSingle has
   // already asked whether it is a library's own).
-  void ReportSingleOperation(const FindingKey& key, const AccessDescription& access, const std::string& message,
-                             const std::string& reason);
+  void ReportSingleOperation(const FindingKey& key, const AccessDescription& access, FindingWords words);
   // Why a finding may not be certain.
   struct Uncertainty {
     bool unknown_mode = false;     // a side's read or write is not known
@@ -237,6 +243,8 @@ class alignas(64) Engine::Impl {
   // Streams currently capturing, per capture id (to end them together).
   std::unordered_map<uint64_t, std::vector<StreamState*>> capturing_;
   std::vector<ShadowConflict> conflicts_;  // scratch for the access hot path
+  std::vector<MemoryAccess> transfer_;     // scratch: a copy's or memset's accesses (TransferAccesses)
+  std::vector<VectorClock> graph_node_clocks_;  // scratch: GraphLaunch's clock of each node
   // The last certain conflict's finding and operation (ReportConflict).
   struct {
     FindingKey key{};

@@ -19,12 +19,11 @@ ShadowKind ShadowKindOf(AccessMode mode) {
 
 }  // namespace
 
-std::vector<MemoryAccess> Engine::Impl::TransferAccesses(const TraceRecord& r) {
-  std::vector<MemoryAccess> out;
+void Engine::Impl::TransferAccesses(const TraceRecord& r, std::vector<MemoryAccess>* out) {
+  out->clear();
   if (r.op == OpCode::kMemcpy || r.node_op == OpCode::kMemcpy)
-    out.push_back({r.src, StridedExtent(r.size, r.height, r.src_pitch), AccessMode::kRead});
-  out.push_back({r.dst, StridedExtent(r.size, r.height, r.dst_pitch), AccessMode::kWrite});
-  return out;
+    out->push_back({r.src, StridedExtent(r.size, r.height, r.src_pitch), AccessMode::kRead});
+  out->push_back({r.dst, StridedExtent(r.size, r.height, r.dst_pitch), AccessMode::kWrite});
 }
 
 void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t site,
@@ -138,7 +137,8 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
   const MemoryKind src_kind = allocations_.KindOf(r.src);
   const MemoryKind dst_kind = allocations_.KindOf(r.dst);
   const CopyKind kind = ResolveCopyKind(r.copy_kind, src_kind, dst_kind);
-  const std::vector<MemoryAccess> both = TransferAccesses(r);
+  std::vector<MemoryAccess>& both = transfer_;
+  TransferAccesses(r, &both);
   if (r.is_async) DefaultStreamUse(r, s);
   if (s.capture_graph != 0) {
     CaptureNode(r, s, both);
@@ -218,7 +218,8 @@ void Engine::Impl::ReportPageableCopy(const AccessDescription& copy) {
 void Engine::Impl::Memset(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
   StreamState& s = sync_.Stream(r.stream, r.thread);
-  const std::vector<MemoryAccess> dst = TransferAccesses(r);
+  std::vector<MemoryAccess>& dst = transfer_;
+  TransferAccesses(r, &dst);
   if (r.is_async) DefaultStreamUse(r, s);
   if (s.capture_graph != 0) {
     CaptureNode(r, s, dst);

@@ -58,12 +58,14 @@ void ShadowMemory::TakePart(ShadowInterval* iv, ShadowAccess (*part)(ShadowAcces
 
 bool ShadowMemory::SplitFirstBytes(Address addr, Address end) {
   if (first_byte_intervals_ == 0) return false;
-  auto it = starts_.lower_bound(addr);
+  auto it = starts_.LowerBound(addr);
   if (it != starts_.begin()) --it;
   bool split = false;
   for (; it != starts_.end() && *it <= end; ++it) {
-    if (!InFirstByteForm(*intervals_.Find(*it))) continue;
-    SplitAt(*it, *it + 1);  // the loop's next start: plain, passed over
+    const Address begin = *it;
+    if (!InFirstByteForm(*intervals_.Find(begin))) continue;
+    SplitAt(begin, begin + 1);       // the loop's next start: plain, passed over
+    it = starts_.LowerBound(begin);  // a split invalidates the set's iterators
     split = true;
   }
   return split;
@@ -72,9 +74,13 @@ bool ShadowMemory::SplitFirstBytes(Address addr, Address end) {
 void ShadowMemory::JoinFirstBytes(Address addr, Address end) {
   // From two intervals before addr: the one SplitFirstBytes split there is
   // now its first byte and the rest, which is the last before addr.
-  auto it = starts_.lower_bound(addr);
+  auto it = starts_.LowerBound(addr);
   for (int back = 0; back < 2 && it != starts_.begin(); ++back) --it;
-  for (; it != starts_.end() && *it <= end; ++it) JoinFirstByteAt(*it);  // erases only the start after *it
+  for (; it != starts_.end() && *it <= end; ++it) {
+    const Address begin = *it;
+    // A join erases the start after *it, and with it the set's iterators.
+    if (JoinFirstByteAt(begin)) it = starts_.LowerBound(begin);
+  }
 }
 
 bool ShadowMemory::JoinFirstByteAt(Address begin) {

@@ -6,13 +6,13 @@ namespace streamcheck {
 
 void ShadowMemory::Insert(Address begin, ShadowInterval interval) {
   intervals_.Set(begin, std::move(interval));
-  starts_.insert(begin);
+  starts_.Insert(begin);
 }
 
 void ShadowMemory::Erase(Address begin) {
   if (first_byte_intervals_ != 0 && InFirstByteForm(*intervals_.Find(begin))) --first_byte_intervals_;
   intervals_.Erase(begin);
-  starts_.erase(begin);
+  starts_.Erase(begin);
 }
 
 void ShadowMemory::SplitAt(Address begin, Address at) {
@@ -34,9 +34,10 @@ void ShadowMemory::SplitAt(Address begin, Address at) {
 
 void ShadowMemory::Overlapping(Address addr, Address end, std::vector<Address>* out) const {
   out->clear();
-  auto it = starts_.lower_bound(addr);
+  auto it = starts_.LowerBound(addr);
   if (it != starts_.begin()) {
-    auto prev = std::prev(it);
+    auto prev = it;
+    --prev;
     if (intervals_.Find(*prev)->end > addr) it = prev;
   }
   for (; it != starts_.end() && *it < end; ++it) out->push_back(*it);
@@ -44,16 +45,16 @@ void ShadowMemory::Overlapping(Address addr, Address end, std::vector<Address>* 
 
 void ShadowMemory::Carve(Address addr, Address end) {
   // Split the interval that straddles `addr`, if any.
-  auto it = starts_.lower_bound(addr);
+  auto it = starts_.LowerBound(addr);
   if (it != starts_.begin()) {
-    const Address prev = *std::prev(it);
+    const Address prev = *--it;
     if (intervals_.Find(prev)->end > addr) SplitAt(prev, addr);
   }
   // Walk [addr, end), filling gaps and splitting the interval that straddles `end`.
   covering_.clear();
   Address cursor = addr;
   while (cursor < end) {
-    it = starts_.lower_bound(cursor);
+    it = starts_.LowerBound(cursor);
     if (it == starts_.end() || *it > cursor) {
       ShadowInterval fresh;
       fresh.end = (it == starts_.end()) ? end : std::min(end, *it);
@@ -67,18 +68,22 @@ void ShadowMemory::Carve(Address addr, Address end) {
 }
 
 void ShadowMemory::MergeAround(Address addr, Address end) {
-  auto it = starts_.lower_bound(addr);
+  auto it = starts_.LowerBound(addr);
+  if (it == starts_.end() && it == starts_.begin()) return;
   if (it != starts_.begin()) --it;
-  while (it != starts_.end()) {
-    auto next = std::next(it);
-    if (next == starts_.end() || *next > end) break;
-    ShadowInterval* a = intervals_.Find(*it);
-    const ShadowInterval* b = intervals_.Find(*next);
-    if (a->end == *next && a->write.SameAs(b->write) && a->reads.SameAs(b->reads)) {
+  while (true) {
+    const Address begin = *it;
+    auto after = it;
+    if (++after == starts_.end() || *after > end) break;
+    const Address next = *after;
+    ShadowInterval* a = intervals_.Find(begin);
+    const ShadowInterval* b = intervals_.Find(next);
+    if (a->end == next && a->write.SameAs(b->write) && a->reads.SameAs(b->reads)) {
       a->end = b->end;
-      Erase(*next);  // may move slots: `a` is not used after this
+      Erase(next);                     // may move slots: `a` is not used after this
+      it = starts_.LowerBound(begin);  // and invalidates the set's iterators
     } else {
-      it = next;
+      it = after;
     }
   }
 }
@@ -113,13 +118,13 @@ void ShadowMemory::Fresh(Address addr, uint64_t size) {
   // descends twice more and looks up the previous interval again. Past the
   // end of the last interval (intervals are disjoint, so it ends last; rising
   // addresses, as allocators hand them out at start) not even the descent.
-  const bool past_last = starts_.empty() || intervals_.Find(*starts_.rbegin())->end <= addr;
-  auto next = past_last ? starts_.end() : starts_.lower_bound(addr);
+  const bool past_last = starts_.empty() || intervals_.Find(starts_.back())->end <= addr;
+  auto next = past_last ? starts_.end() : starts_.LowerBound(addr);
   const bool clear_after = next == starts_.end() || *next >= end;
-  const bool clear_before =
-      past_last || next == starts_.begin() || intervals_.Find(*std::prev(next))->end <= addr;
+  auto prev = next;
+  const bool clear_before = past_last || next == starts_.begin() || intervals_.Find(*--prev)->end <= addr;
   if (clear_after && clear_before) {
-    starts_.emplace_hint(next, addr);
+    starts_.Insert(addr);
     intervals_.Set(addr, ShadowInterval{end, ShadowAccess{}, ReadSet{}});
     return;
   }
@@ -127,7 +132,7 @@ void ShadowMemory::Fresh(Address addr, uint64_t size) {
 }
 
 size_t ShadowMemory::HeapBytes() const {
-  size_t bytes = intervals_.HeapBytes() + starts_.size() * memory::TreeNode<Address>() + memory::Buffer(covering_);
+  size_t bytes = intervals_.HeapBytes() + starts_.HeapBytes() + memory::Buffer(covering_);
   intervals_.ForEachValue([&bytes](const ShadowInterval& iv) { bytes += iv.reads.HeapBytes(); });
   return bytes;
 }
@@ -135,10 +140,9 @@ size_t ShadowMemory::HeapBytes() const {
 void ShadowMemory::ForgetFrees(Address addr, uint64_t size) {
   if (size == 0) return;
   const Address end = addr + size;
-  std::vector<Address> overlapping;
-  Overlapping(addr, end, &overlapping);
+  Overlapping(addr, end, &covering_);
   bool freed = false;
-  for (Address begin : overlapping) freed = freed || intervals_.Find(begin)->write.kind == ShadowKind::kFree;
+  for (Address begin : covering_) freed = freed || intervals_.Find(begin)->write.kind == ShadowKind::kFree;
   if (!freed) return;  // the common case: looked at, nothing changed
   Carve(addr, end);
   for (Address begin : std::vector<Address>(covering_))

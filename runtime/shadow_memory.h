@@ -20,10 +20,10 @@
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <vector>
 
 #include "runtime/address_map.h"
+#include "runtime/address_set.h"
 #include "runtime/read_set.h"
 #include "runtime/shadow_access.h"
 #include "runtime/trace_record.h"
@@ -160,7 +160,7 @@ class ShadowMemory {
   void Overlapping(Address addr, Address end, std::vector<Address>* out) const;
 
   AddressMap<ShadowInterval> intervals_;  // start -> interval
-  std::set<Address> starts_;              // the same starts, ordered
+  AddressSet starts_;                     // the same starts, ordered
   std::vector<Address> covering_;         // scratch
   size_t first_byte_intervals_ = 0;       // intervals in first-byte form
 };

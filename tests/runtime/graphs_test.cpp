@@ -198,3 +198,36 @@ TEST(Graphs, ADestroyedExecsLaneServesOnlyALaunchOrderedAfterIt) {
 
 }  // namespace
 }  // namespace streamcheck::testing
+
+namespace streamcheck::testing {
+namespace {
+
+// GraphLaunch keeps its nodes' clocks between launches (a scratch list): a
+// launch of another exec must start each node's clock afresh, or a node would
+// inherit what a node of an earlier launch had seen. Here the second graph's
+// reader, on another stream, must still race with the first graph's writer.
+TEST(Graphs, ALaunchSeesNoClockOfAnEarlierLaunchsNodes) {
+  constexpr Handle kGraph2 = 0x6001, kExec2 = 0x7001;
+  auto t = Given();
+  t.BeginCapture(kS1)
+      .Kernel(kS1, "first", {W(kB, 64)})
+      .Kernel(kS1, "second", {R(kB, 64)})
+      .Kernel(kS1, "chained_writer", {W(kA, 64)})
+      .EndCapture(kS1, kGraph)
+      .Instantiate(kExec, kGraph);
+  // The reader is the third node of its graph too: the slot of the node that wrote.
+  t.BeginCapture(kS2)
+      .Kernel(kS2, "other_first", {W(kB + 64, 64)})
+      .Kernel(kS2, "other_second", {R(kB + 64, 64)})
+      .Kernel(kS2, "reader", {R(kA, 64)})
+      .EndCapture(kS2, kGraph2)
+      .Instantiate(kExec2, kGraph2);
+  t.Launch(kExec, kS1).Launch(kExec2, kS2);
+  auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].accesses[0].op, "chained_writer");
+  EXPECT_EQ(fs[0].accesses[1].op, "reader");
+}
+
+}  // namespace
+}  // namespace streamcheck::testing
