@@ -132,7 +132,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
       fmt::print(stderr, "streamcheck replay: {}: {} records in {:.3f} s, {} findings", path, stats.records,
                  seconds, tally.kept);
       if (tally.suppressed) fmt::print(stderr, " ({} suppressed)", tally.suppressed);
-      fmt::print(stderr, "\n");
+      fmt::print(stderr, ", engine memory {:.1f} MiB at most\n", double(stats.peak_memory_bytes) / (1 << 20));
       PrintCoverageNotes("  ", stats.unmodeled_apis, stats.anomalies, stats.library_internal);
     }
   }

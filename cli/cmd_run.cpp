@@ -225,6 +225,14 @@ int Run(const RunOptions& o) {
     std::cerr << text.str();
   }
   Counters counters = PrintRunCounters(*db, run);
+  // What the analysis held (issue 43: bounded and said): the engines' own
+  // estimate, summed over the traced processes.
+  if (!o.quiet) {
+    std::map<std::string, uint64_t>& stats = counters[std::string(store::counters::kStats)];
+    if (const uint64_t peak = stats[std::string(store::counters::kEnginePeakMemoryBytes)])
+      fmt::print(stderr, "streamcheck: {} records analysed, engine memory {:.1f} MiB at most\n",
+                 stats[std::string(store::counters::kRecords)], double(peak) / (1 << 20));
+  }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;
   PrintFindingsLine(report.findings.size(), occurrences, 0,

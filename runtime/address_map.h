@@ -89,6 +89,12 @@ class AddressMap {
   }
 
   size_t size() const { return size_; }
+  size_t HeapBytes() const { return slots_.capacity() * sizeof(Slot); }
+  template <typename F>
+  void ForEachValue(F f) const {
+    for (const Slot& s : slots_)
+      if (s.key != kEmpty) f(s.value);
+  }
 
  private:
   static constexpr Address kEmpty = ~Address{0};

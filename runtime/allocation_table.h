@@ -7,6 +7,7 @@
 #include <map>
 
 #include "runtime/ids.h"
+#include "runtime/memory_estimate.h"
 #include "runtime/trace_record.h"
 #include "runtime/vector_clock.h"
 
@@ -47,6 +48,7 @@ class AllocationTable {
     }
   }
   size_t size() const { return by_base_.size(); }
+  size_t HeapBytes() const { return memory::TreeMap(by_base_); }
 
  private:
   std::map<Address, Allocation> by_base_;
@@ -62,6 +64,7 @@ class AddressRanges {
   // Takes [begin, begin+size) out (cudaFree of the segment holding them).
   void Remove(Address begin, uint64_t size);
   bool empty() const { return end_by_begin_.empty(); }
+  size_t HeapBytes() const { return memory::TreeMap(end_by_begin_); }
 
  private:
   std::map<Address, Address> end_by_begin_;  // disjoint, not touching

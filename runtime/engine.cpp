@@ -9,6 +9,7 @@ Engine::Impl::Impl(FindingSink* sink, EngineOptions options)
 
 void Engine::Impl::Process(const TraceRecord& r) {
   current_ = &r;
+  if ((index_ & (kMemorySampleRecords - 1)) == 0) [[unlikely]] SampleMemory();
   ++stats_.records;
   last_device_work_ = {};
   if (!pending_pageable_.empty()) SettlePageableCopies(r);
@@ -78,7 +79,7 @@ void Engine::Impl::Process(const TraceRecord& r) {
     case OpCode::kGraphExecUpdate: GraphInstantiate(r); break;
     case OpCode::kGraphLaunch: GraphLaunch(r); break;
     case OpCode::kGraphDestroy: EnterHostCall(r); graphs_.DestroyGraph(r.graph); break;
-    case OpCode::kGraphExecDestroy: EnterHostCall(r); graphs_.DestroyExec(r.graph_exec); break;
+    case OpCode::kGraphExecDestroy: GraphExecDestroy(r); break;
     case OpCode::kHostThreadOrder: sync_.SetPerThreadClocks(r.flags == 1); break;
     case OpCode::kThreadRelease: ThreadRelease(r); break;
     case OpCode::kThreadAcquire: ThreadAcquire(r); break;
@@ -112,6 +113,8 @@ void Engine::Impl::Finish() {
   stats_.finding_occurrences = findings_.occurrences();
   stats_.live_allocations = allocations_.size();
   stats_.shadow_intervals = shadow_.interval_count();
+  stats_.lanes = lanes_.size();
+  SampleMemory();
   if (sync_.implicit_streams() > 0) stats_.anomalies["stream handle used before creation"] = sync_.implicit_streams();
   if (const size_t open = scopes_.OpenCount(); open > 0) stats_.anomalies["scope still open at the end"] = open;
 }
@@ -160,7 +163,7 @@ void Engine::Impl::StreamWaitEvent(const TraceRecord& r) {
     return;
   }
   sync_.PrepareStreamOperation(s, t);
-  s.clock.Join(e.clock);
+  s.Learn(e.clock);
   sync_.TickStream(s);
 }
 
@@ -168,9 +171,11 @@ void Engine::Impl::FlagUnrecordedEvent(Lane waiter, const TraceRecord& r, const 
                                        const char* consequence) {
   AccessDescription wait{waiter, SiteOf(r), ShadowKind::kRead, 0, 0, index_, r.timestamp_ns};
   ReportSingle(rules::RuleId::kWaitOnUnrecordedEvent, FindingKind::kUnrecordedEventWait, wait,
-               std::string(call) + " on an event that was never recorded",
-               "the event had no cudaEventRecord before this call, so it returns at once and " +
-                   std::string(consequence));
+               [&](std::string* message, std::string* reason) {
+                 *message = std::string(call) + " on an event that was never recorded";
+                 *reason = "the event had no cudaEventRecord before this call, so it returns at once and " +
+                           std::string(consequence);
+               });
 }
 
 // cudaEventSynchronize, and cudaEventQuery returning cudaSuccess.
@@ -237,6 +242,7 @@ void Engine::Prefetch(const TraceRecord& record) const { impl_->Prefetch(record)
 void Engine::Finish() { impl_->Finish(); }
 void Engine::set_stack_resolver(StackResolver* resolver) { impl_->resolver_ = resolver; }
 const EngineStats& Engine::stats() const { return impl_->stats_; }
+EngineMemory Engine::Memory() const { return impl_->Memory(); }
 Engine::DeviceWork Engine::LastDeviceWork() const { return impl_->last_device_work_; }
 bool Engine::HostThreadOrderedAfter(ThreadId thread, DeviceWork work) {
   return work.valid() && impl_->HostThreadOrderedAfter(thread, work);

@@ -46,6 +46,11 @@ struct EngineStats {
   uint64_t finding_occurrences = 0;  // with repeats
   uint64_t live_allocations = 0;
   uint64_t shadow_intervals = 0;
+  uint64_t lanes = 0;  // streams, host threads and chains of graph nodes ever seen
+  // The engine's own memory (EngineMemory::total()) at Finish(), and the most
+  // it held when sampled (every kMemorySampleRecords records and at Finish()).
+  uint64_t memory_bytes = 0;
+  uint64_t peak_memory_bytes = 0;
   // APIs that may change ordering but that the engine does not model, by name.
   std::map<std::string, uint64_t> unmodeled_apis;
   // Records the engine could not apply (e.g. wait on an unknown stream handle), by reason.
@@ -53,6 +58,17 @@ struct EngineStats {
   // Distinct findings not reported because a side is a library's own work
   // (TraceRecord::library), by "library: rule", e.g. "nccl: wait-on-unrecorded-event".
   std::map<std::string, uint64_t> library_internal;
+};
+
+// The engine's own memory by table, estimated from their sizes and
+// capacities (runtime/memory_estimate.h), not the process's resident set.
+struct EngineMemory {
+  uint64_t shadow = 0;    // shadow intervals: hash slots, ordered starts, spilled reads
+  uint64_t ordering = 0;  // lanes, their op logs, the clocks of threads, streams, events, graphs
+  uint64_t sites = 0;     // sites, strings and stacks
+  uint64_t findings = 0;  // the findings' dedup tables
+  uint64_t other = 0;     // allocations, pending work, scratch, the engine itself
+  uint64_t total() const { return shadow + ordering + sites + findings + other; }
 };
 
 // Whether a finding can show where a record of this kind was made (its
@@ -107,6 +123,10 @@ class Engine {
 
   void set_stack_resolver(StackResolver* resolver);
   const EngineStats& stats() const;
+  // The engine's memory now (walks the shadow memory's slots: some
+  // milliseconds for a million intervals; stats() keeps the sampled figures).
+  EngineMemory Memory() const;
+  static constexpr uint64_t kMemorySampleRecords = uint64_t{1} << 22;
 
   // For the live tracer's host guards (tracer/host/), which keep the pages
   // of host-visible memory inaccessible while device work on them is

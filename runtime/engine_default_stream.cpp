@@ -38,17 +38,20 @@ void Engine::Impl::CheckDefaultStreamUse(const TraceRecord& r, const StreamState
   }
   const bool legacy = kind == LaneKind::kLegacyStream;
   const AccessDescription op{s.lane, SiteOf(r), ShadowKind::kUnknown, 0, 0, index_, r.timestamp_ns};
-  const std::string stream = legacy ? "the legacy default stream" : "the per-thread default stream";
-  const std::string by = object != 0 ? " by " + std::string(BaseName(symbols_.String(object))) : "";
   ReportSingleOperation(
       {rules::RuleId::kDefaultStreamUse, FindingKind::kDefaultStreamUse, 0, op.site}, op,
-      OpName(op.site) + " issued to " + stream + by,
-      legacy ? "the call used the legacy default stream (handle 0 or cudaStreamLegacy), which waits for and holds "
-               "up every blocking stream of the device and is not ordered with non-blocking ones; code that is "
-               "given a stream must issue all its work to it (--forbid-default-stream)"
-             : "the call used the per-thread default stream (cudaStreamPerThread, or handle 0 under nvcc "
-               "--default-stream per-thread), which is not ordered with the caller's own streams; code that is "
-               "given a stream must issue all its work to it (--forbid-default-stream)");
+      [&](std::string* message, std::string* reason) {
+        const std::string stream = legacy ? "the legacy default stream" : "the per-thread default stream";
+        const std::string by = object != 0 ? " by " + std::string(BaseName(symbols_.String(object))) : "";
+        *message = OpName(op.site) + " issued to " + stream + by;
+        *reason =
+            legacy ? "the call used the legacy default stream (handle 0 or cudaStreamLegacy), which waits for and "
+                     "holds up every blocking stream of the device and is not ordered with non-blocking ones; code "
+                     "that is given a stream must issue all its work to it (--forbid-default-stream)"
+                   : "the call used the per-thread default stream (cudaStreamPerThread, or handle 0 under nvcc "
+                     "--default-stream per-thread), which is not ordered with the caller's own streams; code that "
+                     "is given a stream must issue all its work to it (--forbid-default-stream)";
+      });
 }
 
 }  // namespace streamcheck

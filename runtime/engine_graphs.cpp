@@ -100,7 +100,7 @@ void Engine::Impl::GraphAddNode(const TraceRecord& r) {
   node.site = SiteOf(r);
   node.trace_index = index_;
   if (r.node_op == OpCode::kKernelLaunch) node.accesses = r.accesses;
-  else if (r.node_op == OpCode::kMemcpy || r.node_op == OpCode::kMemset) node.accesses = TransferAccesses(r);
+  else if (r.node_op == OpCode::kMemcpy || r.node_op == OpCode::kMemset) TransferAccesses(r, &node.accesses);
   for (Handle d : r.deps) {
     auto it = g.index_of.find(d);
     if (it == g.index_of.end()) Anomaly("graph node depends on an unknown node");
@@ -139,7 +139,9 @@ void Engine::Impl::GraphInstantiate(const TraceRecord& r) {
 
 // One lane per chain of nodes: a node continues the lane of its first
 // dependency that no other node continued yet. Linear captures need one lane.
-void Engine::Impl::AssignGraphLanes(GraphExec& exec, Handle exec_handle) {
+// A chain takes a lane the exec had before (cudaGraphExecUpdate), else one
+// of a destroyed exec that the launch is ordered after, else a new one.
+void Engine::Impl::AssignGraphLanes(GraphExec& exec, Handle exec_handle, const VectorClock& entry) {
   std::vector<bool> continued(exec.nodes.size(), false);
   std::vector<Lane> spare;  // lanes of an earlier instantiation of this exec, reused
   for (Lane l : exec.node_lane)
@@ -157,6 +159,9 @@ void Engine::Impl::AssignGraphLanes(GraphExec& exec, Handle exec_handle) {
     if (lanes[n] != kNoLane) continue;
     if (next_spare < spare.size()) {
       lanes[n] = spare[next_spare++];
+    } else if (const Lane retired = TakeRetiredGraphLane(entry); retired != kNoLane) {
+      lanes_.Mutable(retired).handle = exec_handle;
+      lanes[n] = retired;
     } else {
       LaneInfo info;
       info.kind = LaneKind::kGraphNodes;
@@ -164,7 +169,39 @@ void Engine::Impl::AssignGraphLanes(GraphExec& exec, Handle exec_handle) {
       lanes[n] = sync_.NewLane(info);
     }
   }
+  for (; next_spare < spare.size(); ++next_spare)  // fewer chains than before
+    retired_graph_lanes_.push_back({spare[next_spare], exec.completion.Get(spare[next_spare])});
   exec.node_lane = std::move(lanes);
+  exec.lanes_assigned = true;
+}
+
+// cudaGraphExecDestroy: the exec's lanes may serve another exec's nodes
+// (TakeRetiredGraphLane), each with the clock of its last node run.
+void Engine::Impl::GraphExecDestroy(const TraceRecord& r) {
+  EnterHostCall(r);
+  if (const GraphExec* exec = graphs_.FindExec(r.graph_exec)) {
+    for (Lane lane : exec->node_lane) {
+      const bool kept = std::any_of(retired_graph_lanes_.begin(), retired_graph_lanes_.end(),
+                                    [lane](const Epoch& e) { return e.lane == lane; });
+      if (lane != kNoLane && !kept) retired_graph_lanes_.push_back({lane, exec->completion.Get(lane)});
+    }
+  }
+  graphs_.DestroyExec(r.graph_exec);
+}
+
+// A lane of a destroyed exec whose last node run `entry` is ordered after,
+// or kNoLane. Nodes on it are then ordered after everything done on it
+// before, as they would be on a new lane (their clocks cover its last
+// epoch), so sharing it changes no verdict; it keeps the lanes of a program
+// that captures, instantiates and destroys graphs in a loop from growing.
+Lane Engine::Impl::TakeRetiredGraphLane(const VectorClock& entry) {
+  for (size_t i = 0; i < retired_graph_lanes_.size(); ++i) {
+    const Epoch last = retired_graph_lanes_[i];
+    if (!entry.Covers(last)) continue;
+    retired_graph_lanes_.erase(retired_graph_lanes_.begin() + static_cast<std::ptrdiff_t>(i));
+    return last.lane;
+  }
+  return kNoLane;
 }
 
 // cudaGraphLaunch: the nodes run after the stream's prior work and after the
@@ -182,13 +219,15 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
     return;
   }
   DefaultStreamUse(r, s);
-  if (exec->node_lane.empty() || exec->node_lane[0] == kNoLane || exec->node_lane.size() != exec->nodes.size())
-    AssignGraphLanes(*exec, r.graph_exec);
   sync_.PrepareStreamOperation(s, t);
   sync_.TickStream(s);
   VectorClock entry = s.clock;
   entry.Join(exec->completion);
-  std::vector<VectorClock> node_clock(exec->nodes.size());
+  if (!exec->lanes_assigned) AssignGraphLanes(*exec, r.graph_exec, entry);
+  // Kept between launches: a launch of many nodes allocates no clock. Each
+  // node's is set before it is read (topo_order puts a node after its deps).
+  std::vector<VectorClock>& node_clock = graph_node_clocks_;
+  if (node_clock.size() < exec->nodes.size()) node_clock.resize(exec->nodes.size());
   VectorClock completion = entry;
   for (uint32_t n : exec->topo_order) {
     const GraphNode& node = exec->nodes[n];
@@ -205,7 +244,7 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
     completion.Join(vc);
   }
   exec->completion = completion;
-  s.clock.Join(completion);
+  s.Learn(completion);
 }
 
 }  // namespace streamcheck

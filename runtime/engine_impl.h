@@ -4,10 +4,12 @@
 //   engine_graphs.cpp  stream capture, graph construction, instantiate, launch
 //   engine_report.cpp  conflicts -> findings (kind, reason, fix, fingerprint)
 //   engine_host_threads.cpp  how host threads are ordered with each other
+//   engine_footprint.cpp  the engine's own memory
 //   engine_scopes.cpp  per-test scopes (scope_table.h)
 //   engine_mpi.cpp     MPI operations' buffers, by the MPI standard
 #pragma once
 
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -16,6 +18,7 @@
 #include "runtime/engine.h"
 #include "runtime/event_origins.h"
 #include "runtime/finding_collector.h"
+#include "runtime/function_ref.h"
 #include "runtime/graph_model.h"
 #include "runtime/lane_table.h"
 #include "runtime/op_log.h"
@@ -51,6 +54,9 @@ class alignas(64) Engine::Impl {
   void Process(const TraceRecord& r);
   void Prefetch(const TraceRecord& r) const;
   void Finish();
+  // engine_footprint.cpp
+  EngineMemory Memory() const;
+  void SampleMemory();  // into stats_.memory_bytes and peak_memory_bytes
   // engine_scopes.cpp: Engine's scope queries.
   uint32_t OpenScope(ThreadId thread) const { return scopes_.Current(thread); }
   void ForEachFindingInScope(uint32_t scope, const Engine::ScopeFindingVisitor& visit) const;
@@ -116,7 +122,8 @@ class alignas(64) Engine::Impl {
   void FreeRange(Address base, uint64_t size, Lane lane, const VectorClock& clock, uint32_t site, bool reuse,
                  uint64_t timestamp_ns, const ShadowAccess* reused_by = nullptr);
   // Accesses a copy or memset makes, from its record (2D extents included).
-  static std::vector<MemoryAccess> TransferAccesses(const TraceRecord& r);
+  // A copy's or a memset's accesses (a copy's source first) into `out`.
+  static void TransferAccesses(const TraceRecord& r, std::vector<MemoryAccess>* out);
 
   // engine_graphs.cpp
   void BeginCapture(const TraceRecord& r);
@@ -128,7 +135,9 @@ class alignas(64) Engine::Impl {
   void GraphAddDependency(const TraceRecord& r);
   void GraphInstantiate(const TraceRecord& r);
   void GraphLaunch(const TraceRecord& r);
-  void AssignGraphLanes(GraphExec& exec, Handle exec_handle);
+  void GraphExecDestroy(const TraceRecord& r);
+  void AssignGraphLanes(GraphExec& exec, Handle exec_handle, const VectorClock& entry);
+  Lane TakeRetiredGraphLane(const VectorClock& entry);
 
   // engine_host_threads.cpp
   void ThreadRelease(const TraceRecord& r);
@@ -161,7 +170,7 @@ class alignas(64) Engine::Impl {
   // engine_report.cpp
   enum class Doubt : uint8_t { kNone, kGuessedExtent, kGuessedMode, kStagedCopy };
   static Doubt DoubtOf(const ShadowAccess& earlier, const AccessDescription& later);
-  void ReportConflicts(const AccessDescription& later);
+  void ReportConflicts(const AccessDescription& later, std::span<const ShadowConflict> conflicts);
   // True (and counted in stats_.library_internal) when a side of the
   // finding is a library's own work, or the memory at `address` is a
   // library's own allocation: not the program's to fix.
@@ -170,12 +179,16 @@ class alignas(64) Engine::Impl {
   StringId CallingLibrary(uint32_t site) const;
   void ReportConflict(const ShadowConflict& c, const AccessDescription& later, Doubt doubt);
   static void ExplainDoubt(Doubt doubt, Finding* f);
+  // A single operation's finding, with its message and reason made only
+  // when the finding is new: a repeated one is only counted (NCCL waits on
+  // events it never recorded, on purpose, at every collective).
+  using FindingWords = FunctionRef<void(std::string* message, std::string* reason)>;
+  void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access, FindingWords words);
   void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                     const std::string& message, const std::string& reason);
   // The finding of one operation, whoever's code made it (ReportSingle has
   // already asked whether it is a library's own).
-  void ReportSingleOperation(const FindingKey& key, const AccessDescription& access, const std::string& message,
-                             const std::string& reason);
+  void ReportSingleOperation(const FindingKey& key, const AccessDescription& access, FindingWords words);
   // Why a finding may not be certain.
   struct Uncertainty {
     bool unknown_mode = false;     // a side's read or write is not known
@@ -242,6 +255,8 @@ class alignas(64) Engine::Impl {
   // --forbid-default-stream=GLOB: whether each calling object's path matches.
   std::unordered_map<StringId, bool> default_stream_objects_;
   GraphModel graphs_;
+  // Lanes of destroyed graph execs, each with the epoch of its last node run.
+  std::vector<Epoch> retired_graph_lanes_;
   FindingCollector findings_;
   FindingCollector library_findings_{nullptr, options_.max_distinct_findings};  // counted, not reported
   EventOrigins event_origins_;
@@ -249,6 +264,8 @@ class alignas(64) Engine::Impl {
   // Streams currently capturing, per capture id (to end them together).
   std::unordered_map<uint64_t, std::vector<StreamState*>> capturing_;
   std::vector<ShadowConflict> conflicts_;  // scratch for the access hot path
+  std::vector<MemoryAccess> transfer_;     // scratch: a copy's or memset's accesses (TransferAccesses)
+  std::vector<VectorClock> graph_node_clocks_;  // scratch: GraphLaunch's clock of each node
   // The last certain conflict's finding and operation (ReportConflict).
   struct {
     FindingKey key{};

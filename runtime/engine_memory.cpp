@@ -1,6 +1,7 @@
 // Memory: allocation lifetimes, the accesses of kernels, copies and memsets,
 // and host accesses.
 #include <iterator>
+#include <span>
 
 #include "runtime/engine_impl.h"
 #include "runtime/transfer_semantics.h"
@@ -18,12 +19,11 @@ ShadowKind ShadowKindOf(AccessMode mode) {
 
 }  // namespace
 
-std::vector<MemoryAccess> Engine::Impl::TransferAccesses(const TraceRecord& r) {
-  std::vector<MemoryAccess> out;
+void Engine::Impl::TransferAccesses(const TraceRecord& r, std::vector<MemoryAccess>* out) {
+  out->clear();
   if (r.op == OpCode::kMemcpy || r.node_op == OpCode::kMemcpy)
-    out.push_back({r.src, StridedExtent(r.size, r.height, r.src_pitch), AccessMode::kRead});
-  out.push_back({r.dst, StridedExtent(r.size, r.height, r.dst_pitch), AccessMode::kWrite});
-  return out;
+    out->push_back({r.src, StridedExtent(r.size, r.height, r.src_pitch), AccessMode::kRead});
+  out->push_back({r.dst, StridedExtent(r.size, r.height, r.dst_pitch), AccessMode::kWrite});
 }
 
 void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t site,
@@ -41,30 +41,41 @@ void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t s
   // Conflicts are rare: the scratch list is emptied after a report, not
   // before every access.
   conflicts_.clear();
-  auto apply = [&](Address addr, uint64_t size, const ShadowAccess& now) {
-    shadow_.Access(addr, size, now, clock, is_host, &conflicts_, sync_.per_thread_clocks());
-    if (!conflicts_.empty()) [[unlikely]] {
-      AccessDescription later{lane, site, now.kind, addr, size, trace_index, timestamp_ns};
-      later.guessed = now.guessed;
-      ReportConflicts(later);
-      conflicts_.clear();
-    }
+  auto report = [&](Address addr, uint64_t size, const ShadowAccess& now, std::span<const ShadowConflict> found) {
+    if (found.empty()) return;
+    AccessDescription later{lane, site, now.kind, addr, size, trace_index, timestamp_ns};
+    later.guessed = now.guessed;
+    ReportConflicts(later, found);
   };
-  for (const MemoryAccess& a : accesses) {
-    ++stats_.accesses_checked;
+  const bool host_threads_unordered = sync_.per_thread_clocks();
+  const MemoryAccess* const all = accesses.data();
+  const size_t count = accesses.size();
+  stats_.accesses_checked += count;
+  for (size_t i = 0; i < count; ++i) {
+    const MemoryAccess& a = all[i];
     ShadowAccess now{lane, now_clock, site, ShadowKindOf(a.mode)};
     now.staged_copy = staged_copy;
+    const AccessContext context{host_threads_unordered, all, i};
     // A race is certain only where both sides' certain bytes meet
-    // (engine_report.cpp): a pointer's first byte and the guess past it are
-    // two shadow ranges.
+    // (engine_report.cpp): a pointer's first byte is certain, the guess
+    // past it is not. Shadow memory keeps them in one interval.
     if (a.certainty == AccessCertainty::kFirstByte && a.size > 1) {
-      apply(a.addr, 1, now);
-      now.guessed = true;
-      apply(a.addr + 1, a.size - 1, now);
+      now.guessed = now.first_byte = true;
+      const size_t first = shadow_.AccessFirstByte(a.addr, a.size, now, clock, is_host, &conflicts_, context);
+      if (!conflicts_.empty()) [[unlikely]] {
+        const std::span<const ShadowConflict> found(conflicts_);
+        report(a.addr, 1, HeadPart(now), found.first(first));
+        report(a.addr + 1, a.size - 1, TailPart(now), found.subspan(first));
+        conflicts_.clear();
+      }
       continue;
     }
     now.guessed = a.certainty == AccessCertainty::kNone;
-    apply(a.addr, a.size, now);
+    shadow_.Access(a.addr, a.size, now, clock, is_host, &conflicts_, context);
+    if (!conflicts_.empty()) [[unlikely]] {
+      report(a.addr, a.size, now, conflicts_);
+      conflicts_.clear();
+    }
   }
 }
 
@@ -126,7 +137,8 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
   const MemoryKind src_kind = allocations_.KindOf(r.src);
   const MemoryKind dst_kind = allocations_.KindOf(r.dst);
   const CopyKind kind = ResolveCopyKind(r.copy_kind, src_kind, dst_kind);
-  const std::vector<MemoryAccess> both = TransferAccesses(r);
+  std::vector<MemoryAccess>& both = transfer_;
+  TransferAccesses(r, &both);
   if (r.is_async) DefaultStreamUse(r, s);
   if (s.capture_graph != 0) {
     CaptureNode(r, s, both);
@@ -206,7 +218,8 @@ void Engine::Impl::ReportPageableCopy(const AccessDescription& copy) {
 void Engine::Impl::Memset(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
   StreamState& s = sync_.Stream(r.stream, r.thread);
-  const std::vector<MemoryAccess> dst = TransferAccesses(r);
+  std::vector<MemoryAccess>& dst = transfer_;
+  TransferAccesses(r, &dst);
   if (r.is_async) DefaultStreamUse(r, s);
   if (s.capture_graph != 0) {
     CaptureNode(r, s, dst);
@@ -241,7 +254,7 @@ void Engine::Impl::FreeRange(Address base, uint64_t size, Lane lane, const Vecto
   conflicts_.clear();
   shadow_.Free(base, size, free, clock, is_host, &conflicts_, reused_by ? *reused_by : free);
   if (!conflicts_.empty())
-    ReportConflicts({lane, site, ShadowKind::kFree, base, size, index_, timestamp_ns, 0, reuse});
+    ReportConflicts({lane, site, ShadowKind::kFree, base, size, index_, timestamp_ns, 0, reuse}, conflicts_);
 }
 
 // cudaFree, cudaFreeHost: synchronize the device first (documented behavior),

@@ -92,11 +92,11 @@ Engine::Impl::Doubt Engine::Impl::DoubtOf(const ShadowAccess& earlier, const Acc
   return Doubt::kNone;
 }
 
-void Engine::Impl::ReportConflicts(const AccessDescription& later) {
+void Engine::Impl::ReportConflicts(const AccessDescription& later, std::span<const ShadowConflict> conflicts) {
   // Certain conflicts first: a pair of operations that races for certain
   // somewhere is one error, and its doubtful overlaps count towards it.
   for (const bool doubtful : {false, true}) {
-    for (const ShadowConflict& c : conflicts_) {
+    for (const ShadowConflict& c : conflicts) {
       const Doubt doubt = DoubtOf(c.earlier, later);
       if ((doubt != Doubt::kNone) == doubtful) ReportConflict(c, later, doubt);
     }
@@ -191,7 +191,7 @@ bool Engine::Impl::LibraryInternal(const FindingKey& key, Address address) {
 }
 
 void Engine::Impl::CountLibraryInternal(const FindingKey& key, std::string_view library) {
-  if (library_findings_.Report(key, {}))
+  if (library_findings_.Report(key, [] { return Finding{}; }))  // counted, never built: no sink
     ++stats_.library_internal[(library.empty() ? "(unnamed library)" : std::string(library)) + ": " +
                               std::string(rules::Get(key.rule).id)];
 }
@@ -206,6 +206,14 @@ StringId Engine::Impl::CallingLibrary(uint32_t site) const {
 
 void Engine::Impl::ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                                 const std::string& message, const std::string& reason) {
+  ReportSingle(rule, kind, access, [&](std::string* m, std::string* r) {
+    *m = message;
+    *r = reason;
+  });
+}
+
+void Engine::Impl::ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
+                                FindingWords words) {
   const FindingKey key{rule, kind, 0, access.site};
   if (LibraryInternal(key, access.address)) return;
   // A single operation's finding says how the call was made; made from a
@@ -214,17 +222,16 @@ void Engine::Impl::ReportSingle(rules::RuleId rule, FindingKind kind, const Acce
   // library's to change, not the program's.
   if (const StringId library = CallingLibrary(access.site); library != 0)
     return CountLibraryInternal(key, symbols_.String(library));
-  ReportSingleOperation(key, access, message, reason);
+  ReportSingleOperation(key, access, words);
 }
 
 void Engine::Impl::ReportSingleOperation(const FindingKey& key, const AccessDescription& access,
-                                         const std::string& message, const std::string& reason) {
+                                         FindingWords words) {
   findings_.Report(key, [&] {
     Finding f;
     f.rule = std::string(rules::Get(key.rule).id);
     f.kind = key.kind;
-    f.message = message;
-    f.reason = reason;
+    words(&f.message, &f.reason);
     f.fix = std::string(rules::Get(key.rule).fix_hint);
     f.accesses.push_back(Describe(access, "operation"));
     f.buffer.address = access.address;

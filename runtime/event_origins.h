@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "runtime/ids.h"
+#include "runtime/memory_estimate.h"
 
 namespace streamcheck {
 
@@ -18,6 +19,7 @@ class EventOrigins {
   };
   void NoteCreated(Handle event, uint32_t site) { origins_[event] = {site, ++created_}; }
   void NoteDestroyed(Handle event) { origins_.erase(event); }
+  size_t HeapBytes() const { return memory::HashMap(origins_); }
   Origin Find(Handle event) const {
     auto it = origins_.find(event);
     return it == origins_.end() ? Origin{} : it->second;

@@ -2,7 +2,7 @@
 
 namespace streamcheck {
 
-bool FindingCollector::Report(const FindingKey& key, const std::function<Finding()>& build) {
+bool FindingCollector::Report(const FindingKey& key, FunctionRef<Finding()> build) {
   ++occurrences_;
   auto it = counts_.find(key);
   if (it != counts_.end()) {

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "rules/catalogue.h"
+#include "runtime/memory_estimate.h"
 #include "runtime/finding.h"
+#include "runtime/function_ref.h"
 
 namespace streamcheck {
 
@@ -30,7 +32,8 @@ class FindingCollector {
 
   // Counts an occurrence; on the first one, `build` makes the finding (for
   // the sink: without one it is not called). True for the first.
-  bool Report(const FindingKey& key, const std::function<Finding()>& build);
+  // `build` runs only for a new finding with a sink to send it to.
+  bool Report(const FindingKey& key, FunctionRef<Finding()> build);
   bool Contains(const FindingKey& key) const { return counts_.count(key) != 0; }
   // Sends counts of findings seen more than once.
   void Flush();
@@ -43,6 +46,7 @@ class FindingCollector {
 
   uint64_t distinct() const { return counts_.size(); }
   uint64_t occurrences() const { return occurrences_; }
+  size_t HeapBytes() const { return memory::HashMap(counts_); }
 
  private:
   struct KeyHash {

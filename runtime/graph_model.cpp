@@ -1,5 +1,6 @@
 #include "runtime/graph_model.h"
 
+#include "runtime/memory_estimate.h"
 namespace streamcheck {
 
 void GraphModel::MoveGraph(uint64_t from, uint64_t to) {
@@ -14,8 +15,24 @@ GraphExec& GraphModel::Instantiate(Handle exec_handle, const Graph& graph) {
   GraphExec& exec = execs_[exec_handle];
   exec.nodes = graph.nodes;
   exec.has_cycle = !TopologicalOrder(exec.nodes, &exec.topo_order);
-  exec.node_lane.assign(exec.nodes.size(), kNoLane);  // assigned by the engine at launch
+  exec.lanes_assigned = false;  // by the engine at the next launch, reusing node_lane's
   return exec;
+}
+
+namespace {
+size_t NodesBytes(const std::vector<GraphNode>& nodes) {
+  size_t bytes = memory::Buffer(nodes);
+  for (const GraphNode& n : nodes) bytes += memory::Buffer(n.accesses) + memory::Buffer(n.deps);
+  return bytes;
+}
+}  // namespace
+
+size_t GraphModel::HeapBytes() const {
+  size_t bytes = memory::HashMap(graphs_) + memory::HashMap(execs_);
+  for (const auto& [id, g] : graphs_) bytes += NodesBytes(g.nodes) + memory::HashMap(g.index_of);
+  for (const auto& [handle, e] : execs_)
+    bytes += NodesBytes(e.nodes) + memory::Buffer(e.topo_order) + memory::Buffer(e.node_lane) + e.completion.HeapBytes();
+  return bytes;
 }
 
 GraphExec* GraphModel::FindExec(Handle exec) {

@@ -31,6 +31,11 @@ struct GraphExec {
   std::vector<GraphNode> nodes;
   std::vector<uint32_t> topo_order;
   std::vector<Lane> node_lane;  // chain decomposition: a lane per chain of nodes
+  // Whether node_lane was assigned for `nodes`. An instantiation into an exec
+  // that exists (cudaGraphExecUpdate) clears it: the lanes it had are then
+  // spares for the new nodes (Engine::Impl::AssignGraphLanes), so updating an
+  // exec again and again adds no lanes.
+  bool lanes_assigned = false;
   VectorClock completion;       // every node of the previous launch
   bool has_cycle = false;
 };
@@ -51,6 +56,7 @@ class GraphModel {
   GraphExec& Instantiate(Handle exec, const Graph& graph);
   GraphExec* FindExec(Handle exec);
   void DestroyExec(Handle exec) { execs_.erase(exec); }
+  size_t HeapBytes() const;
 
  private:
   static constexpr uint64_t kCaptureIdBase = uint64_t{1} << 63;

@@ -53,6 +53,7 @@ class LaneTable {
   bool IsHost(Lane lane) const { return infos_[lane].IsHost(); }
   bool IsMpi(Lane lane) const { return infos_[lane].IsMpi(); }
   size_t size() const { return infos_.size(); }
+  size_t HeapBytes() const { return memory::Buffer(infos_) + memory::Buffer(first_sites_); }
 
   // "stream 0x7f00 (non-blocking)", "legacy default stream of device 0", ...
   std::string Describe(Lane lane) const;

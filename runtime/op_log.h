@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/memory_estimate.h"
 #include "runtime/prefetch.h"
 #include "runtime/vector_clock.h"
 
@@ -30,6 +31,13 @@ class OpLog {
     // there kDepth operations ago, long out of cache): load the line a few
     // entries ahead so the store does not wait for it.
     PrefetchLine(&(*ring)[(e.clock + kPrefetchAhead) % kDepth]);
+  }
+
+  size_t HeapBytes() const {
+    size_t bytes = memory::Buffer(rings_);
+    for (const auto& ring : rings_)
+      if (ring) bytes += memory::Chunk(sizeof(Ring));
+    return bytes;
   }
 
   // The entry for `e`, or one with all zeros when it is no longer kept.

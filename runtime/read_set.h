@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "runtime/memory_estimate.h"
 #include "runtime/shadow_access.h"
 
 namespace streamcheck {
@@ -28,7 +29,7 @@ class ReadSet {
     first_ = o.first_;
     count_ = o.count_;
     const uint32_t capacity = o.count_ > 1 ? o.count_ - 1 : 0;
-    capacity_ = capacity | (o.capacity_ & kHasWrites);
+    capacity_ = capacity | (o.capacity_ & kFlags);
     more_ = capacity > 0 ? std::make_unique<ShadowAccess[]>(capacity) : nullptr;
     if (capacity > 0) std::copy(o.more_.get(), o.more_.get() + capacity, more_.get());
     return *this;
@@ -37,7 +38,10 @@ class ReadSet {
   ReadSet& operator=(ReadSet&&) noexcept = default;
 
   size_t size() const { return count_; }
+  size_t HeapBytes() const { return capacity() == 0 ? 0 : memory::Chunk(capacity() * sizeof(ShadowAccess)); }
   bool has_writes() const { return (capacity_ & kHasWrites) != 0; }
+  // Some entry is a first-byte access (ShadowAccess::first_byte).
+  bool has_first_byte() const { return (capacity_ & kHasFirstByte) != 0; }
   const ShadowAccess& operator[](size_t i) const { return i == 0 ? first_ : more_[i - 1]; }
 
   void push_back(const ShadowAccess& a) {
@@ -49,12 +53,25 @@ class ReadSet {
     }
     ++count_;
     if (a.kind != ShadowKind::kRead) [[unlikely]] capacity_ |= kHasWrites;
+    if (a.first_byte) capacity_ |= kHasFirstByte;
+  }
+  // Replaces the entry FindLane found.
+  void Replace(ShadowAccess* entry, const ShadowAccess& a) {
+    const bool was_first_byte = entry->first_byte;
+    *entry = a;
+    if (a.first_byte) {
+      capacity_ |= kHasFirstByte;
+    } else if (was_first_byte) [[unlikely]] {
+      bool any = false;
+      for (size_t i = 0; i < count_; ++i) any = any || (*this)[i].first_byte;
+      if (!any) capacity_ &= ~kHasFirstByte;
+    }
   }
   // Keeps the spill array for the next reads (buffers read by several streams
   // stay so between writes).
   void clear() {
     count_ = 0;
-    capacity_ &= ~kHasWrites;
+    capacity_ &= ~kFlags;
   }
   // The read of `lane`, or nullptr.
   ShadowAccess* FindLane(Lane lane) {
@@ -80,8 +97,10 @@ class ReadSet {
   }
 
  private:
-  static constexpr uint32_t kHasWrites = 1u << 31;  // in capacity_: some entry is a kept host write
-  uint32_t capacity() const { return capacity_ & ~kHasWrites; }
+  static constexpr uint32_t kHasWrites = 1u << 31;     // in capacity_: some entry is a kept host write
+  static constexpr uint32_t kHasFirstByte = 1u << 30;  // in capacity_: some entry is first_byte
+  static constexpr uint32_t kFlags = kHasWrites | kHasFirstByte;
+  uint32_t capacity() const { return capacity_ & ~kFlags; }
   // FindLane among entries that are reads (a lane's kept write stays beside its read).
   ShadowAccess* FindReadOfLane(Lane lane) {
     for (uint32_t i = 0; i < count_; ++i) {
@@ -95,12 +114,12 @@ class ReadSet {
     auto bigger = std::make_unique<ShadowAccess[]>(grown);
     if (capacity() > 0) std::copy(more_.get(), more_.get() + capacity(), bigger.get());
     more_ = std::move(bigger);
-    capacity_ = grown | (capacity_ & kHasWrites);
+    capacity_ = grown | (capacity_ & kFlags);
   }
 
   ShadowAccess first_{};
   uint32_t count_ = 0;
-  uint32_t capacity_ = 0;  // of more_, and kHasWrites
+  uint32_t capacity_ = 0;  // of more_, and kFlags
   std::unique_ptr<ShadowAccess[]> more_;
 };
 static_assert(sizeof(ReadSet) == 32, "keeps a shadow interval within one cache line");

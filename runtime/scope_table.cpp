@@ -1,5 +1,6 @@
 #include "runtime/scope_table.h"
 
+#include "runtime/memory_estimate.h"
 #include "runtime/symbol_table.h"
 
 namespace streamcheck {
@@ -66,6 +67,12 @@ size_t ScopeTable::OpenCount() const {
   size_t n = 0;
   for (const auto& [thread, stack] : open_) n += stack.size();
   return n;
+}
+
+size_t ScopeTable::HeapBytes() const {
+  size_t bytes = memory::Buffer(paths_) + memory::HashMap(ids_) + memory::HashMap(open_);
+  for (const auto& [thread, stack] : open_) bytes += memory::Buffer(stack);
+  return bytes;
 }
 
 }  // namespace streamcheck

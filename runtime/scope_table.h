@@ -51,6 +51,8 @@ class ScopeTable {
   std::string Text(uint32_t scope, const SymbolTable& symbols) const;
   // Scopes still open, over every thread.
   size_t OpenCount() const;
+  // What the table holds on the heap (memory_estimate.h).
+  size_t HeapBytes() const;
 
  private:
   uint32_t CurrentSlow(ThreadId thread) const;

@@ -6,12 +6,13 @@ namespace streamcheck {
 
 void ShadowMemory::Insert(Address begin, ShadowInterval interval) {
   intervals_.Set(begin, std::move(interval));
-  starts_.insert(begin);
+  starts_.Insert(begin);
 }
 
 void ShadowMemory::Erase(Address begin) {
+  if (first_byte_intervals_ != 0 && InFirstByteForm(*intervals_.Find(begin))) --first_byte_intervals_;
   intervals_.Erase(begin);
-  starts_.erase(begin);
+  starts_.Erase(begin);
 }
 
 void ShadowMemory::SplitAt(Address begin, Address at) {
@@ -19,14 +20,24 @@ void ShadowMemory::SplitAt(Address begin, Address at) {
   ShadowInterval* iv = intervals_.Find(begin);
   ShadowInterval tail = *iv;
   iv->end = at;
+  // In first-byte form, all past `at` is the guessed rest; a first byte
+  // alone is the access certain.
+  if (InFirstByteForm(*iv)) [[unlikely]] {
+    TakePart(&tail, TailPart);
+    if (at == begin + 1) {
+      TakePart(iv, HeadPart);
+      --first_byte_intervals_;
+    }
+  }
   Insert(at, std::move(tail));
 }
 
 void ShadowMemory::Overlapping(Address addr, Address end, std::vector<Address>* out) const {
   out->clear();
-  auto it = starts_.lower_bound(addr);
+  auto it = starts_.LowerBound(addr);
   if (it != starts_.begin()) {
-    auto prev = std::prev(it);
+    auto prev = it;
+    --prev;
     if (intervals_.Find(*prev)->end > addr) it = prev;
   }
   for (; it != starts_.end() && *it < end; ++it) out->push_back(*it);
@@ -34,16 +45,16 @@ void ShadowMemory::Overlapping(Address addr, Address end, std::vector<Address>* 
 
 void ShadowMemory::Carve(Address addr, Address end) {
   // Split the interval that straddles `addr`, if any.
-  auto it = starts_.lower_bound(addr);
+  auto it = starts_.LowerBound(addr);
   if (it != starts_.begin()) {
-    const Address prev = *std::prev(it);
+    const Address prev = *--it;
     if (intervals_.Find(prev)->end > addr) SplitAt(prev, addr);
   }
   // Walk [addr, end), filling gaps and splitting the interval that straddles `end`.
   covering_.clear();
   Address cursor = addr;
   while (cursor < end) {
-    it = starts_.lower_bound(cursor);
+    it = starts_.LowerBound(cursor);
     if (it == starts_.end() || *it > cursor) {
       ShadowInterval fresh;
       fresh.end = (it == starts_.end()) ? end : std::min(end, *it);
@@ -57,18 +68,22 @@ void ShadowMemory::Carve(Address addr, Address end) {
 }
 
 void ShadowMemory::MergeAround(Address addr, Address end) {
-  auto it = starts_.lower_bound(addr);
+  auto it = starts_.LowerBound(addr);
+  if (it == starts_.end() && it == starts_.begin()) return;
   if (it != starts_.begin()) --it;
-  while (it != starts_.end()) {
-    auto next = std::next(it);
-    if (next == starts_.end() || *next > end) break;
-    ShadowInterval* a = intervals_.Find(*it);
-    const ShadowInterval* b = intervals_.Find(*next);
-    if (a->end == *next && a->write.SameAs(b->write) && a->reads.SameAs(b->reads)) {
+  while (true) {
+    const Address begin = *it;
+    auto after = it;
+    if (++after == starts_.end() || *after > end) break;
+    const Address next = *after;
+    ShadowInterval* a = intervals_.Find(begin);
+    const ShadowInterval* b = intervals_.Find(next);
+    if (a->end == next && a->write.SameAs(b->write) && a->reads.SameAs(b->reads)) {
       a->end = b->end;
-      Erase(*next);  // may move slots: `a` is not used after this
+      Erase(next);                     // may move slots: `a` is not used after this
+      it = starts_.LowerBound(begin);  // and invalidates the set's iterators
     } else {
-      it = next;
+      it = after;
     }
   }
 }
@@ -77,6 +92,7 @@ void ShadowMemory::Replace(Address addr, Address end, const ShadowAccess& write)
   Carve(addr, end);  // intervals now tile [addr, end), the first one starting at addr
   for (size_t i = 1; i < covering_.size(); ++i) Erase(covering_[i]);
   ShadowInterval& iv = *intervals_.Find(addr);  // found after the erases: they move slots
+  if (InFirstByteForm(iv)) --first_byte_intervals_;
   iv.end = end;
   iv.write = write;
   iv.reads.clear();
@@ -102,26 +118,31 @@ void ShadowMemory::Fresh(Address addr, uint64_t size) {
   // descends twice more and looks up the previous interval again. Past the
   // end of the last interval (intervals are disjoint, so it ends last; rising
   // addresses, as allocators hand them out at start) not even the descent.
-  const bool past_last = starts_.empty() || intervals_.Find(*starts_.rbegin())->end <= addr;
-  auto next = past_last ? starts_.end() : starts_.lower_bound(addr);
+  const bool past_last = starts_.empty() || intervals_.Find(starts_.back())->end <= addr;
+  auto next = past_last ? starts_.end() : starts_.LowerBound(addr);
   const bool clear_after = next == starts_.end() || *next >= end;
-  const bool clear_before =
-      past_last || next == starts_.begin() || intervals_.Find(*std::prev(next))->end <= addr;
+  auto prev = next;
+  const bool clear_before = past_last || next == starts_.begin() || intervals_.Find(*--prev)->end <= addr;
   if (clear_after && clear_before) {
-    starts_.emplace_hint(next, addr);
+    starts_.Insert(addr);
     intervals_.Set(addr, ShadowInterval{end, ShadowAccess{}, ReadSet{}});
     return;
   }
   Replace(addr, end, ShadowAccess{});
 }
 
+size_t ShadowMemory::HeapBytes() const {
+  size_t bytes = intervals_.HeapBytes() + starts_.HeapBytes() + memory::Buffer(covering_);
+  intervals_.ForEachValue([&bytes](const ShadowInterval& iv) { bytes += iv.reads.HeapBytes(); });
+  return bytes;
+}
+
 void ShadowMemory::ForgetFrees(Address addr, uint64_t size) {
   if (size == 0) return;
   const Address end = addr + size;
-  std::vector<Address> overlapping;
-  Overlapping(addr, end, &overlapping);
+  Overlapping(addr, end, &covering_);
   bool freed = false;
-  for (Address begin : overlapping) freed = freed || intervals_.Find(begin)->write.kind == ShadowKind::kFree;
+  for (Address begin : covering_) freed = freed || intervals_.Find(begin)->write.kind == ShadowKind::kFree;
   if (!freed) return;  // the common case: looked at, nothing changed
   Carve(addr, end);
   for (Address begin : std::vector<Address>(covering_))

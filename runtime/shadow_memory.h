@@ -7,15 +7,26 @@
 // Layout: each interval lives in a 64-byte slot of a hash map keyed by its
 // start, so the common access (a whole buffer, seen before) costs one cache
 // miss; an ordered set of starts serves the rare split, gap and merge.
+//
+// A kernel pointer's guessed extent is a certain first byte and a guessed
+// rest: two intervals by the rules above. They are kept as one, whose
+// entries marked ShadowAccess::first_byte stand for the access certain on
+// the interval's first byte and guessed past it (shadow_first_byte.cpp), so
+// the kernel's next access to the same extent is one lookup. Every
+// operation gives exactly the findings and the two-interval history it
+// would give on the intervals split: an access's slow path splits the
+// first-byte intervals it may look at, works as before, and joins them
+// again; carving cuts what such an interval stands for (SplitAt).
 #pragma once
 
 #include <cstdint>
-#include <set>
 #include <vector>
 
 #include "runtime/address_map.h"
+#include "runtime/address_set.h"
 #include "runtime/read_set.h"
 #include "runtime/shadow_access.h"
+#include "runtime/trace_record.h"
 #include "runtime/vector_clock.h"
 
 namespace streamcheck {
@@ -34,16 +45,42 @@ struct ShadowConflict {
   Address end = 0;
 };
 
+// How an access is recorded, besides what it is.
+struct AccessContext {
+  // Host threads have clocks of their own, so two of them may write
+  // unordered (a host write then keeps what it replaced).
+  bool host_threads_unordered = false;
+  // The accesses of the same operation recorded before this one; null: not
+  // known. Where none of them touches [addr-1, addr+size] the access is
+  // alone: no interval beside it holds anything of the operation, so nothing
+  // merges with what it leaves, and an extent seen before is updated in
+  // place whether or not it was in first-byte form. Asked only then.
+  const MemoryAccess* before = nullptr;
+  size_t before_count = 0;
+  bool Alone(Address addr, Address end) const {
+    if (before == nullptr) return false;
+    for (size_t j = 0; j < before_count; ++j)
+      if (before[j].addr <= end && addr <= before[j].addr + before[j].size) return false;
+    return true;
+  }
+};
+
 class ShadowMemory {
  public:
   // Checks an access against the history of [addr, addr+size), appends
   // conflicts to `conflicts`, and records the access. `is_host(lane)` tells
   // whether a lane is a host thread (host/host pairs are never reported).
-  // `host_threads_unordered`: host threads have clocks of their own, so two of
-  // them may write unordered (a host write then keeps what it replaced).
   template <typename IsHost>
   void Access(Address addr, uint64_t size, const ShadowAccess& now, const VectorClock& clock,
-              IsHost is_host, std::vector<ShadowConflict>* conflicts, bool host_threads_unordered = false);
+              IsHost is_host, std::vector<ShadowConflict>* conflicts, AccessContext context = {});
+  // The same for a first-byte access (`now.first_byte`, size > 1): what
+  // Access of [addr, addr+1) with HeadPart(now) and then of the rest with
+  // TailPart(now) would append and record, in one lookup where the extent
+  // was seen before. Returns how many of the conflicts appended are the
+  // first byte's (they come first).
+  template <typename IsHost>
+  size_t AccessFirstByte(Address addr, uint64_t size, const ShadowAccess& now, const VectorClock& clock,
+                         IsHost is_host, std::vector<ShadowConflict>* conflicts, AccessContext context = {});
 
   // Memory-level parallelism for one operation's several accesses: callers
   // prefetch every access's slot before the first Access().
@@ -71,8 +108,44 @@ class ShadowMemory {
   void ForgetFrees(Address addr, uint64_t size);
 
   size_t interval_count() const { return intervals_.size(); }
+  size_t first_byte_intervals() const { return first_byte_intervals_; }
+  // Every interval in address order, as kept (first-byte intervals joined).
+  template <typename F>
+  void ForEachInterval(F f) const {
+    for (Address begin : starts_) f(begin, *intervals_.Find(begin));
+  }
+  // The slots, the ordered starts and the spilled reads (memory_estimate.h).
+  size_t HeapBytes() const;
 
  private:
+  // Access on intervals none of which is in first-byte form.
+  template <typename IsHost>
+  void AccessSplit(Address addr, Address end, const ShadowAccess& now, const VectorClock& clock, IsHost& is_host,
+                   std::vector<ShadowConflict>* conflicts, bool keep_under_write);
+  // Access where the extent is not one interval (or one in first-byte form
+  // that the access may take in place).
+  template <typename IsHost>
+  void AccessSlow(Address addr, Address end, const ShadowAccess& now, const VectorClock& clock, IsHost& is_host,
+                  std::vector<ShadowConflict>* conflicts, bool keep_under_write);
+  // AccessFirstByte where the extent is not one interval in first-byte form
+  // (nor one the access may take so in place): the two parts apart.
+  template <typename IsHost>
+  [[gnu::noinline]] size_t AccessFirstByteSlow(Address addr, Address end, const ShadowAccess& now,
+                                               const VectorClock& clock, IsHost& is_host,
+                                               std::vector<ShadowConflict>* conflicts, bool keep_under_write);
+
+  static bool InFirstByteForm(const ShadowInterval& iv) { return iv.write.first_byte || iv.reads.has_first_byte(); }
+  // shadow_first_byte.cpp. Every entry of `iv` made `part` of itself (HeadPart, TailPart).
+  static void TakePart(ShadowInterval* iv, ShadowAccess (*part)(ShadowAccess));
+  // The first-byte intervals that an access to [addr, end) may look at
+  // (those starting from the last one before addr up to end) split into
+  // their two intervals, and joined again after. Split returns false, at
+  // once, when there is none.
+  bool SplitFirstBytes(Address addr, Address end);
+  void JoinFirstBytes(Address addr, Address end);
+  // Joins [begin, begin+1) and the interval at begin+1 if they qualify.
+  bool JoinFirstByteAt(Address begin);
+
   // Makes [addr, end) covered by intervals with bounds at addr and end; fills
   // `covering_` with their starts in order.
   void Carve(Address addr, Address end);
@@ -87,8 +160,9 @@ class ShadowMemory {
   void Overlapping(Address addr, Address end, std::vector<Address>* out) const;
 
   AddressMap<ShadowInterval> intervals_;  // start -> interval
-  std::set<Address> starts_;              // the same starts, ordered
+  AddressSet starts_;                     // the same starts, ordered
   std::vector<Address> covering_;         // scratch
+  size_t first_byte_intervals_ = 0;       // intervals in first-byte form
 };
 
 }  // namespace streamcheck

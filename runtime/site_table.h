@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "runtime/ids.h"
+#include "runtime/memory_estimate.h"
 
 namespace streamcheck {
 
@@ -38,6 +39,7 @@ class SiteTable {
   }
   const Site& Get(uint32_t id) const { return sites_[id]; }
   size_t size() const { return sites_.size(); }
+  size_t HeapBytes() const { return memory::Buffer(sites_) + memory::Buffer(slots_); }
 
  private:
   static constexpr size_t kInitialSlots = 256;

@@ -1,5 +1,7 @@
 #include "runtime/symbol_table.h"
 
+#include "runtime/memory_estimate.h"
+
 namespace streamcheck {
 
 namespace {
@@ -34,6 +36,14 @@ StringId SymbolTable::LibraryOfStack(StackId id) const {
 
 std::string_view SymbolTable::String(StringId id) const {
   return id < strings_.size() ? std::string_view(strings_[id]) : std::string_view();
+}
+
+size_t SymbolTable::HeapBytes() const {
+  size_t bytes = memory::Buffer(strings_) + memory::HashMap(stacks_) + memory::HashMap(stack_library_) +
+                 memory::HashMap(stack_object_);
+  for (const std::string& s : strings_) bytes += memory::Heap(s);
+  for (const auto& [id, frames] : stacks_) bytes += memory::Buffer(frames);
+  return bytes;
 }
 
 std::vector<ResolvedFrame> SymbolTable::ResolveStack(StackId id) const {

@@ -24,6 +24,7 @@ class SymbolTable {
   // Empty when undefined.
   std::string_view String(StringId id) const;
   std::vector<ResolvedFrame> ResolveStack(StackId id) const;
+  size_t HeapBytes() const;
 
  private:
   std::vector<std::string> strings_;

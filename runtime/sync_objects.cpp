@@ -1,5 +1,6 @@
 #include "runtime/sync_objects.h"
 
+#include "runtime/memory_estimate.h"
 #include <algorithm>
 
 namespace streamcheck {
@@ -107,17 +108,32 @@ void SyncObjects::DestroyStream(Handle handle) {
 void SyncObjects::JoinIssuerAndLegacy(StreamState& stream, ThreadState& thread) {
   const ThreadId thread_id = thread.id;
   if (stream.last_joined_thread != thread_id || stream.last_joined_thread_version != thread.version) {
-    stream.clock.Join(thread.clock);
+    // Where only the thread's own entry moved since (its host operations),
+    // the rest of its clock is in the stream's already.
+    if (stream.last_joined_thread == thread_id && stream.last_joined_thread_joins == thread.joins)
+      stream.LearnEntry(thread.lane, thread.clock.Get(thread.lane));
+    else
+      stream.Learn(thread.clock);
     stream.last_joined_thread = thread_id;
     stream.last_joined_thread_version = thread.version;
+    stream.last_joined_thread_joins = thread.joins;
   }
   DeviceState& d = *stream.device_state;
   if (stream.legacy) {
-    // The legacy default stream waits for all prior work of blocking streams.
-    for (StreamState* b : d.blocking) stream.clock.Join(b->clock);
+    // The legacy default stream waits for all prior work of blocking
+    // streams: of a stream that only ran work of its own since the last
+    // time, that is one entry.
+    for (StreamState* b : d.blocking) {
+      if (b->joins_seen_by_legacy == b->joins) {
+        stream.LearnEntry(b->lane, b->clock.Get(b->lane));
+      } else {
+        stream.Learn(b->clock);
+        b->joins_seen_by_legacy = b->joins;
+      }
+    }
   } else if (stream.blocking && stream.last_joined_legacy_version != d.legacy_version) {
     // ... and blocking streams' later work waits for the legacy stream.
-    stream.clock.Join(d.legacy->clock);
+    stream.Learn(d.legacy->clock);
     stream.last_joined_legacy_version = d.legacy_version;
   }
 }
@@ -142,6 +158,19 @@ void SyncObjects::SwitchThreads(ThreadState& thread, ThreadId id) {
   }
   last_thread_ = id;
   have_last_thread_ = true;
+}
+
+size_t SyncObjects::HeapBytes() const {
+  size_t bytes = memory::HashMap(threads_) + streams_.HeapBytes() + memory::HashMap(per_thread_streams_) +
+                 memory::HashMap(devices_) + memory::HashMap(events_) + memory::Buffer(owned_) +
+                 host_knowledge_.HeapBytes();
+  for (const auto& [id, t] : threads_) bytes += t.clock.HeapBytes() + t.epochs.HeapBytes();
+  for (const StreamState* s : owned_)
+    bytes += memory::Chunk(sizeof(StreamState)) + s->clock.HeapBytes() + memory::Buffer(s->capture_frontier);
+  for (const auto& [id, d] : devices_)
+    bytes += memory::Buffer(d.blocking) + memory::Buffer(d.all) + d.retired.HeapBytes();
+  for (const auto& [handle, e] : events_) bytes += e.clock.HeapBytes() + memory::Buffer(e.capture_nodes);
+  return bytes;
 }
 
 void SyncObjects::SetPerThreadClocks(bool per_thread) {

@@ -36,10 +36,25 @@ struct StreamState {
   bool blocking = true;  // ordered with the legacy default stream
   bool legacy = false;
   VectorClock clock;  // knowledge of the stream's most recent operation
+  uint64_t joins = 0;  // bumped when `clock` takes in another clock (Learn; not for its own ticks)
   // Skip re-joining an unchanged issuing thread / legacy stream.
   ThreadId last_joined_thread = 0;
   uint64_t last_joined_thread_version = ~uint64_t{0};
+  uint64_t last_joined_thread_joins = ~uint64_t{0};  // ThreadState::joins then
   uint64_t last_joined_legacy_version = 0;
+  // `joins` when its device's legacy stream last took this stream's clock
+  // (a blocking stream): if it has not changed, only the own entry may have.
+  uint64_t joins_seen_by_legacy = ~uint64_t{0};
+  // Takes in what another clock knows (an event's, a thread's, a graph's).
+  void Learn(const VectorClock& other) {
+    clock.Join(other);
+    ++joins;
+  }
+  void LearnEntry(Lane lane, Clock c) {
+    if (c <= clock.Get(lane)) return;
+    clock.Set(lane, c);
+    ++joins;
+  }
   // Stream capture: while set, operations become nodes of this graph.
   uint64_t capture_graph = 0;
   std::vector<uint32_t> capture_frontier;  // node indices the next captured op depends on
@@ -139,6 +154,8 @@ class SyncObjects {
   const std::unordered_map<ThreadId, ThreadState>& threads() const { return threads_; }
 
   uint64_t implicit_streams() const { return implicit_streams_; }
+  // Threads, streams, events and devices with their clocks (not the lanes).
+  size_t HeapBytes() const;
   Lane NewLane(const LaneInfo& info) { return lanes_->Add(info); }
   LaneTable& lanes() { return *lanes_; }
 

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/memory_estimate.h"
+
 namespace streamcheck {
 
 bool ChangesThreadClock(const TraceRecordFields& r) {
@@ -47,6 +49,18 @@ void ThreadEpochs::End(uint32_t epoch, const VectorClock& clock, Lane own_lane, 
   }
   ended_.push_back({epoch, clock.Get(own_lane), rest_});
   if (ended_.size() > kKept) ended_.pop_front();
+}
+
+size_t ThreadEpochs::HeapBytes() const {
+  // A deque's blocks of 512 bytes, and one control block and clock per shared clock.
+  size_t bytes = (ended_.size() * sizeof(Ended) / 512 + 1) * memory::Chunk(512);
+  const VectorClock* previous = nullptr;
+  for (const Ended& e : ended_) {
+    if (e.rest.get() == previous) continue;
+    previous = e.rest.get();
+    bytes += memory::Chunk(sizeof(VectorClock) + 16) + previous->HeapBytes();
+  }
+  return bytes;
 }
 
 ThreadEpochs::Found ThreadEpochs::JoinEpoch(uint32_t epoch, const VectorClock& current, Lane own_lane,

@@ -64,6 +64,8 @@ class ThreadEpochs {
   Found JoinEpoch(uint32_t epoch, const VectorClock& current, Lane own_lane, VectorClock* into) const;
 
   size_t kept() const { return ended_.size(); }
+  // The ended epochs and the clocks they keep (each shared clock once).
+  size_t HeapBytes() const;
 
  private:
   struct Ended {

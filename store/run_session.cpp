@@ -55,6 +55,8 @@ std::map<std::string, uint64_t> StatsCounters(const EngineStats* s, const Findin
     out[std::string(counters::kStreamOperations)] = s->stream_operations;
     out[std::string(counters::kHostOperations)] = s->host_operations;
     out[std::string(counters::kAccessesChecked)] = s->accesses_checked;
+    out[std::string(counters::kEngineMemoryBytes)] = s->memory_bytes;
+    out[std::string(counters::kEnginePeakMemoryBytes)] = s->peak_memory_bytes;
   }
   return out;
 }

@@ -210,7 +210,20 @@ TEST(Replay, CountersCountFindingsAfterSuppressionAsRunDoes) {
   ASSERT_TRUE(store::ReadCounters(*store, 1, &counters, &error)) << error;
   EXPECT_EQ(counters["stats"]["findings"], 1u);
   EXPECT_EQ(counters["stats"]["suppressed"], 1u);
+  // The engine's memory is stored with what it found (issue 43 item 6).
+  EXPECT_GT(counters["stats"]["engine_peak_memory_bytes"], 0u);
+  EXPECT_GE(counters["stats"]["engine_peak_memory_bytes"], counters["stats"]["engine_memory_bytes"]);
   EXPECT_EQ(StoredFindings(db).size(), 1u);
+}
+
+// Replay's line per trace says what the engine held, and stays one line.
+TEST(Replay, EachTracesLineSaysTheEnginesMemory) {
+  const std::string trace = std::string(STREAMCHECK_SOURCE_DIR) + "/testdata/examples/two_streams.trace.txt";
+  auto replay = Streamcheck("replay --no-db " + trace);
+  ASSERT_EQ(replay.exit_code, 0) << replay.output;
+  EXPECT_NE(replay.output.find(" records in "), std::string::npos) << replay.output;
+  EXPECT_NE(replay.output.find(" findings, engine memory "), std::string::npos) << replay.output;
+  EXPECT_NE(replay.output.find(" MiB at most\n"), std::string::npos) << replay.output;
 }
 
 TEST(Run, PassesTheExitStatusAndPreloadsTheExitHook) {

@@ -60,6 +60,26 @@ TEST(Events, WaitOnNeverRecordedEventOrdersNothingAndIsFlagged) {
   EXPECT_EQ(CountRule(fs, "cross-stream-race"), 1u) << Summary(fs);
 }
 
+// The finding's words are made only when it is new (ReportSingle's
+// FindingWords): the first wait's finding says what and why, and the waits
+// after it, from the same call site, count into it.
+TEST(Events, AWaitOnANeverRecordedEventSaysWhyOnceAndCountsTheRest) {
+  auto t = TwoStreams();
+  for (int i = 0; i < 5; ++i) t.Wait(kS2, kE).AtStack(900);  // one call site, in a loop
+  t.EventSync(kE);
+  auto fs = t.Run();
+  ASSERT_EQ(CountRule(fs, "wait-on-unrecorded-event"), 2u) << Summary(fs);
+  EXPECT_EQ(fs[0].message, "cudaStreamWaitEvent on an event that was never recorded");
+  EXPECT_EQ(fs[0].reason,
+            "the event had no cudaEventRecord before this call, so it returns at once and the stream waits for "
+            "nothing");
+  EXPECT_EQ(fs[0].count, 5u);
+  EXPECT_EQ(fs[1].message, "cudaEventSynchronize on an event that was never recorded");
+  EXPECT_EQ(fs[1].reason,
+            "the event had no cudaEventRecord before this call, so it returns at once and the host waits for nothing");
+  EXPECT_EQ(fs[1].count, 1u);
+}
+
 TEST(Events, WaitBeforeRecordIsFlaggedEvenIfRecordedLater) {
   auto t = TwoStreams();
   t.Wait(kS2, kE).Kernel(kS1, "producer", {W(kBuf, 128)}).Record(kE, kS1).Kernel(kS2, "consumer", {R(kBuf, 128)});

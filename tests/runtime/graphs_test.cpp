@@ -138,5 +138,96 @@ TEST(Graphs, ExecUpdateReplacesTheNodes) {
   EXPECT_EQ(fs[0].accesses[0].op, "n1_updated");
 }
 
+// cudaGraphExecUpdate in a loop (a program updating a kernel's parameters
+// each step): the exec's new nodes take the lanes it had, so updating adds
+// no lanes, and a race with the previous launch's nodes is still found.
+TEST(Graphs, AnExecUpdatedAgainAndAgainAddsNoLanes) {
+  auto lanes_after = [](int updates) {
+    auto t = Given();
+    for (int i = 0; i < updates; ++i) {
+      const Handle g = kGraph + 1 + i;
+      t.GraphCreate(g).GraphKernelNode(g, 1, {}, "n1", {W(kA, 64)}).GraphKernelNode(g, 2, {}, "n2", {W(kB, 64)});
+      (i == 0 ? t.Instantiate(kExec, g) : t.ExecUpdate(kExec, g)).Launch(kExec, kS1);
+    }
+    EngineStats stats;
+    EXPECT_TRUE(t.Run(&stats).empty()) << Summary(t.Run());
+    return stats.lanes;
+  };
+  EXPECT_EQ(lanes_after(1), lanes_after(50));
+
+  auto racy = Given();
+  racy.GraphCreate(kGraph).GraphKernelNode(kGraph, 1, {}, "writer", {W(kA, 64)}).Instantiate(kExec, kGraph);
+  racy.Launch(kExec, kS1).GraphCreate(0x6001).GraphKernelNode(0x6001, 1, {}, "updated", {R(kB, 64)});
+  racy.ExecUpdate(kExec, 0x6001).Launch(kExec, kS1).Kernel(kS2, "reader", {R(kA, 64)});
+  const auto fs = racy.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].accesses[0].op, "writer");
+}
+
+// A graph captured, instantiated, launched and destroyed in a loop: each new
+// exec's launch is ordered after the destroyed one's nodes (the same
+// stream), so it takes their lanes instead of new ones.
+TEST(Graphs, GraphsMadeAndDestroyedInALoopAddNoLanes) {
+  auto lanes_after = [](int iterations) {
+    auto t = Given();
+    for (int i = 0; i < iterations; ++i) {
+      const Handle g = kGraph + 1 + i, exec = kExec + 1 + i;
+      t.BeginCapture(kS1).Kernel(kS1, "captured", {W(kA, 64)}).EndCapture(kS1, g).Instantiate(exec, g);
+      t.Launch(exec, kS1).ExecDestroy(exec);
+    }
+    EngineStats stats;
+    EXPECT_TRUE(t.Run(&stats).empty()) << Summary(t.Run());
+    return stats.lanes;
+  };
+  EXPECT_EQ(lanes_after(1), lanes_after(50));
+}
+
+// A destroyed exec's lane goes only to a launch ordered after its nodes: a
+// launch on another stream still races with them.
+TEST(Graphs, ADestroyedExecsLaneServesOnlyALaunchOrderedAfterIt) {
+  auto t = Given();
+  t.BeginCapture(kS1).Kernel(kS1, "old_writer", {W(kA, 64)}).EndCapture(kS1, kGraph).Instantiate(kExec, kGraph);
+  t.Launch(kExec, kS1).ExecDestroy(kExec);
+  t.BeginCapture(kS2).Kernel(kS2, "new_reader", {R(kA, 64)}).EndCapture(kS2, 0x6001).Instantiate(0x7001, 0x6001);
+  t.Launch(0x7001, kS2);
+  const auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].accesses[0].op, "old_writer");
+  EXPECT_EQ(fs[0].accesses[1].op, "new_reader");
+}
+
+}  // namespace
+}  // namespace streamcheck::testing
+
+namespace streamcheck::testing {
+namespace {
+
+// GraphLaunch keeps its nodes' clocks between launches (a scratch list): a
+// launch of another exec must start each node's clock afresh, or a node would
+// inherit what a node of an earlier launch had seen. Here the second graph's
+// reader, on another stream, must still race with the first graph's writer.
+TEST(Graphs, ALaunchSeesNoClockOfAnEarlierLaunchsNodes) {
+  constexpr Handle kGraph2 = 0x6001, kExec2 = 0x7001;
+  auto t = Given();
+  t.BeginCapture(kS1)
+      .Kernel(kS1, "first", {W(kB, 64)})
+      .Kernel(kS1, "second", {R(kB, 64)})
+      .Kernel(kS1, "chained_writer", {W(kA, 64)})
+      .EndCapture(kS1, kGraph)
+      .Instantiate(kExec, kGraph);
+  // The reader is the third node of its graph too: the slot of the node that wrote.
+  t.BeginCapture(kS2)
+      .Kernel(kS2, "other_first", {W(kB + 64, 64)})
+      .Kernel(kS2, "other_second", {R(kB + 64, 64)})
+      .Kernel(kS2, "reader", {R(kA, 64)})
+      .EndCapture(kS2, kGraph2)
+      .Instantiate(kExec2, kGraph2);
+  t.Launch(kExec, kS1).Launch(kExec2, kS2);
+  auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].accesses[0].op, "chained_writer");
+  EXPECT_EQ(fs[0].accesses[1].op, "reader");
+}
+
 }  // namespace
 }  // namespace streamcheck::testing

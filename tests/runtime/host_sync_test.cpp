@@ -39,6 +39,35 @@ TEST(HostSync, EachHostSyncOrdersTheHost) {
   EXPECT_TRUE(CopyThen([](TraceBuilder& t) { t.EventQuery(kE, 0); }).Run().empty());
 }
 
+// A second wait for a stream the host waited for before takes what the
+// stream did and learned since: its own new work, and work of another
+// stream it waited for by an event (a shortcut that joined only the
+// stream's own entry on a second wait would miss the second).
+TEST(HostSync, ASecondWaitForAStreamTakesWhatItLearnedSince) {
+  constexpr Handle kS2 = 0x20, kE2 = 0xe2, kDev2 = 0x2000;
+  for (const bool device_sync : {false, true}) {
+    auto wait = [&](TraceBuilder& t) { device_sync ? t.DeviceSync() : t.StreamSync(kS1); };
+    TraceBuilder own;
+    own.StreamCreate(kS1, kStreamNonBlocking).Malloc(kDev, 256).Malloc(kHost, 256, MemoryKind::kPinnedHost);
+    own.Copy(kS1, kHost, kDev, 256, CopyKind::kDeviceToHost, /*async=*/true);
+    wait(own);
+    own.HostRead(kHost, 256).Copy(kS1, kHost, kDev, 256, CopyKind::kDeviceToHost, /*async=*/true);
+    wait(own);
+    own.HostRead(kHost, 256);
+    EXPECT_TRUE(own.Run().empty()) << device_sync << " " << Summary(own.Run());
+
+    // kS2 writes kDev2; kS1 waits for it after the host's first wait: the
+    // host's second wait, for kS1 alone, orders it after kS2's write too.
+    TraceBuilder learned;
+    learned.StreamCreate(kS1, kStreamNonBlocking).StreamCreate(kS2, kStreamNonBlocking).EventCreate(kE2);
+    learned.Malloc(kDev2, 256).Malloc(kHost, 256, MemoryKind::kPinnedHost);
+    learned.Copy(kS1, kHost, kDev2, 128, CopyKind::kDeviceToHost, /*async=*/true).StreamSync(kS1);
+    learned.Copy(kS2, kHost, kDev2, 256, CopyKind::kDeviceToHost, /*async=*/true).Record(kE2, kS2).Wait(kS1, kE2);
+    learned.StreamSync(kS1).HostRead(kHost, 256);
+    EXPECT_TRUE(learned.Run().empty()) << Summary(learned.Run());
+  }
+}
+
 TEST(HostSync, QueriesThatReturnNotReadyOrderNothing) {
   constexpr int kNotReady = 600;  // cudaErrorNotReady
   EXPECT_EQ(CopyThen([](TraceBuilder& t) { t.StreamQuery(kS1, kNotReady); }).Run().size(), 1u);

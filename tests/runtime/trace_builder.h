@@ -146,6 +146,9 @@ class TraceBuilder {
   TraceBuilder& ExecUpdate(Handle exec, Handle g) {
     auto& r = Add(OpCode::kGraphExecUpdate, "cudaGraphExecUpdate"); r.graph_exec = exec; r.graph = g; return *this;
   }
+  TraceBuilder& ExecDestroy(Handle exec) {
+    Add(OpCode::kGraphExecDestroy, "cudaGraphExecDestroy").graph_exec = exec; return *this;
+  }
   TraceBuilder& Launch(Handle exec, Handle s) {
     auto& r = Add(OpCode::kGraphLaunch, "cudaGraphLaunch"); r.graph_exec = exec; r.stream = s; return *this;
   }

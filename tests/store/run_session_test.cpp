@@ -53,6 +53,8 @@ EngineStats SomeStats() {
   stats.accesses_checked = 7;
   stats.findings = 2;  // the engine's own count: before suppression, never stored as such
   stats.finding_occurrences = 5;
+  stats.memory_bytes = 3 << 20;
+  stats.peak_memory_bytes = 5 << 20;
   stats.unmodeled_apis = {{"cudaFoo", 4}};
   stats.anomalies = {{"wait on unknown stream", 1}};
   return stats;
@@ -66,6 +68,8 @@ void ExpectSharedMeanings(const std::map<std::string, uint64_t>& stats) {
   EXPECT_EQ(stats.at("suppressed_occurrences"), 2u);
   EXPECT_EQ(stats.at("records"), 100u);
   EXPECT_EQ(stats.at("accesses_checked"), 7u);
+  EXPECT_EQ(stats.at("engine_memory_bytes"), 3u << 20);
+  EXPECT_EQ(stats.at("engine_peak_memory_bytes"), 5u << 20);
 }
 
 TEST(RunSession, RunLikeUseJoinsTheRunAndCountsAfterSuppression) {
