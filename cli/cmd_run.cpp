@@ -214,6 +214,20 @@ int Run(const RunOptions& o) {
         fmt::print(stderr, "streamcheck: host accesses not observed: guard pages {} ({} process{})\n",
                    what == store::counters::kHostGuardsOffByRequest ? "off (--no-host-guards)" : "off: " + what.substr(4),
                    n, n == 1 ? "" : "es");
+    // The program waits for the analysis only where guarded pages may open,
+    // or where it outran the worker (tracer/analysis_worker.h): said, with the time.
+    std::map<std::string, uint64_t>& analysis = counters[std::string(store::counters::kAnalysis)];
+    if (const uint64_t held = analysis[std::string(store::counters::kQueueFullWaits)])
+      fmt::print(stderr,
+                 "streamcheck: the program outran the analysis and was held {} time{} ({:.1f} ms in all) for room "
+                 "in its queue; no record was dropped\n",
+                 held, held == 1 ? "" : "s",
+                 analysis[std::string(store::counters::kQueueFullWaitMicroseconds)] / 1000.0);
+    if (const uint64_t waits = analysis[std::string(store::counters::kSyncWaits)])
+      fmt::print(stderr,
+                 "streamcheck: the program waited for the analysis at {} host synchronization{} ({:.1f} ms in all) "
+                 "so that guarded pages were open when they returned\n",
+                 waits, waits == 1 ? "" : "s", analysis[std::string(store::counters::kSyncWaitMicroseconds)] / 1000.0);
     if (const uint64_t dropped = guards[std::string(store::counters::kHostAccessesDropped)])
       fmt::print(stderr, "streamcheck: {} host access{} seen but not analysed (the tracer was busy too long)\n", dropped,
                  dropped == 1 ? "" : "es");
