@@ -16,6 +16,7 @@
 
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
+#include "cli/run_summary.h"
 #include "report/text_escape.h"
 #include "report/text_report.h"
 #include "runtime/engine.h"
@@ -132,13 +133,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
                  seconds, tally.kept);
       if (tally.suppressed) fmt::print(stderr, " ({} suppressed)", tally.suppressed);
       fmt::print(stderr, "\n");
-      for (const auto& [api, n] : stats.unmodeled_apis)
-        fmt::print(stderr, "  not modeled: {} ({} calls)\n", report::EscapeControl(api), n);
-      for (const auto& [what, n] : stats.anomalies)
-        fmt::print(stderr, "  anomaly: {} ({}x)\n", report::EscapeControl(what), n);
-      for (const auto& [what, n] : stats.library_internal)
-        fmt::print(stderr, "  not reported, a library's own work: {} ({} finding{})\n", report::EscapeControl(what), n,
-                   n == 1 ? "" : "s");
+      PrintCoverageNotes("  ", stats.unmodeled_apis, stats.anomalies, stats.library_internal);
     }
   }
   if (!o.quiet) report::WriteTextReport(report, std::cout);
@@ -150,14 +145,8 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
                                         : fmt::format("; {} of them stored in {} (run {})", total.stored, o.db,
                                                       session->run_id());
   }
-  fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences){}{}\n", total.kept, total.kept == 1 ? "" : "s",
-             total.occurrences, total.suppressed ? fmt::format(", {} suppressed", total.suppressed) : "", stored);
-  // One sentence: what failed or waits beside the database, and what it kept.
-  if (const std::string unstored = session->UnstoredSummary(); !unstored.empty()) {
-    fmt::print(stderr, "streamcheck replay: {}\n", unstored);
-    exit_code = kExitUsage;
-  }
-  if (exit_code == kExitOk && total.kept > 0 && o.error_exitcode != 0) exit_code = o.error_exitcode;
+  PrintFindingsLine(total.kept, total.occurrences, total.suppressed, stored);
+  exit_code = ExitCodeAfterFindings("replay", exit_code, exit_code != kExitOk, total.kept, o.error_exitcode, *session);
   session->End(exit_code);  // the run row says what the command exits with
   return exit_code;
 }

@@ -16,6 +16,7 @@
 
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
+#include "cli/run_summary.h"
 #include "cli/install_paths.h"
 #include "cli/precise_support.h"
 #include "report/output_file.h"
@@ -99,11 +100,62 @@ void PreloadInterposers(const std::string& tracer) {
   _exit(127);
 }
 
+using Counters = std::map<std::string, std::map<std::string, uint64_t>>;
+
 // What the shell would report: the exit code, or 128 + the signal.
 int ExitStatusOf(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return 1;
+}
+
+// The run's counters, read back from the database (every traced process
+// added its own), and the notes they call for: what was not modeled or not
+// observed, and where the host threads' order may be too coarse.
+// The program waits for the analysis only where guarded pages may open, or
+// where it outran the worker (tracer/analysis_worker.h): said, with the time.
+void PrintAnalysisWaits(std::map<std::string, uint64_t>& analysis) {
+  if (const uint64_t held = analysis[std::string(store::counters::kQueueFullWaits)])
+    fmt::print(stderr,
+               "streamcheck: the program outran the analysis and was held {} time{} ({:.1f} ms in all) for room in "
+               "its queue; no record was dropped\n",
+               held, held == 1 ? "" : "s", analysis[std::string(store::counters::kQueueFullWaitMicroseconds)] / 1000.0);
+  if (const uint64_t waits = analysis[std::string(store::counters::kSyncWaits)])
+    fmt::print(stderr,
+               "streamcheck: the program waited for the analysis at {} host synchronization{} ({:.1f} ms in all) so "
+               "that guarded pages were open when they returned\n",
+               waits, waits == 1 ? "" : "s", analysis[std::string(store::counters::kSyncWaitMicroseconds)] / 1000.0);
+}
+
+Counters PrintRunCounters(store::Store& db, int64_t run) {
+  Counters counters;
+  std::string error;
+  if (!store::ReadCounters(db, run, &counters, &error)) return counters;
+  PrintCoverageNotes("streamcheck: ", counters[std::string(store::counters::kUnmodeledApi)],
+                     counters[std::string(store::counters::kAnomaly)],
+                     counters[std::string(store::counters::kLibraryInternal)]);
+  for (const auto& [what, n] : counters[std::string(store::counters::kPrecise)])
+    fmt::print(stderr, "streamcheck: {} ({}x)\n", report::EscapeControl(what), n);
+  // Host threads ordered by what the preloaded library saw (thread_order.h):
+  // objects past its table share a stamp, which orders more than it should.
+  if (const uint64_t shared = counters[std::string(store::counters::kHostThreads)]
+                                      [std::string(store::counters::kObjectsSharingAStamp)])
+    fmt::print(stderr,
+               "streamcheck: {} synchronization object{} beyond the preloaded library's table shared one release "
+               "stamp: host threads may seem ordered where they are not (races between them may be missed)\n",
+               shared, shared == 1 ? "" : "s");
+  // The host's own accesses are seen through guard pages (docs/HOST_GUARDS.md).
+  std::map<std::string, uint64_t>& guards = counters[std::string(store::counters::kHostGuards)];
+  for (const auto& [what, n] : guards)
+    if (what.rfind("off_", 0) == 0 && n > 0)
+      fmt::print(stderr, "streamcheck: host accesses not observed: guard pages {} ({} process{})\n",
+                 what == store::counters::kHostGuardsOffByRequest ? "off (--no-host-guards)" : "off: " + what.substr(4),
+                 n, n == 1 ? "" : "es");
+  if (const uint64_t dropped = guards[std::string(store::counters::kHostAccessesDropped)])
+    fmt::print(stderr, "streamcheck: {} host access{} seen but not analysed (the tracer was busy too long)\n", dropped,
+               dropped == 1 ? "" : "es");
+  PrintAnalysisWaits(counters[std::string(store::counters::kAnalysis)]);
+  return counters;
 }
 
 int Run(const RunOptions& o) {
@@ -188,73 +240,22 @@ int Run(const RunOptions& o) {
     report::WriteTextReport(report, text);
     std::cerr << text.str();
   }
-  std::map<std::string, std::map<std::string, uint64_t>> counters;
-  if (store::ReadCounters(*db, run, &counters, &error)) {
-    for (const auto& [api, n] : counters[std::string(store::counters::kUnmodeledApi)])
-      fmt::print(stderr, "streamcheck: not modeled: {} ({} call{})\n", report::EscapeControl(api), n, n == 1 ? "" : "s");
-    for (const auto& [what, n] : counters[std::string(store::counters::kAnomaly)])
-      fmt::print(stderr, "streamcheck: anomaly: {} ({}x)\n", report::EscapeControl(what), n);
-    for (const auto& [what, n] : counters[std::string(store::counters::kLibraryInternal)])
-      fmt::print(stderr, "streamcheck: not reported, a library's own work: {} ({} finding{})\n",
-                 report::EscapeControl(what), n, n == 1 ? "" : "s");
-    for (const auto& [what, n] : counters[std::string(store::counters::kPrecise)])
-      fmt::print(stderr, "streamcheck: {} ({}x)\n", report::EscapeControl(what), n);
-    // Host threads ordered by what the preloaded library saw (thread_order.h):
-    // objects past its table share a stamp, which orders more than it should.
-    if (const uint64_t shared = counters[std::string(store::counters::kHostThreads)]
-                                        [std::string(store::counters::kObjectsSharingAStamp)])
-      fmt::print(stderr,
-                 "streamcheck: {} synchronization object{} beyond the preloaded library's table shared one release "
-                 "stamp: host threads may seem ordered where they are not (races between them may be missed)\n",
-                 shared, shared == 1 ? "" : "s");
-    // The host's own accesses are seen through guard pages (docs/HOST_GUARDS.md).
-    std::map<std::string, uint64_t>& guards = counters[std::string(store::counters::kHostGuards)];
-    for (const auto& [what, n] : guards)
-      if (what.rfind("off_", 0) == 0 && n > 0)
-        fmt::print(stderr, "streamcheck: host accesses not observed: guard pages {} ({} process{})\n",
-                   what == store::counters::kHostGuardsOffByRequest ? "off (--no-host-guards)" : "off: " + what.substr(4),
-                   n, n == 1 ? "" : "es");
-    // The program waits for the analysis only where guarded pages may open,
-    // or where it outran the worker (tracer/analysis_worker.h): said, with the time.
-    std::map<std::string, uint64_t>& analysis = counters[std::string(store::counters::kAnalysis)];
-    if (const uint64_t held = analysis[std::string(store::counters::kQueueFullWaits)])
-      fmt::print(stderr,
-                 "streamcheck: the program outran the analysis and was held {} time{} ({:.1f} ms in all) for room "
-                 "in its queue; no record was dropped\n",
-                 held, held == 1 ? "" : "s",
-                 analysis[std::string(store::counters::kQueueFullWaitMicroseconds)] / 1000.0);
-    if (const uint64_t waits = analysis[std::string(store::counters::kSyncWaits)])
-      fmt::print(stderr,
-                 "streamcheck: the program waited for the analysis at {} host synchronization{} ({:.1f} ms in all) "
-                 "so that guarded pages were open when they returned\n",
-                 waits, waits == 1 ? "" : "s", analysis[std::string(store::counters::kSyncWaitMicroseconds)] / 1000.0);
-    if (const uint64_t dropped = guards[std::string(store::counters::kHostAccessesDropped)])
-      fmt::print(stderr, "streamcheck: {} host access{} seen but not analysed (the tracer was busy too long)\n", dropped,
-                 dropped == 1 ? "" : "es");
-  }
+  Counters counters = PrintRunCounters(*db, run);
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;
-  fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences) in run {}, stored in {}{}\n",
-             report.findings.size(), report.findings.size() == 1 ? "" : "s", occurrences, run, o.db,
-             o.trace.empty() ? "" : "; trace in " + o.trace);
-  // What a lock kept out of the database and waits beside it is no finding
-  // stored (store/pending_writes.h): said, and not a success.
-  if (const std::string unstored = session->UnstoredSummary(); !unstored.empty()) {
-    fmt::print(stderr, "streamcheck run: {}\n", unstored);
-    return kExitUsage;
-  }
+  PrintFindingsLine(report.findings.size(), occurrences, 0,
+                    fmt::format(" in run {}, stored in {}{}", run, o.db, o.trace.empty() ? "" : "; trace in " + o.trace));
   // The traced processes counted what they kept; what the database holds is
   // what was stored. Fewer stored means writes failed (the tracer said why).
   const uint64_t kept = counters[std::string(store::counters::kStats)][std::string(store::counters::kFindings)];
-  if (kept > stored) {
+  if (session->UnstoredSummary().empty() && kept > stored) {
     fmt::print(stderr,
                "streamcheck run: the traced program found {} findings but only {} were stored in {} (writes "
                "failed: see the tracer's messages above)\n",
                kept, stored, o.db);
     return kExitUsage;
   }
-  if (!report.findings.empty() && o.error_exitcode != 0) return o.error_exitcode;
-  return program_status;
+  return ExitCodeAfterFindings("run", program_status, false, report.findings.size(), o.error_exitcode, *session);
 }
 
 // Wrapped at word boundaries beside the name's column.
