@@ -98,8 +98,7 @@ class HostGuardsPath : public ::testing::Test {
             cudaEventSynchronize_v3020_params{reinterpret_cast<cudaEvent_t>(e)});
   }
   void DeviceSync() {
-    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize",
-            cudaDeviceSynchronize_v3020_params{});
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize", 0);  // no parameters
   }
 
   // The findings a replay of the trace gives, once the tracer has finished.
