@@ -112,6 +112,21 @@ int ExitStatusOf(int status) {
 // The run's counters, read back from the database (every traced process
 // added its own), and the notes they call for: what was not modeled or not
 // observed, and where the host threads' order may be too coarse.
+// The program waits for the analysis only where guarded pages may open, or
+// where it outran the worker (tracer/analysis_worker.h): said, with the time.
+void PrintAnalysisWaits(std::map<std::string, uint64_t>& analysis) {
+  if (const uint64_t held = analysis[std::string(store::counters::kQueueFullWaits)])
+    fmt::print(stderr,
+               "streamcheck: the program outran the analysis and was held {} time{} ({:.1f} ms in all) for room in "
+               "its queue; no record was dropped\n",
+               held, held == 1 ? "" : "s", analysis[std::string(store::counters::kQueueFullWaitMicroseconds)] / 1000.0);
+  if (const uint64_t waits = analysis[std::string(store::counters::kSyncWaits)])
+    fmt::print(stderr,
+               "streamcheck: the program waited for the analysis at {} host synchronization{} ({:.1f} ms in all) so "
+               "that guarded pages were open when they returned\n",
+               waits, waits == 1 ? "" : "s", analysis[std::string(store::counters::kSyncWaitMicroseconds)] / 1000.0);
+}
+
 Counters PrintRunCounters(store::Store& db, int64_t run) {
   Counters counters;
   std::string error;
@@ -139,6 +154,7 @@ Counters PrintRunCounters(store::Store& db, int64_t run) {
   if (const uint64_t dropped = guards[std::string(store::counters::kHostAccessesDropped)])
     fmt::print(stderr, "streamcheck: {} host access{} seen but not analysed (the tracer was busy too long)\n", dropped,
                dropped == 1 ? "" : "es");
+  PrintAnalysisWaits(counters[std::string(store::counters::kAnalysis)]);
   return counters;
 }
 

@@ -22,6 +22,7 @@ const std::vector<CounterDoc>& DocumentedCounters() {
 #define STREAMCHECK_STAT(constant, name, meaning) {counters::kStats, name, meaning},
 #define STREAMCHECK_HOST_THREADS_COUNTER(constant, name, meaning) {counters::kHostThreads, name, meaning},
 #define STREAMCHECK_HOST_GUARDS_COUNTER(constant, name, meaning) {counters::kHostGuards, name, meaning},
+#define STREAMCHECK_ANALYSIS_COUNTER(constant, name, meaning) {counters::kAnalysis, name, meaning},
 #include "store/counters.def"
   };
   return docs;

@@ -35,6 +35,7 @@ namespace counters {
 #define STREAMCHECK_STAT(constant, name, meaning) inline constexpr std::string_view constant = name;
 #define STREAMCHECK_HOST_THREADS_COUNTER(constant, name, meaning) inline constexpr std::string_view constant = name;
 #define STREAMCHECK_HOST_GUARDS_COUNTER(constant, name, meaning) inline constexpr std::string_view constant = name;
+#define STREAMCHECK_ANALYSIS_COUNTER(constant, name, meaning) inline constexpr std::string_view constant = name;
 #include "store/counters.def"
 }  // namespace counters
 

@@ -114,7 +114,7 @@ STREAMCHECK_HOT uint64_t AnalysisWorker::Push(const TraceRecord& record) {
   if (end - consumed_seen_ > size) {
     consumed_seen_ = consumed_.load(std::memory_order_acquire);
     if (end - consumed_seen_ > size) {
-      WaitUntil([&] { return end - consumed_.load(std::memory_order_acquire) <= size; });
+      WaitForRoom([&] { return end - consumed_.load(std::memory_order_acquire) <= size; });
       consumed_seen_ = consumed_.load(std::memory_order_acquire);
     }
   }
@@ -134,7 +134,7 @@ STREAMCHECK_HOT uint64_t AnalysisWorker::Push(const TraceRecord& record) {
 
 void AnalysisWorker::AnalyseInPlace(const TraceRecord& record) {
   const uint64_t written = write_position_.load(std::memory_order_relaxed);
-  WaitUntil([&] { return consumed_.load(std::memory_order_acquire) == written; });
+  WaitForRoom([&] { return consumed_.load(std::memory_order_acquire) == written; });
   std::lock_guard<std::mutex> busy(busy_);  // the worker is between batches: analysed_ is ours
   TraceRecord copy = record;
   analyze_(copy);
@@ -154,6 +154,16 @@ void AnalysisWorker::WaitUntil(Done done) {
     progress_.wait_for(lock, kLongestNap);
   }
   waiters_.fetch_sub(1);
+}
+
+template <typename Done>
+void AnalysisWorker::WaitForRoom(Done done) {
+  if (done()) return;
+  const auto start = std::chrono::steady_clock::now();
+  WaitUntil(done);
+  ++holds_.count;
+  holds_.nanoseconds += static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
 }
 
 void AnalysisWorker::WaitFor(uint64_t sequence) {

@@ -39,7 +39,10 @@ class AnalysisWorker {
  public:
   using Analyze = std::function<void(TraceRecord&)>;
   // The ring holds `capacity_bytes`; a producer finding it full waits for
-  // room, so its memory stays bounded however fast the program runs.
+  // room, so its memory stays bounded however fast the program runs: the
+  // program is held, never a record dropped (a dropped record would be a
+  // missed ordering, hence false findings). How often and how long is
+  // counted for the run's summary.
   explicit AnalysisWorker(Analyze analyze, size_t capacity_bytes = size_t{4} << 20);
   ~AnalysisWorker();  // Stop()
   AnalysisWorker(const AnalysisWorker&) = delete;
@@ -64,6 +67,12 @@ class AnalysisWorker {
   std::mutex& busy() { return busy_; }
   // True on the worker's own thread (it must never wait for itself).
   static bool OnWorkerThread();
+  // Records at which a producer waited for room (a full ring, or a record
+  // too large for it waiting for the worker to catch up), and the time.
+  struct Holds {
+    uint64_t count = 0, nanoseconds = 0;
+  };
+  Holds holds() const { return holds_; }
 
  private:
   void Run();
@@ -72,6 +81,9 @@ class AnalysisWorker {
   // Wakes a napping worker and sleeps until `done` holds.
   template <typename Done>
   void WaitUntil(Done done);
+  // WaitUntil for a producer held by the ring, counted in holds_.
+  template <typename Done>
+  void WaitForRoom(Done done);
   // A record too large for the ring: analysed on the producer's thread, in
   // order (once the worker has caught up, holding busy_).
   void AnalyseInPlace(const TraceRecord& record);
@@ -90,6 +102,7 @@ class AnalysisWorker {
   alignas(64) std::atomic<uint64_t> write_position_{0};  // bytes written since the start, ring position = % size
   uint64_t consumed_seen_ = 0;                           // consumed_ when last read (it only grows)
   uint64_t records_pushed_ = 0;
+  Holds holds_;
   // Worker side.
   alignas(64) TraceRecord decoded_;
   // Written by the worker; producers read them only when the ring looks full

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -235,8 +236,35 @@ STREAMCHECK_HOT void Tracer::AwaitHostSynchronizationAnalysis() {
   const uint64_t sequence = unanalysed;
   unanalysed = 0;
   const uint64_t wait_start = profile_.Now();
+  const auto start = std::chrono::steady_clock::now();
   worker_->WaitFor(sequence);  // at once when the worker has stopped: it analysed everything first
+  sync_wait_ns_.fetch_add(static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - start).count()),
+                          std::memory_order_relaxed);
+  sync_waits_.fetch_add(1, std::memory_order_relaxed);
   profile_.Add(ProfilePhase::kAnalysisWait, wait_start);
+}
+
+void Tracer::AddAnalysisCounters() {
+  namespace names = store::counters;
+  const AnalysisWorker::Holds holds = worker_ ? worker_->holds() : AnalysisWorker::Holds{};
+  const uint64_t skipped = host_guards_ != nullptr ? host_guards_->waits_skipped() : 0;
+  const std::map<std::string, uint64_t> counters{
+      {std::string(names::kSyncWaits), sync_waits_.load()},
+      {std::string(names::kSyncWaitMicroseconds), sync_wait_ns_.load() / 1000},
+      {std::string(names::kSyncWaitsSkipped), skipped},
+      {std::string(names::kQueueFullWaits), holds.count},
+      {std::string(names::kQueueFullWaitMicroseconds), holds.nanoseconds / 1000},
+  };
+  session_->AddCounters(output_, names::kAnalysis, counters);
+  // Beside the profile (STREAMCHECK_DEBUG=profile), for the bench scripts.
+  if (profile_.on())
+    std::fprintf(stderr,
+                 "streamcheck[profile]: analysis waits: at synchronizations %llu (%.3f ms), skipped %llu; "
+                 "held by a full queue %llu (%.3f ms)\n",
+                 static_cast<unsigned long long>(sync_waits_.load()), sync_wait_ns_.load() / 1e6,
+                 static_cast<unsigned long long>(skipped), static_cast<unsigned long long>(holds.count),
+                 holds.nanoseconds / 1e6);
 }
 
 void Tracer::AwaitAnalysis() {
@@ -470,6 +498,7 @@ void Tracer::Finish() {
   if (worker_) worker_->Stop();
   engine_->Finish();
   session_->FinishProcess(output_, &engine_->stats());
+  AddAnalysisCounters();
   // Whether host threads were ordered by their observed synchronization
   // (else in trace order), objects whose release stamps shared one, and the
   // libraries' lock calls bound past the interposers.
@@ -554,6 +583,8 @@ void Tracer::RestartAfterFork() {
   engine_.reset();
   finished_ = false;
   os_pid_ = getpid();
+  sync_waits_ = 0;  // the parent's waits are the parent's to count
+  sync_wait_ns_ = 0;
   config_.trace_path = TracePathOfThisProcess(/*forked=*/true);
   OpenOutputs();
   StartWorker();

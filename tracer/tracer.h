@@ -9,6 +9,7 @@
 #pragma once
 
 #include <array>
+#include <atomic>
 #include <exception>
 #include <cstdint>
 #include <memory>
@@ -128,6 +129,8 @@ class Tracer : public StackResolver {
   // worker has analysed it, so findings up to here are on disk even if the
   // program ends with _exit().
   void AwaitHostSynchronizationAnalysis();
+  // How often AwaitHostSynchronizationAnalysis waited (tests, the summary).
+  uint64_t sync_waits() const { return sync_waits_.load(std::memory_order_relaxed); }
   // Without tracer_lock() held: waits until the worker has analysed every
   // record queued so far (the precise front-end, before a context's memory goes).
   void AwaitAnalysis();
@@ -146,6 +149,8 @@ class Tracer : public StackResolver {
   void OpenOutputs();
   void StartWorker();
   void WriteSymbolizedStacks();
+  // What the program waited for the worker (category "analysis"), for the summary.
+  void AddAnalysisCounters();
   // To the worker, or analysed here when there is none (records and
   // definitions alike: a definition reaches the engine before its uses).
   void Submit(TraceRecord& record);
@@ -194,6 +199,9 @@ class Tracer : public StackResolver {
   AddressSpan address_span_;
   std::array<uint64_t, 256> native_stacks_by_op_{};  // by OpCode, with STREAMCHECK_DEBUG=profile
   HostThreadOrder host_order_;
+  // AwaitHostSynchronizationAnalysis's waits (without the lock: atomics,
+  // touched only when a thread waits).
+  std::atomic<uint64_t> sync_waits_{0}, sync_wait_ns_{0};
 
   // The worker's side (or the program's, analysing inline): only Analyze()
   // and Finish() touch it. The worker's picture of memory.

@@ -84,6 +84,22 @@ class HostGuardsPath : public ::testing::Test {
             cudaStreamSynchronize_v3020_params{s});
   }
   std::map<std::string, uint64_t> Counters() const { return guards_->Counters(); }
+  void Driver(CUpti_CallbackId cbid, const char* name, const auto& params) {
+    Call(tracer_.get(), CUPTI_CB_DOMAIN_DRIVER_API, cbid, name, params);
+  }
+  void EventRecord(CUevent e, cudaStream_t s) {
+    Driver(CUPTI_DRIVER_TRACE_CBID_cuEventRecord, "cuEventRecord", cuEventRecord_params{e, s});
+  }
+  void StreamWaitEvent(cudaStream_t s, CUevent e) {
+    Driver(CUPTI_DRIVER_TRACE_CBID_cuStreamWaitEvent, "cuStreamWaitEvent", cuStreamWaitEvent_params{s, e, 0});
+  }
+  void EventSync(CUevent e) {
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaEventSynchronize_v3020, "cudaEventSynchronize",
+            cudaEventSynchronize_v3020_params{reinterpret_cast<cudaEvent_t>(e)});
+  }
+  void DeviceSync() {
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaDeviceSynchronize_v3020, "cudaDeviceSynchronize", 0);  // no parameters
+  }
 
   // The findings a replay of the trace gives, once the tracer has finished.
   std::vector<Finding> Findings(std::vector<TraceRecord>* host_accesses = nullptr) {
@@ -179,15 +195,17 @@ TEST_F(HostGuardsPath, SynchronizingTheCopysStreamOpensItsPagesWithoutAFault) {
 }
 
 // The program's thread waits for a record's analysis only where it may open
-// guarded pages: a synchronization or a successful query while guarded work
-// is pending (above: the pages are then open when the call returns). With
-// nothing pending it goes on at once: findings need no wait (a --precise
-// launch's merge, some 10 ms, was waited for at every synchronization).
-TEST_F(HostGuardsPath, ASynchronizationWaitsForItsAnalysisOnlyWhileGuardedWorkIsPending) {
+// guarded pages: a synchronization or a successful query whose stream or
+// event holds guarded work (guarded_streams.h; the pages are then open when
+// the call returns). Otherwise it goes on at once: findings need no wait.
+TEST_F(HostGuardsPath, ASynchronizationWaitsForItsAnalysisOnlyWhereGuardedWorkIsPending) {
   TraceRecord sync;
-  sync.op = OpCode::kStreamSynchronize;
+  sync.op = OpCode::kStreamSynchronize;  // the legacy default stream: every blocking stream's work
+  TraceRecord other_sync = sync;
+  other_sync.stream = reinterpret_cast<Handle>(kOtherStream);
   TraceRecord query;
-  query.op = OpCode::kEventQuery;
+  query.op = OpCode::kStreamQuery;
+  query.stream = reinterpret_cast<Handle>(kStream);
   TraceRecord not_ready = query;
   not_ready.result = 600;  // cudaErrorNotReady
   TraceRecord launch;
@@ -198,13 +216,92 @@ TEST_F(HostGuardsPath, ASynchronizationWaitsForItsAnalysisOnlyWhileGuardedWorkIs
   EXPECT_FALSE(guards_->OpensPagesAfter(query, false));
   CopyAsync(pinned_ + kPage, device, kPage, cudaMemcpyDeviceToHost);
   EXPECT_TRUE(guards_->OpensPagesAfter(sync, true));
-  EXPECT_TRUE(guards_->OpensPagesAfter(query, false));
+  CopyAsync(pinned_ + kPage, device, kPage, cudaMemcpyDeviceToHost);  // marks kStream again
+  EXPECT_FALSE(guards_->OpensPagesAfter(other_sync, true));
   EXPECT_FALSE(guards_->OpensPagesAfter(not_ready, false));
   EXPECT_FALSE(guards_->OpensPagesAfter(launch, false));
+  EXPECT_TRUE(guards_->OpensPagesAfter(query, false));
+  CopyAsync(pinned_ + kPage, device, kPage, cudaMemcpyDeviceToHost);
+  const uint64_t waits = tracer_->sync_waits();
   StreamSync(kStream);  // waits: its analysis opens the page
+  EXPECT_EQ(tracer_->sync_waits(), waits + 1);
   EXPECT_FALSE(guards_->OpensPagesAfter(sync, true));
   EXPECT_EQ(ReadInt(pinned_ + kPage + 8), 0x07070707);
   EXPECT_EQ(Counters()["faults"], 0u);
+}
+
+// Nothing guarded: no synchronization waits, none is even counted as skipped.
+TEST_F(HostGuardsPath, WithNothingGuardedNoSynchronizationWaits) {
+  void* device = DeviceMalloc();
+  static char pageable[4096];
+  CopyAsync(pageable, device, sizeof pageable, cudaMemcpyDeviceToHost);
+  StreamSync(kStream);
+  DeviceSync();
+  EXPECT_EQ(tracer_->sync_waits(), 0u);
+  EXPECT_EQ(guards_->waits_skipped(), 0u);
+  EXPECT_TRUE(Findings().empty());
+}
+
+// Guarded work on one stream: synchronizing another does not wait (it could
+// open nothing), synchronizing its own does, and the page is open after it.
+TEST_F(HostGuardsPath, OnlyTheStreamWithGuardedWorkWaits) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  CopyAsync(pinned_, device, kPage, cudaMemcpyDeviceToHost);
+  StreamSync(kOtherStream);
+  EXPECT_EQ(tracer_->sync_waits(), 0u);
+  EXPECT_EQ(guards_->waits_skipped(), 1u);
+  StreamSync(kStream);
+  EXPECT_EQ(tracer_->sync_waits(), 1u);
+  EXPECT_EQ(ReadInt(pinned_ + 8), 0x07070707);
+  EXPECT_TRUE(Findings().empty());
+  EXPECT_EQ(Counters()["faults"], 0u);
+  EXPECT_EQ(Counters()["pages_opened_without_fault"], 1u);
+}
+
+// An event recorded after guarded work carries it: a stream that waits for
+// the event, and the event itself, are then worth waiting for; the verdict is
+// the engine's (no race, the page opened without a fault).
+TEST_F(HostGuardsPath, AnEventCarriesGuardedWorkToTheStreamThatWaitsForIt) {
+  const auto event = reinterpret_cast<CUevent>(0x7000);
+  const auto early = reinterpret_cast<CUevent>(0x7100);
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  EventRecord(early, kStream);  // before the guarded work: carries none
+  CopyAsync(pinned_, device, kPage, cudaMemcpyDeviceToHost);
+  EventRecord(event, kStream);
+  EventSync(early);
+  EXPECT_EQ(tracer_->sync_waits(), 0u);
+  StreamWaitEvent(kOtherStream, event);
+  StreamSync(kOtherStream);
+  EXPECT_EQ(tracer_->sync_waits(), 1u);
+  EXPECT_EQ(ReadInt(pinned_ + 8), 0x07070707);
+  CopyAsync(pinned_, device, kPage, cudaMemcpyDeviceToHost);
+  EventRecord(event, kStream);
+  EventSync(event);
+  EXPECT_EQ(tracer_->sync_waits(), 2u);
+  EXPECT_EQ(ReadInt(pinned_ + 8), 0x07070707);
+  EXPECT_TRUE(Findings().empty());
+  EXPECT_EQ(Counters()["faults"], 0u);
+}
+
+// A wait skipped where the engine does order the host (an ordering the
+// program's side does not follow: here a device synchronization of another
+// device took every mark): the page opens once the worker gets there, or
+// faults first; either way the engine judges the access after the
+// synchronization, so the verdict is the same: no race.
+TEST_F(HostGuardsPath, ASkippedWaitKeepsTheVerdict) {
+  HostAlloc(pinned_, 4 * kPage);
+  void* device = DeviceMalloc();
+  CopyAsync(pinned_, device, kPage, cudaMemcpyDeviceToHost);
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020, "cudaSetDevice", cudaSetDevice_v3020_params{1});
+  DeviceSync();  // device 1's: orders nothing of device 0's
+  Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaSetDevice_v3020, "cudaSetDevice", cudaSetDevice_v3020_params{0});
+  EXPECT_EQ(tracer_->sync_waits(), 1u);
+  StreamSync(kStream);  // orders the host after the copy; not waited for
+  EXPECT_EQ(tracer_->sync_waits(), 1u);
+  pinned_[8] = 1;
+  EXPECT_TRUE(Findings().empty());
 }
 
 // A page left guarded after a synchronization that does not order the host

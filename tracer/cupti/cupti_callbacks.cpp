@@ -22,25 +22,40 @@ namespace {
 
 // STREAMCHECK_DEBUG=profile: how often each enabled call's callbacks fired,
 // printed at exit, because CUPTI's cost is per callback and a workload's mix
-// of calls decides which of them are worth modeling from another site.
+// of calls decides which of them are worth modeling from another site. Per
+// CUDA call too: a runtime call's callbacks with those of the driver calls
+// it makes inside (decoded only where a program calls the driver itself),
+// what moving a call's decoding to one level would save.
 class CallbackCensus {
  public:
-  void Count(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name) {
+  void Count(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const char* name, bool entry) {
     Slot* slot = SlotOf(domain, cbid);
     if (slot == nullptr) return;
     slot->name.store(name, std::memory_order_relaxed);
     slot->count.fetch_add(1, std::memory_order_relaxed);
+    thread_local uint32_t runtime_depth = 0, nested = 0;
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) {
+      if (entry && runtime_depth++ == 0) nested = 0;
+      if (!entry && runtime_depth > 0 && --runtime_depth == 0) {
+        slot->calls.fetch_add(1, std::memory_order_relaxed);
+        slot->nested.fetch_add(nested, std::memory_order_relaxed);
+      }
+    } else if (runtime_depth > 0) {
+      ++nested;
+    } else if (!entry) {
+      slot->calls.fetch_add(1, std::memory_order_relaxed);
+    }
   }
   void Print() const {
     struct Fired {
-      uint64_t count;
+      uint64_t count, calls, nested;
       const char* name;
       bool driver;
     };
     std::vector<Fired> fired;
     auto collect = [&](const auto& table, bool driver) {
       for (const Slot& s : table)
-        if (const uint64_t n = s.count.load()) fired.push_back({n, s.name.load(), driver});
+        if (const uint64_t n = s.count.load()) fired.push_back({n, s.calls.load(), s.nested.load(), s.name.load(), driver});
     };
     collect(runtime_, false);
     collect(driver_, true);
@@ -49,12 +64,20 @@ class CallbackCensus {
     for (const Fired& f : fired)
       std::fprintf(stderr, " %s %llu%s", f.name ? f.name : "?", static_cast<unsigned long long>(f.count),
                    f.driver ? " (driver);" : ";");
+    std::fprintf(stderr, "\nstreamcheck[profile]: callbacks per CUDA call (its own 2, and the driver's inside it):");
+    for (const Fired& f : fired)
+      if (f.calls != 0)
+        std::fprintf(stderr, " %s %llu calls x %.2f (%.2f inside);", f.name ? f.name : "?",
+                     static_cast<unsigned long long>(f.calls), 2.0 + static_cast<double>(f.nested) / f.calls,
+                     static_cast<double>(f.nested) / f.calls);
     std::fprintf(stderr, "\n");
   }
 
  private:
   struct Slot {
     std::atomic<uint64_t> count{0};
+    std::atomic<uint64_t> calls{0};   // made by the program (not inside a runtime call)
+    std::atomic<uint64_t> nested{0};  // driver callbacks inside those calls
     std::atomic<const char*> name{nullptr};
   };
   Slot* SlotOf(CUpti_CallbackDomain domain, CUpti_CallbackId cbid) {
@@ -71,7 +94,7 @@ LaunchTiming* g_launch_timing = nullptr;      // only with STREAMCHECK_DEBUG=lau
 
 STREAMCHECK_HOT void Route(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData* data) {
   static const bool callbacks_only = DebugFlag(DebugSwitch::kCallbacksOnly);
-  if (g_census != nullptr) g_census->Count(domain, cbid, data->functionName);
+  if (g_census != nullptr) g_census->Count(domain, cbid, data->functionName, data->callbackSite == CUPTI_API_ENTER);
   Tracer* t = GlobalTracer();
   if (t == nullptr || callbacks_only) return;
   GuardInternalErrors("a CUDA callback", [&] { HandleCallback(t, domain, cbid, data); });

@@ -113,7 +113,7 @@ void HostGuards::TurnOff(Off why) {
                  "rt_sigaction system call): host accesses are no longer observed\n");
 }
 
-void HostGuards::BeforeQueue(TraceRecord& r) {
+void HostGuards::Guard(TraceRecord& r) {
   // A library's own work (TraceRecord::library: NCCL inside its calls and on
   // its threads, cuBLAS's workspace) is never reported (runtime/engine.h), so
   // its memory is no region and its work guards nothing: faults there (NCCL's

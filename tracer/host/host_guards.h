@@ -27,6 +27,7 @@
 #include "runtime/trace_record.h"
 #include "tracer/host/fault_site.h"
 #include "tracer/host/guard_table.h"
+#include "tracer/host/guarded_streams.h"
 
 namespace streamcheck::tracer {
 
@@ -50,7 +51,10 @@ class HostGuards {
   // The program's side, tracer lock held: regions from allocations, guards
   // for asynchronous work (the record then carries guards_host_pages); none
   // for a library's own records.
-  void BeforeQueue(TraceRecord& r);
+  void BeforeQueue(TraceRecord& r) {
+    Guard(r);
+    if (on()) streams_.Note(r);
+  }
   // At the entry of a call that frees or unregisters host-visible memory
   // (takes the tracer's lock): its pages get back what the guards took.
   void ForgetAtEntry(Address base);
@@ -62,15 +66,25 @@ class HostGuards {
   void ProgramChanged(Address addr, uint64_t size);
 
   // Whether the analysis of `r` may open pages the program is about to touch:
-  // a host synchronization (`host_waited`) or a successful query while guarded
-  // operations are pending. The caller then waits for it, so the pages are
-  // open when the call returns instead of faulting one by one (PyTorch's
-  // pinned caching allocator queries a block's events and writes the block
-  // at once).
-  bool OpensPagesAfter(const TraceRecord& r, bool host_waited) const {
-    return on() && table_.HasPendingWork() &&
-           (host_waited || ((r.op == OpCode::kEventQuery || r.op == OpCode::kStreamQuery) && r.result == 0));
+  // a host synchronization (`host_waited`) or a successful query whose
+  // stream or event holds guarded work (guarded_streams.h). The caller then
+  // waits for it, so the pages are open when the call returns instead of
+  // faulting one by one (PyTorch's pinned caching allocator queries a
+  // block's events and writes the block at once). Tracer lock held.
+  bool OpensPagesAfter(const TraceRecord& r, bool host_waited) {
+    if (!on() || !(host_waited || ((r.op == OpCode::kEventQuery || r.op == OpCode::kStreamQuery) && r.result == 0)))
+      return false;
+    if (!table_.HasPendingWork()) {
+      if (!streams_.empty()) streams_.Clear();
+      return false;
+    }
+    if (streams_.Covers(r)) return true;
+    ++waits_skipped_;
+    return false;
   }
+  // Synchronizations not waited for although guarded work was pending (on
+  // other streams than they order).
+  uint64_t waits_skipped() const { return waits_skipped_; }
   // The analysis worker: after the engine took `r` (`processed`: it did not
   // fail on it).
   void AfterAnalysis(TraceRecord& r, Engine& engine, bool processed);
@@ -92,6 +106,8 @@ class HostGuards {
   bool HandlerStillFirst();
   static bool OnGuardFault(siginfo_t* info, ucontext_t* context);
   FaultOrigin OriginOfFault(const FaultSite& site) const;
+  // BeforeQueue's guarding: a region for an allocation, guards for work.
+  void Guard(TraceRecord& r);
   // A program's access: one kHostAccess record, as if the thread had called us.
   void RecordAccess(const FaultSite& site);
   // Outside the pages of every region there is nothing to guard (no lock).
@@ -109,6 +125,8 @@ class HostGuards {
   // Faults in guarded pages by whose access they were.
   std::atomic<uint64_t> host_accesses_{0}, tracer_faults_{0}, cuda_faults_{0}, dropped_{0};
   uint32_t guards_since_check_ = 0;  // under the tracer's lock: StillFirstEvery
+  GuardedStreams streams_;           // under the tracer's lock
+  uint64_t waits_skipped_ = 0;       // under the tracer's lock
 };
 
 }  // namespace host
