@@ -15,7 +15,9 @@ namespace {
 void ExpectSame(const AddressSet& got, const std::set<Address>& want, std::mt19937_64& rng, int step) {
   ASSERT_EQ(got.size(), want.size()) << step;
   ASSERT_EQ(got.empty(), want.empty()) << step;
-  if (!want.empty()) ASSERT_EQ(got.back(), *want.rbegin()) << step;
+  if (!want.empty()) {
+    ASSERT_EQ(got.back(), *want.rbegin()) << step;
+  }
   // The walk forward, and back from end().
   auto w = want.begin();
   for (auto it = got.begin(); it != got.end(); ++it, ++w) ASSERT_EQ(*it, *w) << step;

@@ -112,7 +112,9 @@ TEST(SteadyStateMemory, TheHighWaterMarkStopsRisingOverTenMillionRecords) {
   // The process's resident set, which the estimate leaves out (malloc's
   // free lists, the trace records' own buffers): allowed some slack, as
   // malloc keeps what it was given.
-  if (warm.resident != 0) EXPECT_LE(late.resident, warm.resident + (warm.resident >> 3));
+  if (warm.resident != 0) {
+    EXPECT_LE(late.resident, warm.resident + (warm.resident >> 3));
+  }
 }
 
 }  // namespace
