@@ -52,6 +52,37 @@ TEST(Events, ReRecordReplacesTheCapture) {
   EXPECT_TRUE(t.Run().empty());
 }
 
+// The shape of ConcurrentIssue.SixteenThreadsKeepTheirOrderAndTheirEdges
+// (tests/tracer/), reduced from its trace: a writer thread writes and records
+// the same event every round; a reader thread waits for it, then reads, but
+// in one round reads without the wait. Whether that read races depends on
+// where the previous round's wait falls: after the writer's next record, it
+// takes that capture (the latest when the wait is made), which orders the
+// read (no race); before it, the read is unordered.
+TraceBuilder TwoRoundsOnTwoThreads(bool waited_before_next_record) {
+  auto t = TwoStreams();
+  t.Malloc(kBuf + 0x1000, 128);
+  t.OnThread(2).Kernel(kS1, "write_round_16", {W(kBuf, 128)}).Record(kE, kS1);
+  if (waited_before_next_record) t.OnThread(3).Wait(kS2, kE);
+  t.OnThread(2).Kernel(kS1, "write_round_17", {W(kBuf + 0x1000, 128)}).Record(kE, kS1);
+  if (!waited_before_next_record) t.OnThread(3).Wait(kS2, kE);
+  t.OnThread(3).Kernel(kS2, "read_round_16", {R(kBuf, 128)});
+  t.OnThread(3).Kernel(kS2, "read_round_17", {R(kBuf + 0x1000, 128)});  // no wait of its own
+  return t;
+}
+
+TEST(Events, AWaitOnAnotherThreadAfterTheNextRecordOrdersTheNextRound) {
+  EXPECT_TRUE(TwoRoundsOnTwoThreads(/*waited_before_next_record=*/false).Run().empty());
+}
+
+TEST(Events, AWaitOnAnotherThreadBeforeTheNextRecordLeavesTheNextRoundUnordered) {
+  auto fs = TwoRoundsOnTwoThreads(/*waited_before_next_record=*/true).Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].kind, FindingKind::kReadAfterWrite);
+  EXPECT_EQ(fs[0].accesses[0].op, "write_round_17");
+  EXPECT_EQ(fs[0].accesses[1].op, "read_round_17");
+}
+
 TEST(Events, WaitOnNeverRecordedEventOrdersNothingAndIsFlagged) {
   auto t = TwoStreams();
   t.Kernel(kS1, "producer", {W(kBuf, 128)}).Wait(kS2, kE).Kernel(kS2, "consumer", {R(kBuf, 128)});
