@@ -278,6 +278,12 @@ std::string Fix(const Finding& f, const Side& a, const Side& b) {
                        a.After(), a.brief, b.Before(), b.brief);
   }
   if (rule == "host-device-race" && b.host()) {
+    if (IsMpiCall(b.access->op))
+      return fmt::format("{}, wait for {} with `cudaStreamSynchronize(stream)`, or with `cudaEventSynchronize(event)` "
+                         "on an event recorded after {}: MPI reads and writes the buffer from the host, outside every "
+                         "stream's order (a CUDA-aware MPI too), so no stream wait orders it (CUDA's \"API "
+                         "synchronization behavior\"; MPI standard, section 3.7)",
+                         b.Before(), a.brief, a.Label());
     if (pytorch)
       return fmt::format("{}, wait for {}: `torch.cuda.synchronize()`, or `.synchronize()` on that stream or on an "
                          "event recorded after {}",

@@ -116,6 +116,8 @@ std::string FrameworkOf(const std::string& op) {
   return "";
 }
 
+bool IsMpiCall(const std::string& op) { return op.rfind("MPI_", 0) == 0 || op.rfind("PMPI_", 0) == 0; }
+
 std::string FrameworkOfAccess(const FindingAccess& a) {
   if (std::string framework = FrameworkOf(a.framework_op); !framework.empty()) return framework;
   if (a.op.rfind("cupy_", 0) == 0) return "CuPy";  // CuPy names its generated kernels cupy_<ufunc>
@@ -142,7 +144,7 @@ std::string DisplayOpName(const std::string& name) {
 
 std::string OperationName(const FindingAccess& a) {
   if (!a.framework_op.empty()) return a.framework_op;
-  if (a.on_host && !IsSyncRole(a.role)) return "the host";
+  if (a.on_host && !IsSyncRole(a.role)) return IsMpiCall(a.op) ? a.op : "the host";
   const std::string name = DisplayOpName(a.op.empty() ? a.api : a.op);
   return name.empty() ? "an operation" : name;
 }

@@ -35,6 +35,8 @@ std::string ShortLocation(const ResolvedFrame* frame);
 // "file:line", else "libtorch_cuda.so+0x1a2b", else the function, else the pc.
 std::string FrameWhere(const ResolvedFrame& frame);
 
+// An MPI call's host access (MPI_Send, MPI_Irecv, ...: tracer/libraries/mpi).
+bool IsMpiCall(const std::string& op);
 // The framework that issued an op ("PyTorch" for aten::, c10d::, ...), or "".
 std::string FrameworkOf(const std::string& framework_op);
 // The framework whose work an access is: its op's (PyTorch), a CuPy kernel's

@@ -186,6 +186,22 @@ TEST(FindingWords, AHandoverBetweenFrameworksNamesBothAndTheProtocol) {
   EXPECT_EQ(FrameworkOfAccess(cupy), "Numba");
 }
 
+// MPI_Send of a buffer a kernel may still write (tracer/libraries/mpi): the
+// host side is named by its call, and the fix says why a stream wait is not
+// enough.
+TEST(FindingWords, AnMpiCallIsNamedAndAskedToWaitOnTheHost) {
+  FindingAccess kernel = Access("earlier", "spin_then_fill", AccessMode::kWrite, "created", 0x55, At("/src/mpi.cu", 69));
+  CreatedAt(&kernel, 1, 147);
+  FindingAccess send = Access("later", "MPI_Send", AccessMode::kRead, "host", 0, At("/src/mpi.cu", 72));
+  const FindingWords w = DescribeFinding(Race("host-device-race", FindingKind::kReadAfterWrite, kernel, send,
+                                              "host-not-synchronized"));
+  EXPECT_EQ(w.headline.rfind("MPI_Send (mpi.cu:72) reads", 0), 0u) << w.headline;
+  EXPECT_NE(w.fix.find("before mpi.cu:72, wait for stream 1 with `cudaStreamSynchronize(stream)`"), std::string::npos)
+      << w.fix;
+  EXPECT_NE(w.fix.find("so no stream wait orders it"), std::string::npos) << w.fix;
+  EXPECT_NE(w.fix.find("MPI standard, section 3.7"), std::string::npos) << w.fix;
+}
+
 TEST(FindingWords, ACollectiveIsWaitedForWithWorkWait) {
   Finding f = PyTorchRace("created", "legacy");
   f.accesses[0].framework_op = "c10d::allreduce_";

@@ -52,7 +52,8 @@ EOF
 # harm MODE FINDINGS_KEPT: native and traced runs compared, then the database
 # (FINDINGS_KEPT: races it must hold; "-" where it is gone).
 harm() {
-  local mode=$1 kept=$2 dir="$out/$mode"
+  local mode=$1 kept=$2
+  local dir="$out/$mode"
   rm -rf "$dir" "$dir.gone" "$dir.native" "$dir.native.gone"
   mkdir -p "$dir" "$dir.native"
   "$out/harm" "$mode" "$dir.native" >"$out/$mode.native.out" 2>"$out/$mode.native.err"

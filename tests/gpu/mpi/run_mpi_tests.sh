@@ -136,7 +136,7 @@ while read -r name memory variant rest; do
     echo "FAIL $name $memory $variant: mpi_scenarios not built" >"$result"
   else
     # shellcheck disable=SC2086  # the expectation's words
-    run_one "$name" "$memory" "$variant" $rest >"$result"
+    run_one "$name" "$memory" "$variant" $rest >"$result" </dev/null  # mpirun reads stdin: not the expectations
   fi
   cat "$result"
 done <"$here/expectations.txt"
