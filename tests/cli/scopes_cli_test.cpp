@@ -5,6 +5,7 @@
 // trace's own run did.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -37,6 +38,23 @@ TEST(Scopes, AReplayedTraceGivesEachSideItsTest) {
   ASSERT_EQ(fs.size(), 1u);
   EXPECT_EQ(fs[0].accesses[0].scope, "tests/test_loader.py::test_fill");
   EXPECT_EQ(fs[0].accesses[1].scope, "tests/test_loader.py::test_prefetch");
+}
+
+// The GPU run of tests/gpu/pytorch/scopes/ (pytest with the plugin, PyTorch
+// and CuPy), recorded: each racy test's finding is in that test, and the race
+// across two tests names the earlier test on its earlier side.
+TEST(Scopes, ARecordedPytestSuiteNamesItsTests) {
+  const std::string trace = std::string(STREAMCHECK_SOURCE_DIR) + "/testdata/traces/pytest_suite_scopes.sctrace";
+  std::vector<std::pair<std::string, std::string>> scopes;
+  for (const Finding& f : StoredFindings(Replayed(trace, "suite.db")))
+    scopes.emplace_back(f.accesses[0].scope, f.accesses[1].scope);
+  std::sort(scopes.begin(), scopes.end());
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"test_cupy_scopes.py::test_cupy_copies_race", "test_cupy_scopes.py::test_cupy_copies_race"},
+      {"test_torch_scopes.py::test_leaves_copy_in_flight", "test_torch_scopes.py::test_reuses_buffer_in_flight"},
+      {"test_torch_scopes.py::test_side_stream_reads_before_producer",
+       "test_torch_scopes.py::test_side_stream_reads_before_producer"}};
+  EXPECT_EQ(scopes, want);
 }
 
 // A trace and a second copy of the race outside every test: `--group-by
