@@ -13,6 +13,7 @@ void Engine::Impl::Process(const TraceRecord& r) {
   ++stats_.records;
   last_device_work_ = {};
   if (!pending_pageable_.empty()) SettlePageableCopies(r);
+  if (!running_host_funcs_.empty()) [[unlikely]] CallInsideHostFunc(r);
   switch (r.op) {
     case OpCode::kDefineString: symbols_.DefineString(r.id, r.text); break;
     case OpCode::kDefineStack: symbols_.DefineStack(r.id, r.frames, r.library, r.name); break;
@@ -84,7 +85,7 @@ void Engine::Impl::Process(const TraceRecord& r) {
     case OpCode::kThreadRelease: ThreadRelease(r); break;
     case OpCode::kThreadAcquire: ThreadAcquire(r); break;
     case OpCode::kHostFuncBegin: HostFuncBegin(r); break;
-    case OpCode::kHostFuncEnd: EnterHostCall(r); break;  // a marker: what it signals, the interposers release
+    case OpCode::kHostFuncEnd: HostFuncEnd(r); break;
     case OpCode::kScopeBegin: ScopeBegin(r); break;
     case OpCode::kScopeEnd: ScopeEnd(r); break;
     case OpCode::kMpiStart: MpiStart(r); break;

@@ -142,7 +142,7 @@ std::vector<FindingAccess> Engine::Impl::SyncsBetween(const AccessDescription& e
     a.framework_op = std::string(symbols_.String(site.framework_op));
     // A host wait happens on the host thread; the stream it waited for (if
     // one) fills the stream fields.
-    a.on_host = lane.IsHost();
+    a.on_host = lane.IsHost() || lane.IsHostFunction();
     if (!a.on_host || e.target != kNoLane) {
       const Lane stream = a.on_host ? e.target : e.lane;
       const LaneInfo& info = lanes_.Get(stream);

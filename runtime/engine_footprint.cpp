@@ -11,8 +11,12 @@ EngineMemory Engine::Impl::Memory() const {
   m.shadow = shadow_.HeapBytes();
   m.ordering = lanes_.HeapBytes() + op_log_.HeapBytes() + sync_.HeapBytes() + graphs_.HeapBytes() +
                event_origins_.HeapBytes() + memory::HashMap(capturing_) + memory::HashMap(pending_host_funcs_) +
-               memory::Buffer(retired_graph_lanes_);
-  for (const auto& [id, clock] : pending_host_funcs_) m.ordering += clock.HeapBytes();
+               memory::HashMap(running_host_funcs_) + memory::Buffer(retired_graph_lanes_);
+  for (const auto& [id, runs] : pending_host_funcs_) {
+    m.ordering += memory::Buffer(runs);
+    for (const HostFuncRun& run : runs) m.ordering += run.clock.HeapBytes();
+  }
+  for (const auto& [thread, run] : running_host_funcs_) m.ordering += run.clock.HeapBytes();
   m.ordering += memory::Buffer(graph_node_clocks_);
   for (const VectorClock& clock : graph_node_clocks_) m.ordering += clock.HeapBytes();
   for (const auto& [id, streams] : capturing_) m.ordering += memory::Buffer(streams);

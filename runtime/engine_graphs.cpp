@@ -62,6 +62,7 @@ void Engine::Impl::CaptureNode(const TraceRecord& r, StreamState& s,
   node.trace_index = index_;
   node.accesses = accesses;
   node.deps = s.capture_frontier;
+  if (r.op == OpCode::kHostFunc) node.host_func = r.id;  // a captured host function the tracer follows
   g.nodes.push_back(std::move(node));
   s.capture_frontier.assign(1, static_cast<uint32_t>(g.nodes.size() - 1));
 }
@@ -101,6 +102,7 @@ void Engine::Impl::GraphAddNode(const TraceRecord& r) {
   node.trace_index = index_;
   if (r.node_op == OpCode::kKernelLaunch) node.accesses = r.accesses;
   else if (r.node_op == OpCode::kMemcpy || r.node_op == OpCode::kMemset) TransferAccesses(r, &node.accesses);
+  else if (r.node_op == OpCode::kHostFunc) node.host_func = r.id;  // a host node the tracer follows (else 0)
   for (Handle d : r.deps) {
     auto it = g.index_of.find(d);
     if (it == g.index_of.end()) Anomaly("graph node depends on an unknown node");
@@ -241,6 +243,7 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
     vc.Set(lane, vc.Get(lane) + 1);
     ++stats_.stream_operations;
     ApplyAccesses(lane, vc, node.site, node.accesses, index_, r.timestamp_ns);
+    if (node.host_func != 0) QueueHostFuncRun(node.host_func, lane, vc);
     completion.Join(vc);
   }
   exec->completion = completion;

@@ -9,15 +9,22 @@
 namespace streamcheck {
 
 // The thread's clock as of now is the clock of its epoch `r.id`: it released
-// something during that epoch, and its clock is about to change.
+// something during that epoch, and its clock is about to change. Inside a
+// host function, what it releases is the function's clock (its stream's
+// work), not the driver thread's (engine_host_funcs.cpp; HostFuncBegin and
+// HostFuncEnd bump `joins`, so no kept clock is shared across the switch).
 void Engine::Impl::ThreadRelease(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
-  t.epochs.End(r.id, t.clock, t.lane, t.joins);
+  const VectorClock* run = RunningHostFunc(r.thread);
+  t.epochs.End(r.id, run != nullptr ? *run : t.clock, t.lane, t.joins);
 }
 
 // The thread acquired what other threads released: it is after their epochs.
+// Inside a host function, the function learns it.
 void Engine::Impl::ThreadAcquire(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
+  VectorClock* run = RunningHostFunc(r.thread);
+  VectorClock* into = run != nullptr ? run : &t.clock;
   bool learnt = false;
   for (Handle dep : r.deps) {
     const ThreadId from = ThreadOfDep(dep);
@@ -26,7 +33,11 @@ void Engine::Impl::ThreadAcquire(const TraceRecord& r) {
     // forked child. Nothing it did is in this engine to be ordered after.
     const ThreadState* source = sync_.FindThread(from);
     if (source == nullptr) continue;
-    const ThreadEpochs::Found found = source->epochs.JoinEpoch(EpochOfDep(dep), source->clock, source->lane, &t.clock);
+    // A thread still in the epoch it released in: its clock now is that
+    // epoch's (a host function's, if it released inside one).
+    const VectorClock* source_run = RunningHostFunc(from);
+    const VectorClock& current = source_run != nullptr ? *source_run : source->clock;
+    const ThreadEpochs::Found found = source->epochs.JoinEpoch(EpochOfDep(dep), current, source->lane, into);
     if (found == ThreadEpochs::Found::kOlderThanKept)
       Anomaly("host thread order: an acquired epoch was no longer kept; ordered after a later one of that thread");
     learnt = true;
@@ -35,21 +46,6 @@ void Engine::Impl::ThreadAcquire(const TraceRecord& r) {
     ++t.version;
     ++t.joins;
   }
-}
-
-// A host function (kHostFunc r.id) starts on this thread: CUDA runs it once
-// the work before it on its stream has completed, so the thread is after
-// that work, and whatever it passes on (a thread it creates, a mutex it
-// unlocks) carries it.
-void Engine::Impl::HostFuncBegin(const TraceRecord& r) {
-  ThreadState& t = EnterHostCall(r);
-  auto it = pending_host_funcs_.find(r.id);
-  if (it == pending_host_funcs_.end()) {
-    Anomaly("host functions: one ran whose launch was not seen");
-    return;
-  }
-  sync_.JoinIntoThread(t, it->second);
-  pending_host_funcs_.erase(it);
 }
 
 ThreadId Engine::Impl::ThreadAwareOf(Epoch earlier, ThreadId later_thread) const {

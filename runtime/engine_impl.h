@@ -7,6 +7,7 @@
 //   engine_footprint.cpp  the engine's own memory
 //   engine_scopes.cpp  per-test scopes (scope_table.h)
 //   engine_mpi.cpp     MPI operations' buffers, by the MPI standard
+//   engine_host_funcs.cpp  host functions (stream callbacks, graph host nodes) and their runs
 #pragma once
 
 #include <span>
@@ -106,7 +107,6 @@ class alignas(64) Engine::Impl {
   void KernelLaunch(const TraceRecord& r);
   void Memcpy(const TraceRecord& r);
   void Memset(const TraceRecord& r);
-  void HostFunc(const TraceRecord& r);
   void HostAccess(const TraceRecord& r);
   void SettlePageableCopies(const TraceRecord& next);
   void ReportPageableCopy(const AccessDescription& copy);
@@ -142,11 +142,31 @@ class alignas(64) Engine::Impl {
   // engine_host_threads.cpp
   void ThreadRelease(const TraceRecord& r);
   void ThreadAcquire(const TraceRecord& r);
-  void HostFuncBegin(const TraceRecord& r);
   // A host thread other than `later_thread` whose clock covers `earlier`: had
   // that thread's knowledge reached the later access through a handover
   // streamcheck does not observe, the two would be ordered. 0 when none.
   ThreadId ThreadAwareOf(Epoch earlier, ThreadId later_thread) const;
+
+  // engine_host_funcs.cpp
+  struct HostFuncRun;
+  void HostFunc(const TraceRecord& r);
+  void HostFuncBegin(const TraceRecord& r);
+  void HostFuncEnd(const TraceRecord& r);
+  // A graph launch ran host node `id` at `lane`/`clock`: its run comes later.
+  void QueueHostFuncRun(uint32_t id, Lane lane, const VectorClock& clock);
+  // The clock of the host function `thread` is running, or null (the common
+  // case: no host function is running anywhere, one compare).
+  VectorClock* RunningHostFunc(ThreadId thread) {
+    if (running_host_funcs_.empty()) [[likely]] return nullptr;
+    return RunningHostFuncSlow(thread);
+  }
+  VectorClock* RunningHostFuncSlow(ThreadId thread);
+  const HostFuncRun* RunningHostFuncRun(ThreadId thread) const;
+  // A record made inside a host function that CUDA forbids there.
+  void CallInsideHostFunc(const TraceRecord& r);
+  std::string ExplainHostFuncOrder(const AccessDescription& earlier, const AccessDescription& later,
+                                   std::string* gap);
+  std::string FixHostFuncOrder(const AccessDescription& earlier, const AccessDescription& later);
 
   // engine_default_stream.cpp (run --forbid-default-stream): inline, the
   // common case is the option off.
@@ -231,12 +251,30 @@ class alignas(64) Engine::Impl {
     AccessDescription copy;
   };
   std::vector<PendingPageableCopy> pending_pageable_;
-  // Observed host functions not yet run (kHostFunc with an id): the clock of
-  // their place in stream order, which the thread that runs one joins
-  // (kHostFuncBegin). Each runs once, so its entry goes then; bounded in case
-  // a trace never says (a program that exits with host functions queued).
+  // A host function's run: the lane it is on (its stream's kHostFunctions
+  // lane, or a graph host node's lane) and its clock there. Launched and not
+  // yet begun (kHostFunc with an id, or a graph launch of a followed host
+  // node), by id, oldest first: a graph's node runs once per launch, and
+  // launches of one exec run in order. Bounded in case a trace never says
+  // (a program that exits with host functions queued, a CUDA that ignored
+  // the tracer's trampoline).
+  struct HostFuncRun {
+    Lane lane = kNoLane;
+    VectorClock clock;
+    // Work the trace shows before the run but that runs after it (the
+    // stream's later work, a graph's later nodes): per lane, the first
+    // epoch that knew the run's. Its accesses do not race with the run's.
+    std::vector<Epoch> known_from;
+  };
+  // The lane's work from `clock` on knows these runs' epochs (ApplyAccesses).
+  void NoteHostFuncRunsKnown(Lane lane, const VectorClock& clock);
+  bool KnownAfterRunningHostFunc(const ShadowAccess& earlier) const;
+  const HostFuncRun* applying_host_func_ = nullptr;  // HostAccess of a running host function
   static constexpr size_t kMaxPendingHostFuncs = 1 << 16;
-  std::unordered_map<uint32_t, VectorClock> pending_host_funcs_;
+  std::unordered_map<uint32_t, std::vector<HostFuncRun>> pending_host_funcs_;
+  size_t pending_host_func_runs_ = 0;
+  // Begun and not ended, by the host thread running each (a driver thread).
+  std::unordered_map<ThreadId, HostFuncRun> running_host_funcs_;
   // MPI operations not yet seen complete (kMpiStart id -> its lane, whose
   // clock is the operation's), and per host thread the lanes of operations
   // it saw complete, reused so that a program's millions of requests make

@@ -31,6 +31,7 @@ void Engine::Impl::ApplyAccesses(Lane lane, const VectorClock& clock, uint32_t s
                                  uint64_t timestamp_ns, bool staged_copy) {
   auto is_host = [this](Lane l) { return lanes_.IsHost(l); };
   const Clock now_clock = clock.Get(lane);
+  if (pending_host_func_runs_ != 0 || !running_host_funcs_.empty()) [[unlikely]] NoteHostFuncRunsKnown(lane, clock);
   op_log_.Note({lane, now_clock}, trace_index, timestamp_ns);
   // The accesses' shadow slots are independent cache misses: start them all
   // before the first lookup waits, unless the caller prefetched this record
@@ -103,29 +104,20 @@ void Engine::Impl::KernelLaunch(const TraceRecord& r) {
   StreamOperation(r, s, r.accesses);
 }
 
-// cudaLaunchHostFunc, cudaStreamAddCallback: runs in stream order. The
-// function runs on a thread of the CUDA driver's; when the tracer observes it
-// run (r.id != 0), that thread is after the function's place in its stream
-// (HostFuncBegin, engine_host_threads.cpp). What it touches on the host is
-// seen only through the host guards, as for any thread.
-void Engine::Impl::HostFunc(const TraceRecord& r) {
-  EnterHostCall(r);
-  StreamState& s = sync_.Stream(r.stream, r.thread);
-  DefaultStreamUse(r, s);
-  StreamOperation(r, s, {});
-  if (r.id == 0 || s.capture_graph != 0) return;  // not observed, or a graph node (runs at each launch)
-  if (pending_host_funcs_.size() >= kMaxPendingHostFuncs) {
-    Anomaly("host functions: too many launched and not yet run; one more is not followed");
-    return;
-  }
-  pending_host_funcs_[r.id] = s.clock;
-}
-
 // Host reads/writes observed by the tracer (e.g. faults on protected pinned pages).
+// Inside a host function, they are the function's: its stream's work done
+// on the host (engine_host_funcs.cpp), not the driver thread's.
 void Engine::Impl::HostAccess(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
-  sync_.TickThread(t);
   ++stats_.host_operations;
+  if (RunningHostFunc(r.thread) != nullptr) [[unlikely]] {
+    applying_host_func_ = RunningHostFuncRun(r.thread);
+    ApplyAccesses(applying_host_func_->lane, applying_host_func_->clock, SiteOf(r), r.accesses, index_,
+                  r.timestamp_ns);
+    applying_host_func_ = nullptr;
+    return;
+  }
+  sync_.TickThread(t);
   ApplyAccesses(t.lane, t.clock, SiteOf(r), r.accesses, index_, r.timestamp_ns);
 }
 

@@ -64,7 +64,7 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
   out.stream = lanes_.Describe(a.lane);
   out.stream_handle = lane.kind == LaneKind::kGraphNodes ? lane.launch_stream : lane.handle;
   out.stream_flags = lane.flags;
-  out.on_host = lane.IsHost() || lane.IsMpi();
+  out.on_host = lane.IsHost() || lane.IsMpi() || lane.IsHostFunction();
   out.device = lane.device;
   out.thread = site.thread;
   out.mode = ModeOf(a.kind);
@@ -97,6 +97,7 @@ void Engine::Impl::ReportConflicts(const AccessDescription& later, std::span<con
   // somewhere is one error, and its doubtful overlaps count towards it.
   for (const bool doubtful : {false, true}) {
     for (const ShadowConflict& c : conflicts) {
+      if (applying_host_func_ != nullptr && KnownAfterRunningHostFunc(c.earlier)) continue;
       const Doubt doubt = DoubtOf(c.earlier, later);
       if ((doubt != Doubt::kNone) == doubtful) ReportConflict(c, later, doubt);
     }
@@ -117,9 +118,10 @@ void Engine::Impl::ReportConflict(const ShadowConflict& c, const AccessDescripti
     rule = rules::RuleId::kUseBeforeAllocation;
     kind = FindingKind::kUseBeforeAlloc;
   } else {
-    // MPI works on a buffer from the host side (engine_mpi.cpp).
-    const bool host = lanes_.IsHost(e.lane) || lanes_.IsHost(later.lane) || lanes_.IsMpi(e.lane) ||
-                      lanes_.IsMpi(later.lane);
+    // MPI works on a buffer from the host side (engine_mpi.cpp), and so do
+    // host functions (engine_host_funcs.cpp).
+    auto on_host = [this](Lane l) { return lanes_.IsHost(l) || lanes_.IsMpi(l) || lanes_.IsHostFunction(l); };
+    const bool host = on_host(e.lane) || on_host(later.lane);
     rule = host ? rules::RuleId::kHostDeviceRace : rules::RuleId::kCrossStreamRace;
     if (e.kind == ShadowKind::kRead) kind = FindingKind::kWriteAfterRead;
     else if (later.kind == ShadowKind::kWrite) kind = FindingKind::kWriteAfterWrite;
@@ -361,6 +363,7 @@ std::string Engine::Impl::ExplainMissingOrder(const AccessDescription& earlier,
   const std::string an = lanes_.Describe(earlier.lane), bn = lanes_.Describe(later.lane);
   const std::string aop = OpName(earlier.site);
   if (a.IsMpi() || b.IsMpi()) return ExplainMpiOrder(earlier, later, gap);
+  if (a.IsHostFunction() || (b.IsHostFunction() && !a.IsHost())) return ExplainHostFuncOrder(earlier, later, gap);
   if (b.IsHost()) {
     *gap = "host-not-synchronized";
     return "the host did not wait for " + an + " after " + aop +
@@ -425,6 +428,8 @@ std::string Engine::Impl::FixFor(rules::RuleId rule, const AccessDescription& ea
              (pytorch ? "; in PyTorch: later_stream.wait_stream(earlier_stream) before the later op" : "");
     case rules::RuleId::kHostDeviceRace:
       if (lanes_.IsMpi(earlier.lane) || lanes_.IsMpi(later.lane)) return FixMpiOrder(earlier, later);
+      if (lanes_.IsHostFunction(earlier.lane) || (lanes_.IsHostFunction(later.lane) && !lanes_.IsHost(earlier.lane)))
+        return FixHostFuncOrder(earlier, later);
       if (lanes_.IsHost(earlier.lane))
         return "hand the memory over from " + an + " to host thread " + std::to_string(sites_.Get(later.site).thread) +
                " after " + aop + " and before it enqueues " + bop + ", through a mutex, condition variable, "

@@ -20,6 +20,9 @@ struct GraphNode {
   uint64_t trace_index = 0;
   std::vector<MemoryAccess> accesses;  // resolved at add time
   std::vector<uint32_t> deps;          // indices of nodes this one waits for
+  // A host node whose runs the tracer follows: the id its kHostFuncBegin
+  // records carry, one run per launch (engine_host_funcs.cpp). 0: not followed.
+  uint32_t host_func = 0;
 };
 
 struct Graph {

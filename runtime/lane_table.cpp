@@ -26,6 +26,8 @@ std::string LaneTable::Describe(Lane lane) const {
       return "graph exec " + Hex(info.handle) + " launched on stream " + Hex(info.launch_stream);
     case LaneKind::kMpiOperation:
       return "the MPI library (an operation of host thread " + std::to_string(info.thread) + ")";
+    case LaneKind::kHostFunctions:
+      return "host functions of stream " + Hex(info.handle) + " on device " + device;
   }
   return "lane " + std::to_string(lane);
 }
@@ -43,6 +45,7 @@ std::string_view LaneTable::KindName(Lane lane) const {
     case LaneKind::kStream: return info.ordinal != 0 ? "created" : "implicit";
     case LaneKind::kGraphNodes: return "graph";
     case LaneKind::kMpiOperation: return "mpi";
+    case LaneKind::kHostFunctions: return "host-function";
   }
   return "";
 }

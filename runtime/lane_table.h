@@ -20,6 +20,11 @@ enum class LaneKind : uint8_t {
   // The MPI library working on a pending operation's buffers for `thread`
   // (engine_mpi.cpp): not the host thread's own order, so not a host lane.
   kMpiOperation,
+  // The host functions of one stream (cudaLaunchHostFunc, cudaStreamAddCallback,
+  // cuLaunchHostFunc): CUDA runs them in the stream's order, on a driver
+  // thread, so they are the stream's work done on the host, not that
+  // thread's (engine_host_funcs.cpp). `handle` is the stream's.
+  kHostFunctions,
 };
 
 struct LaneInfo {
@@ -39,6 +44,7 @@ struct LaneInfo {
   bool IsHost() const { return kind == LaneKind::kHostThread; }
   bool IsNonBlocking() const { return (flags & kStreamNonBlocking) != 0; }
   bool IsMpi() const { return kind == LaneKind::kMpiOperation; }
+  bool IsHostFunction() const { return kind == LaneKind::kHostFunctions; }
 };
 
 class LaneTable {
@@ -52,6 +58,7 @@ class LaneTable {
   LaneInfo& Mutable(Lane lane) { return infos_[lane]; }
   bool IsHost(Lane lane) const { return infos_[lane].IsHost(); }
   bool IsMpi(Lane lane) const { return infos_[lane].IsMpi(); }
+  bool IsHostFunction(Lane lane) const { return infos_[lane].IsHostFunction(); }
   size_t size() const { return infos_.size(); }
   size_t HeapBytes() const { return memory::Buffer(infos_) + memory::Buffer(first_sites_); }
 

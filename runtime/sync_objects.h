@@ -55,6 +55,9 @@ struct StreamState {
     clock.Set(lane, c);
     ++joins;
   }
+  // The lane of the stream's host functions (kHostFunctions), made at its
+  // first followed one (engine_host_funcs.cpp).
+  Lane host_func_lane = kNoLane;
   // Stream capture: while set, operations become nodes of this graph.
   uint64_t capture_graph = 0;
   std::vector<uint32_t> capture_frontier;  // node indices the next captured op depends on

@@ -33,7 +33,11 @@ bool ChangesThreadClock(const TraceRecordFields& r) {
     // What other threads are after, and a change of the rules itself.
     case OpCode::kThreadAcquire:
     case OpCode::kHostThreadOrder:
-    case OpCode::kHostFuncBegin:  // the thread learns its stream's work
+    // A host function's run: between these the thread's releases carry the
+    // function's clock, not its own (runtime/engine_host_funcs.cpp), so an
+    // epoch must not span either end.
+    case OpCode::kHostFuncBegin:
+    case OpCode::kHostFuncEnd:
       return true;
     default:
       return false;

@@ -136,6 +136,11 @@ class TraceBuilder {
     r.graph = g; r.node = node; r.node_op = OpCode::kKernelLaunch; r.deps = std::move(deps);
     r.name = Intern(name); r.accesses = std::move(accesses); return *this;
   }
+  // A host node; `id` != 0: the tracer follows its runs (kHostFuncBegin `id`, one per launch).
+  TraceBuilder& GraphHostNode(Handle g, Handle node, std::vector<Handle> deps, uint32_t id) {
+    auto& r = Add(OpCode::kGraphAddNode, "cudaGraphAddHostNode");
+    r.graph = g; r.node = node; r.node_op = OpCode::kHostFunc; r.deps = std::move(deps); r.id = id; return *this;
+  }
   TraceBuilder& GraphDependency(Handle g, Handle node, std::vector<Handle> deps) {
     auto& r = Add(OpCode::kGraphAddDependency, "cudaGraphAddDependencies");
     r.graph = g; r.node = node; r.deps = std::move(deps); return *this;
