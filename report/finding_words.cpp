@@ -249,6 +249,16 @@ std::string HandoverFix(const Side& a, const Side& b) {
 std::string Fix(const Finding& f, const Side& a, const Side& b) {
   const bool pytorch = a.pytorch || b.pytorch;
   const bool handover = !a.framework.empty() && !b.framework.empty() && a.framework != b.framework;
+  // A host function's run (runtime/engine_host_funcs.cpp) cannot synchronize
+  // (it must not call CUDA): the engine's fix orders its launch instead.
+  if (IsHostFunction(*a.access) || IsHostFunction(*b.access)) return "";
+  // Two nodes of one graph: only an edge of that graph orders them in every
+  // launch (CUDA programming guide, "CUDA Graphs": a node runs after the
+  // nodes it depends on, and in any order with the rest).
+  if (f.order_gap == "graph-no-dependency")
+    return fmt::format("add a dependency from {} to {} in the graph (`cudaGraphAddDependencies`, or the "
+                       "dependencies given when {} is added), or capture them in one stream's order",
+                       a.Label(), b.Label(), b.op);
   const std::string& rule = f.rule;
   if (f.order_gap == "host-thread-not-ordered")
     return fmt::format("{}, hand the memory over from host thread {} to host thread {} through a mutex, condition "

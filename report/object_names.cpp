@@ -116,6 +116,8 @@ std::string FrameworkOf(const std::string& op) {
   return "";
 }
 
+bool IsHostFunction(const FindingAccess& a) { return a.on_host && a.stream_kind == "host-function"; }
+
 bool IsMpiCall(const std::string& op) { return op.rfind("MPI_", 0) == 0 || op.rfind("PMPI_", 0) == 0; }
 
 std::string FrameworkOfAccess(const FindingAccess& a) {
@@ -144,7 +146,7 @@ std::string DisplayOpName(const std::string& name) {
 
 std::string OperationName(const FindingAccess& a) {
   if (!a.framework_op.empty()) return a.framework_op;
-  if (a.on_host && !IsSyncRole(a.role)) return IsMpiCall(a.op) ? a.op : "the host";
+  if (a.on_host && !IsSyncRole(a.role)) return IsMpiCall(a.op) ? a.op : IsHostFunction(a) ? "a host function" : "the host";
   const std::string name = DisplayOpName(a.op.empty() ? a.api : a.op);
   return name.empty() ? "an operation" : name;
 }

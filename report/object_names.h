@@ -35,6 +35,9 @@ std::string ShortLocation(const ResolvedFrame* frame);
 // "file:line", else "libtorch_cuda.so+0x1a2b", else the function, else the pc.
 std::string FrameWhere(const ResolvedFrame& frame);
 
+// An access made by a host function's run (cudaLaunchHostFunc, a graph host
+// node): its stream kind says so.
+bool IsHostFunction(const FindingAccess& a);
 // An MPI call's host access (MPI_Send, MPI_Irecv, ...: tracer/libraries/mpi).
 bool IsMpiCall(const std::string& op);
 // The framework that issued an op ("PyTorch" for aten::, c10d::, ...), or "".

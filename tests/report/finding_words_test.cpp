@@ -202,6 +202,23 @@ TEST(FindingWords, AnMpiCallIsNamedAndAskedToWaitOnTheHost) {
   EXPECT_NE(w.fix.find("MPI standard, section 3.7"), std::string::npos) << w.fix;
 }
 
+// A host function's run cannot synchronize (it must not call CUDA): the
+// engine's fix, which orders its launch, is kept; its side is named as one.
+// Two nodes of one graph are ordered by an edge of the graph.
+TEST(FindingWords, HostFunctionsAndGraphNodesAreOrderedWhereTheyCanBe) {
+  FindingAccess kernel = Access("earlier", "produce", AccessMode::kWrite, "created", 0x20, At("/src/app.cu", 30));
+  FindingAccess callback = Access("later", "host read", AccessMode::kRead, "host", 0, At("/src/app.cu", 12));
+  callback.stream_kind = "host-function";
+  Finding f = Race("host-device-race", FindingKind::kReadAfterWrite, kernel, callback, "no-event-wait");
+  FindingWords w = DescribeFinding(f);
+  EXPECT_EQ(w.fix, "the engine's fix");
+  EXPECT_NE(w.headline.find("a host function (app.cu:12) reads"), std::string::npos) << w.headline;
+  FindingAccess node = Access("later", "scale", AccessMode::kRead, "graph", 0x10, At("/src/app.cu", 40));
+  FindingAccess first = Access("earlier", "fill", AccessMode::kWrite, "graph", 0x10, At("/src/app.cu", 39));
+  w = DescribeFinding(Race("cross-stream-race", FindingKind::kReadAfterWrite, first, node, "graph-no-dependency"));
+  EXPECT_EQ(w.fix.rfind("add a dependency from fill (app.cu:39) to scale (app.cu:40) in the graph", 0), 0u) << w.fix;
+}
+
 TEST(FindingWords, ACollectiveIsWaitedForWithWorkWait) {
   Finding f = PyTorchRace("created", "legacy");
   f.accesses[0].framework_op = "c10d::allreduce_";
