@@ -169,91 +169,85 @@ void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, cons
   if (sync && !(kind && *kind == int(CopyKind::kDeviceToDevice))) HostSyncStream(s_, stream.key, fa_.ops_);
 }
 
-void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
-  ++fa_.cuda_calls_;
+void TransferWalker::Memset(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  const Symbol stream = api.kind == ApiKind::kMemsetSync ? DefaultStream() : StreamSym(Arg(call, api.stream));
+  DeviceOp& op = NewOp(call, name, name, stream);
+  AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
+  Issue(op);
+}
+
+void TransferWalker::Allocate(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  const clang::SourceLocation loc = call->getBeginLoc();
+  if (api.kind == ApiKind::kHostRegister) {
+    const BufferRef r = Buf(Arg(call, api.dst));
+    if (r.valid()) s_.buffers[r.base.key] = BufferInfo{MemoryKind::kRegisteredHost, name, Loc(loc), ""};
+    return;
+  }
+  const Symbol out = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
+  if (out.empty()) return;
+  const MemoryKind kind = api.kind == ApiKind::kMallocPinned    ? MemoryKind::kPinnedHost
+                          : api.kind == ApiKind::kMallocManaged ? MemoryKind::kManaged
+                          : api.kind == ApiKind::kMallocAsync   ? MemoryKind::kAsyncPool
+                                                                : MemoryKind::kDevice;
+  NoteAllocation(PointeeKey(out), kind, name, loc);
+  if (api.kind == ApiKind::kMallocAsync) {
+    // Captured, it is a graph allocation node: the memory exists during each launch.
+    const Symbol stream = StreamSym(Arg(call, api.stream));
+    if (s_.capturing.count(stream.key) != 0) {
+      DeviceOp& op = NewOp(call, name, name, stream);
+      op.allocates = PointeeKey(out);
+      Issue(op);
+    }
+  }
+}
+
+void TransferWalker::FreeApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  const clang::SourceLocation loc = call->getBeginLoc();
+  if (api.kind == ApiKind::kFreeDevice) {
+    // cudaFree and cudaFreeHost synchronize the device before freeing.
+    HostSyncDevice(s_, fa_.ops_);
+    Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc);
+    return;
+  }
+  if (api.kind == ApiKind::kFreeHost) {
+    Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc);
+    return;
+  }
+  const Symbol stream = StreamSym(Arg(call, api.stream));
+  const BufferRef ref = Buf(Arg(call, api.dst));
+  if (s_.capturing.count(stream.key) == 0) {
+    Free(ref, stream, name, loc);
+  } else if (ref.valid()) {
+    // Captured, it is a graph free node: the memory is freed by each launch, not now.
+    DeviceOp& op = NewOp(call, name, name, stream);
+    op.frees = ref.base.key;
+    Issue(op);
+  }
+}
+
+void TransferWalker::CreateStream(const clang::CallExpr* call) {
+  const Symbol out = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
+  if (out.empty()) return;
+  const std::optional<int64_t> flags = call->getNumArgs() > 1 ? ConstantOf(Arg(call, 1), ast_) : 0;
+  StreamInfo info;
+  info.kind = !flags ? StreamKind::kUnknown
+              : (*flags & kCudaStreamNonBlocking) ? StreamKind::kNonBlocking
+                                                  : StreamKind::kBlocking;
+  info.owned = true;
+  info.created = Loc(call->getBeginLoc());
+  const std::string key = PointeeKey(out);
+  s_.streams[key] = info;
+  s_.after.erase(key);
+  s_.values.erase(key);
+  // streams[i] created in a loop: the whole array shares the flags.
+  if (const size_t bracket = key.find('['); bracket != std::string::npos) {
+    s_.streams[key.substr(0, bracket) + "[]"] = info;
+  }
+}
+
+void TransferWalker::EventApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
   const clang::SourceLocation loc = call->getBeginLoc();
   switch (api.kind) {
-    case ApiKind::kKernelLaunch: LaunchKernelApi(call, api, name); return;
-    case ApiKind::kMemcpyAsync: Copy(call, api, name, false); return;
-    case ApiKind::kMemcpySync: Copy(call, api, name, true); return;
-    case ApiKind::kMemsetAsync:
-    case ApiKind::kMemsetSync: {
-      const Symbol stream = api.kind == ApiKind::kMemsetSync ? DefaultStream() : StreamSym(Arg(call, api.stream));
-      DeviceOp& op = NewOp(call, name, name, stream);
-      AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
-      Issue(op);
-      return;
-    }
-    case ApiKind::kMallocDevice:
-    case ApiKind::kMallocAsync:
-    case ApiKind::kMallocPinned:
-    case ApiKind::kMallocManaged: {
-      const Symbol out = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
-      if (out.empty()) return;
-      const MemoryKind kind = api.kind == ApiKind::kMallocPinned    ? MemoryKind::kPinnedHost
-                              : api.kind == ApiKind::kMallocManaged ? MemoryKind::kManaged
-                              : api.kind == ApiKind::kMallocAsync   ? MemoryKind::kAsyncPool
-                                                                    : MemoryKind::kDevice;
-      NoteAllocation(PointeeKey(out), kind, name, loc);
-      if (api.kind == ApiKind::kMallocAsync) {
-        // Captured, it is a graph allocation node: the memory exists during each launch.
-        const Symbol stream = StreamSym(Arg(call, api.stream));
-        if (s_.capturing.count(stream.key) != 0) {
-          DeviceOp& op = NewOp(call, name, name, stream);
-          op.allocates = PointeeKey(out);
-          Issue(op);
-        }
-      }
-      return;
-    }
-    case ApiKind::kHostRegister: {
-      const BufferRef r = Buf(Arg(call, api.dst));
-      if (r.valid()) s_.buffers[r.base.key] = BufferInfo{MemoryKind::kRegisteredHost, name, Loc(loc), ""};
-      return;
-    }
-    case ApiKind::kMallocPageable: return;  // bound where the result is stored
-    case ApiKind::kFreeDevice:
-      // cudaFree and cudaFreeHost synchronize the device before freeing.
-      HostSyncDevice(s_, fa_.ops_);
-      Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc);
-      return;
-    case ApiKind::kFreeAsync: {
-      const Symbol stream = StreamSym(Arg(call, api.stream));
-      const BufferRef ref = Buf(Arg(call, api.dst));
-      if (s_.capturing.count(stream.key) == 0) {
-        Free(ref, stream, name, loc);
-      } else if (ref.valid()) {
-        // Captured, it is a graph free node: the memory is freed by each launch, not now.
-        DeviceOp& op = NewOp(call, name, name, stream);
-        op.frees = ref.base.key;
-        Issue(op);
-      }
-      return;
-    }
-    case ApiKind::kFreeHost: Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc); return;
-    case ApiKind::kStreamCreate: {
-      const Symbol out = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
-      if (out.empty()) return;
-      const std::optional<int64_t> flags = call->getNumArgs() > 1 ? ConstantOf(Arg(call, 1), ast_) : 0;
-      StreamInfo info;
-      info.kind = !flags ? StreamKind::kUnknown
-                  : (*flags & kCudaStreamNonBlocking) ? StreamKind::kNonBlocking
-                                                      : StreamKind::kBlocking;
-      info.owned = true;
-      info.created = Loc(loc);
-      const std::string key = PointeeKey(out);
-      s_.streams[key] = info;
-      s_.after.erase(key);
-      s_.values.erase(key);
-      // streams[i] created in a loop: the whole array shares the flags.
-      if (const size_t bracket = key.find('['); bracket != std::string::npos) {
-        s_.streams[key.substr(0, bracket) + "[]"] = info;
-      }
-      return;
-    }
-    case ApiKind::kStreamSync: HostSyncStream(s_, StreamSym(Arg(call, 0)).key, fa_.ops_); return;
-    case ApiKind::kStreamQuery:
-    case ApiKind::kEventQuery: return;  // a successful query synchronizes: see the CFG edges
     case ApiKind::kStreamWaitEvent: {
       const Symbol stream = StreamSym(Arg(call, 0));
       const Symbol event = Sym(Arg(call, 1));
@@ -288,31 +282,31 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       for (const auto& check : fa_.checks_) check->OnElapsedTime(e, s_, fa_.ctx_);
       return;
     }
-    case ApiKind::kDeviceSync: HostSyncDevice(s_, fa_.ops_); return;
-    case ApiKind::kBeginCapture: {
-      const Symbol stream = StreamSym(Arg(call, 0));
-      s_.capturing[stream.key] = stream.key;
-      return;
-    }
-    case ApiKind::kEndCapture: {
-      const std::string origin = StreamSym(Arg(call, 0)).key;
-      const Symbol graph = SymbolOf(Arg(call, 1), frame_.bindings, ast_);
-      GraphInfo captured;
-      for (int id : s_.pending) {
-        const DeviceOp& op = fa_.ops_[id];
-        auto it = s_.capturing.find(op.stream.key);
-        if (!op.captured || it == s_.capturing.end() || it->second != origin) continue;
-        captured.nodes.insert(id);
-        if (!op.allocates.empty()) captured.allocates.insert(op.allocates);
-        if (!op.frees.empty()) captured.frees.insert(op.frees);
-      }
-      Complete(s_, captured.nodes);
-      if (!graph.empty()) s_.graphs[PointeeKey(graph)] = std::move(captured);
-      for (auto it = s_.capturing.begin(); it != s_.capturing.end();) {
-        it = it->second == origin ? s_.capturing.erase(it) : std::next(it);
-      }
-      return;
-    }
+    default: return;
+  }
+}
+
+void TransferWalker::EndCapture(const clang::CallExpr* call) {
+  const std::string origin = StreamSym(Arg(call, 0)).key;
+  const Symbol graph = SymbolOf(Arg(call, 1), frame_.bindings, ast_);
+  GraphInfo captured;
+  for (int id : s_.pending) {
+    const DeviceOp& op = fa_.ops_[id];
+    auto it = s_.capturing.find(op.stream.key);
+    if (!op.captured || it == s_.capturing.end() || it->second != origin) continue;
+    captured.nodes.insert(id);
+    if (!op.allocates.empty()) captured.allocates.insert(op.allocates);
+    if (!op.frees.empty()) captured.frees.insert(op.frees);
+  }
+  Complete(s_, captured.nodes);
+  if (!graph.empty()) s_.graphs[PointeeKey(graph)] = std::move(captured);
+  for (auto it = s_.capturing.begin(); it != s_.capturing.end();) {
+    it = it->second == origin ? s_.capturing.erase(it) : std::next(it);
+  }
+}
+
+void TransferWalker::GraphApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  switch (api.kind) {
     case ApiKind::kGraphInstantiate: {
       const Symbol exec = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
       const Symbol graph = Sym(Arg(call, 1));
@@ -326,35 +320,45 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       }
       return;
     }
-    case ApiKind::kGraphLaunch: {
-      const Symbol exec = Sym(Arg(call, 0));
-      auto it = exec.empty() ? s_.graphs.end() : s_.graphs.find(exec.key);
-      if (it == s_.graphs.end()) return;
-      const GraphInfo graph = it->second;
-      // Each launch allocates its memory nodes' memory again (at the same
-      // addresses), so it is live for this launch whatever freed it before.
-      for (const std::string& base : graph.allocates) {
-        s_.freed.erase(base);
-        s_.buffers.try_emplace(base, BufferInfo{MemoryKind::kAsyncPool, "a graph memory node", Loc(loc), ""});
-      }
-      DeviceOp& op = NewOp(call, name, "graph `" + exec.text + "`", StreamSym(Arg(call, 1)));
-      for (int id : graph.nodes) {
-        for (const BufferAccess& a : fa_.ops_[id].accesses) op.accesses.push_back(a);
-      }
-      Issue(op);
-      for (const std::string& base : graph.frees) s_.freed[base] = Loc(loc);
-      return;
-    }
+    case ApiKind::kGraphLaunch: GraphLaunch(call, name); return;
     case ApiKind::kGraphCreate: {
       const Symbol out = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
       if (!out.empty()) s_.graphs[PointeeKey(out)] = GraphInfo{};
       return;
     }
+    default: GraphNode(call, api, name); return;
+  }
+}
+
+void TransferWalker::GraphLaunch(const clang::CallExpr* call, const std::string& name) {
+  const Symbol exec = Sym(Arg(call, 0));
+  auto it = exec.empty() ? s_.graphs.end() : s_.graphs.find(exec.key);
+  if (it == s_.graphs.end()) return;
+  const GraphInfo graph = it->second;
+  const clang::SourceLocation loc = call->getBeginLoc();
+  // Each launch allocates its memory nodes' memory again (at the same
+  // addresses), so it is live for this launch whatever freed it before.
+  for (const std::string& base : graph.allocates) {
+    s_.freed.erase(base);
+    s_.buffers.try_emplace(base, BufferInfo{MemoryKind::kAsyncPool, "a graph memory node", Loc(loc), ""});
+  }
+  DeviceOp& op = NewOp(call, name, "graph `" + exec.text + "`", StreamSym(Arg(call, 1)));
+  for (int id : graph.nodes) {
+    for (const BufferAccess& a : fa_.ops_[id].accesses) op.accesses.push_back(a);
+  }
+  Issue(op);
+  for (const std::string& base : graph.frees) s_.freed[base] = Loc(loc);
+}
+
+// Nodes added to a graph by API: memory nodes and 1-D copies.
+void TransferWalker::GraphNode(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  const Symbol graph = Sym(Arg(call, api.graph));
+  if (graph.empty()) return;
+  switch (api.kind) {
     case ApiKind::kGraphMemAllocNode: {
       // The node's address comes back in params.dptr: a new buffer of the graph's own.
-      const Symbol graph = Sym(Arg(call, api.graph));
       const Symbol params = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
-      if (graph.empty() || params.empty()) return;
+      if (params.empty()) return;
       const std::string field = PointeeKey(params) + ".dptr";
       const Symbol memory{"@graph-alloc" + std::to_string(fa_.ops_.Intern(call, frame_.context)),
                           PointeeText(params) + ".dptr"};
@@ -362,20 +366,17 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       ref.base = memory;
       ref.offset_bytes = 0;
       s_.aliases[field] = ref;
-      s_.buffers[memory.key] = BufferInfo{MemoryKind::kAsyncPool, name, Loc(loc), ""};
+      s_.buffers[memory.key] = BufferInfo{MemoryKind::kAsyncPool, name, Loc(call->getBeginLoc()), ""};
       s_.freed.erase(memory.key);
       s_.graphs[graph.key].allocates.insert(memory.key);
       return;
     }
     case ApiKind::kGraphMemFreeNode: {
-      const Symbol graph = Sym(Arg(call, api.graph));
       const BufferRef ref = Buf(Arg(call, api.dst));
-      if (!graph.empty() && ref.valid()) s_.graphs[graph.key].frees.insert(ref.base.key);
+      if (ref.valid()) s_.graphs[graph.key].frees.insert(ref.base.key);
       return;
     }
     case ApiKind::kGraphMemcpyNode: {
-      const Symbol graph = Sym(Arg(call, api.graph));
-      if (graph.empty()) return;
       // Runs only when the graph is launched: never pending by itself.
       DeviceOp& op = NewOp(call, name, name, Symbol{"#graph-node", "a graph node"});
       op.captured = true;
@@ -384,6 +385,50 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       s_.graphs[graph.key].nodes.insert(op.id);
       return;
     }
+    default: return;
+  }
+}
+
+void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  ++fa_.cuda_calls_;
+  const clang::SourceLocation loc = call->getBeginLoc();
+  switch (api.kind) {
+    case ApiKind::kKernelLaunch: LaunchKernelApi(call, api, name); return;
+    case ApiKind::kMemcpyAsync: Copy(call, api, name, false); return;
+    case ApiKind::kMemcpySync: Copy(call, api, name, true); return;
+    case ApiKind::kMemsetAsync:
+    case ApiKind::kMemsetSync: Memset(call, api, name); return;
+    case ApiKind::kMallocDevice:
+    case ApiKind::kMallocAsync:
+    case ApiKind::kMallocPinned:
+    case ApiKind::kMallocManaged:
+    case ApiKind::kHostRegister: Allocate(call, api, name); return;
+    case ApiKind::kMallocPageable: return;  // bound where the result is stored
+    case ApiKind::kFreeDevice:
+    case ApiKind::kFreeAsync:
+    case ApiKind::kFreeHost: FreeApi(call, api, name); return;
+    case ApiKind::kStreamCreate: CreateStream(call); return;
+    case ApiKind::kStreamSync: HostSyncStream(s_, StreamSym(Arg(call, 0)).key, fa_.ops_); return;
+    case ApiKind::kStreamQuery:
+    case ApiKind::kEventQuery: return;  // a successful query synchronizes: see the CFG edges
+    case ApiKind::kStreamWaitEvent:
+    case ApiKind::kEventCreate:
+    case ApiKind::kEventRecord:
+    case ApiKind::kEventSync:
+    case ApiKind::kEventElapsed: EventApi(call, api, name); return;
+    case ApiKind::kDeviceSync: HostSyncDevice(s_, fa_.ops_); return;
+    case ApiKind::kBeginCapture: {
+      const Symbol stream = StreamSym(Arg(call, 0));
+      s_.capturing[stream.key] = stream.key;
+      return;
+    }
+    case ApiKind::kEndCapture: EndCapture(call); return;
+    case ApiKind::kGraphInstantiate:
+    case ApiKind::kGraphLaunch:
+    case ApiKind::kGraphCreate:
+    case ApiKind::kGraphMemAllocNode:
+    case ApiKind::kGraphMemFreeNode:
+    case ApiKind::kGraphMemcpyNode: GraphApi(call, api, name); return;
     case ApiKind::kHostFunc: return;
     case ApiKind::kHostClock: return;
     case ApiKind::kHostMemcpy:

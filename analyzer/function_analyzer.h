@@ -75,6 +75,7 @@ class FunctionAnalyzer {
   FlowState RunCfg(const clang::FunctionDecl* fn, const FlowState& entry, const Frame& frame, bool report);
   clang::CFG* CfgOf(const clang::FunctionDecl* fn);
 
+  class CfgRun;  // cfg_solver.cpp
   friend class TransferWalker;
   clang::ASTContext& ast_;
   const std::vector<std::unique_ptr<LintCheck>>& checks_;

@@ -93,6 +93,17 @@ class TransferWalker {
   void Free(const BufferRef& ref, const Symbol& stream, const std::string& api, clang::SourceLocation loc);
   void EventWaitHook(const Symbol& event, const Symbol& stream, const std::string& api, clang::SourceLocation loc);
   void Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync);
+  void Memset(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  // cudaMalloc*, cudaHostAlloc, cudaHostRegister: the buffer's memory kind.
+  void Allocate(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  void FreeApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  void CreateStream(const clang::CallExpr* call);
+  // Event create, record, host and stream waits, elapsed time.
+  void EventApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  void EndCapture(const clang::CallExpr* call);
+  void GraphApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  void GraphLaunch(const clang::CallExpr* call, const std::string& name);
+  void GraphNode(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
   void Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
   // function_summary.cpp: a call to a function defined in another file.
   void ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary);
