@@ -25,7 +25,7 @@ static void round_trip(HostArrays* a, float* d, size_t bytes, cudaStream_t s) {
 void racy(float* d, cudaStream_t s) {
   HostArrays a;
   prepare_pageable(&a, 4096);
-  round_trip(&a, d, 4096, s);  // expected-warning{{pageable-async-copy}} expected-warning{{pageable-async-copy}}
+  round_trip(&a, d, 4096, s);  // expected-warning:3{{pageable-async-copy}} expected-warning:3{{pageable-async-copy}}
   cudaStreamSynchronize(s);
 }
 

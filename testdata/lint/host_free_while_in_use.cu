@@ -16,8 +16,8 @@ int main() {
   float* h = (float*)malloc(4096);
   cudaStream_t s;
   cudaStreamCreate(&s);
-  cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);  // expected-warning{{pageable-async-copy}}
-  free(h);  // expected-warning{{free-while-in-use}}
+  cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);  // expected-warning:3{{pageable-async-copy}}
+  free(h);  // expected-warning:3{{free-while-in-use}}
   float* src = (float*)malloc(4096);
   cudaMemcpyAsync(d, src, 4096, cudaMemcpyHostToDevice, s);
   free(src);

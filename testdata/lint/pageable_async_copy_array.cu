@@ -15,7 +15,7 @@ int main() {
   cudaMalloc(&d, sizeof h);
   cudaStream_t s;
   cudaStreamCreate(&s);
-  cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s);  // expected-warning{{pageable-async-copy}}
+  cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s);  // expected-warning:3{{pageable-async-copy}}
   cudaStreamSynchronize(s);
   return h[0] > 0;
 }

@@ -17,7 +17,7 @@ int main() {
   cudaStream_t s;
   cudaStreamCreate(&s);
   cudaMemcpyAsync(d, host.data(), 4096, cudaMemcpyHostToDevice, s);
-  cudaMemcpyAsync(host.data(), d, 4096, cudaMemcpyDeviceToHost, s);  // expected-warning{{pageable-async-copy}}
+  cudaMemcpyAsync(host.data(), d, 4096, cudaMemcpyDeviceToHost, s);  // expected-warning:3{{pageable-async-copy}}
   cudaStreamSynchronize(s);
   return 0;
 }

@@ -7,7 +7,7 @@
 
 static int count_racy(const int* d_ids, int n, cudaStream_t s) {
   std::vector<int> ids(n);
-  cudaMemcpyAsync(ids.data(), d_ids, n * sizeof(int), cudaMemcpyDeviceToHost, s);  // expected-warning{{pageable-async-copy}}
+  cudaMemcpyAsync(ids.data(), d_ids, n * sizeof(int), cudaMemcpyDeviceToHost, s);  // expected-warning:3{{pageable-async-copy}}
   cudaStreamSynchronize(s);
   int total = 0;
   for (int i = 0; i < n; ++i) total += ids[i];

@@ -20,7 +20,7 @@ int main() {
   cudaStream_t s1, s2;
   cudaStreamCreate(&s1);
   cudaStreamCreate(&s2);
-  step(a, b, s1, s2);  // expected-warning{{cross-stream-race}}
+  step(a, b, s1, s2);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

@@ -8,8 +8,8 @@
 
 float racy(const float* d, int n, cudaStream_t s) {
   std::vector<float> h(n);
-  cudaMemcpyAsync(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost, s);  // expected-warning{{pageable-async-copy}}
-  return std::accumulate(h.begin(), h.end(), 0.0f);  // expected-warning{{host-device-race}}
+  cudaMemcpyAsync(h.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost, s);  // expected-warning:3{{pageable-async-copy}}
+  return std::accumulate(h.begin(), h.end(), 0.0f);  // expected-warning:10{{host-device-race}}
 }
 
 float fixed(const float* d, int n) {
