@@ -247,6 +247,13 @@ class FunctionAnalyzer::CfgRun {
     for (const clang::CFGElement& e : *b) {
       if (std::optional<clang::CFGStmt> cs = e.getAs<clang::CFGStmt>()) {
         TransferWalker(fa_, st, frame_, report, done).Visit(cs->getStmt(), Use::kValue);
+      } else if (std::optional<clang::CFGLifetimeEnds> end = e.getAs<clang::CFGLifetimeEnds>()) {
+        const clang::Stmt* trigger = end->getTriggerStmt();
+        const auto* block = llvm::dyn_cast_or_null<clang::CompoundStmt>(trigger);
+        const clang::SourceLocation at = block != nullptr ? block->getRBracLoc()
+                                         : trigger != nullptr ? trigger->getBeginLoc()
+                                                              : clang::SourceLocation();
+        TransferWalker(fa_, st, frame_, report, done).EndOfScope(end->getVarDecl(), at);
       }
     }
     return st;

@@ -33,6 +33,10 @@ DeviceOp& TransferWalker::NewOp(const clang::Stmt* st, const std::string& api, c
   op.context = frame_.context;
   op.accesses.clear();
   op.captured = false;
+  op.staged_into_pageable = false;
+  op.staged_destination = false;
+  op.allocates.clear();
+  op.frees.clear();
   op.loc = Loc(st->getBeginLoc());
   op.inner_loc = st->getBeginLoc();
   op.helper = frame_.helper;
@@ -129,7 +133,7 @@ void TransferWalker::Free(const BufferRef& ref, const Symbol& stream, const std:
                           clang::SourceLocation loc) {
   if (!ref.valid()) return;
   if (report_) {
-    FreeEvent f{ref, api, stream, Loc(loc)};
+    FreeEvent f{ref, api, stream, Loc(loc), loc, frame_.context};
     for (const auto& check : fa_.checks_) check->OnFree(f, s_, fa_.ctx_);
   }
   s_.freed[ref.base.key] = Loc(loc);
@@ -142,31 +146,35 @@ void TransferWalker::EventWaitHook(const Symbol& event, const Symbol& stream, co
   for (const auto& check : fa_.checks_) check->OnEventWait(w, s_, fa_.ctx_);
 }
 
+// Copies, as CUDA's "API synchronization behavior" has them. An async copy
+// from pageable memory has read it when the call returns (as observed, and as
+// the dynamic half models it: runtime/transfer_semantics.cpp), so the host
+// buffer is not left pending on the stream. One into pageable memory is
+// staged and may or may not run synchronously (staged_into_pageable). A
+// blocking cudaMemcpy from pageable memory to the device synchronizes the
+// stream first and returns once the data is staged: "the DMA to final
+// destination may not have completed", so its destination stays pending
+// (staged_destination); every other blocking copy but device-to-device
+// returns when done.
 void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync) {
   const Symbol stream = sync ? DefaultStream() : StreamSym(Arg(call, api.stream));
-  DeviceOp& op = NewOp(call, name, name, stream);
   std::optional<int64_t> kind = api.copy_kind >= 0 ? ConstantOf(Arg(call, api.copy_kind), ast_) : std::nullopt;
   if (api.copy_kind < 0) kind = static_cast<int>(CopyKind::kDeviceToDevice);
-  AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
-  // An async copy from pageable memory has read it when the call returns (as
-  // observed and as the dynamic half models it: runtime/transfer_semantics.cpp),
-  // so the host buffer is not left pending on the stream.
-  if (sync || !IsPageableHost(Arg(call, api.src)))
-    AddAccess(op, Arg(call, api.src), AccessMode::kRead, Arg(call, api.count));
-  if (report_ && !sync) {
-    // The destination, where the copy kind does not rule out host memory (the
-    // buffer's own kind then decides): only its ordering depends on whether
-    // the copy ran synchronously.
-    const bool into_host = !kind || *kind == int(CopyKind::kDeviceToHost) || *kind == int(CopyKind::kDefault);
-    const BufferRef r = into_host ? Buf(Arg(call, api.dst)) : BufferRef{};
-    auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
-    if (it != s_.buffers.end()) {
-      AsyncCopy c{&op, r, &it->second};
-      for (const auto& check : fa_.checks_) check->OnAsyncCopy(c, s_, fa_.ctx_);
-    }
-  }
+  const auto may_be = [&](CopyKind k) { return !kind || *kind == int(k) || *kind == int(CopyKind::kDefault); };
+  const clang::Expr* dst = Arg(call, api.dst);
+  const clang::Expr* src = Arg(call, api.src);
+  const bool from_pageable = IsPageableHost(src) && may_be(CopyKind::kHostToDevice);
+  const bool staged_sync = sync && from_pageable && !IsHostMemory(dst);
+  if (staged_sync) HostSyncStream(s_, stream.key, fa_.ops_);
+  DeviceOp& op = NewOp(call, name, name, stream);
+  AddAccess(op, dst, AccessMode::kWrite, Arg(call, api.count));
+  if (sync ? !staged_sync : !from_pageable) AddAccess(op, src, AccessMode::kRead, Arg(call, api.count));
+  op.staged_into_pageable = !sync && IsPageableHost(dst) && may_be(CopyKind::kDeviceToHost);
+  op.staged_destination = staged_sync;
   Issue(op);
-  if (sync && !(kind && *kind == int(CopyKind::kDeviceToDevice))) HostSyncStream(s_, stream.key, fa_.ops_);
+  if (sync && !staged_sync && !(kind && *kind == int(CopyKind::kDeviceToDevice))) {
+    HostSyncStream(s_, stream.key, fa_.ops_);
+  }
 }
 
 void TransferWalker::Memset(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {

@@ -21,6 +21,7 @@ clang::CFG* FunctionAnalyzer::CfgOf(const clang::FunctionDecl* fn) {
   options.AddImplicitDtors = false;
   options.AddTemporaryDtors = false;
   options.AddInitializers = false;
+  options.AddLifetime = true;  // a buffer's scope ends under a pending copy (TransferWalker::EndOfScope)
   std::unique_ptr<clang::CFG> cfg = clang::CFG::buildCFG(fn, fn->getBody(), &ast_, options);
   CollectLoopCounters(fn->getBody(), ast_, &loop_counters_);
   return (cfgs_[fn] = std::move(cfg)).get();

@@ -263,6 +263,7 @@ FlowState Join(const FlowState& a, const FlowState& b) {
     std::erase_if(g.frees, [&](const std::string& f) { return v.frees.count(f) == 0; });
   }
   out.legacy_bypassed = Union(a.legacy_bypassed, b.legacy_bypassed);
+  if (a.returned == b.returned) out.returned = a.returned;
   return out;
 }
 
@@ -332,7 +333,9 @@ void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_ass
     c.legacy_assumed = legacy_assumed;
     const bool unknown = ea.mode == AccessMode::kUnknown || later.mode == AccessMode::kUnknown;
     const bool whole = ea.ref.offset_key != later.ref.offset_key;
-    c.confidence = unknown ? Confidence::kPossible : whole ? Confidence::kLikely : Confidence::kCertain;
+    c.confidence = unknown || earlier.staged_destination ? Confidence::kPossible
+                   : whole                                ? Confidence::kLikely
+                                                          : Confidence::kCertain;
     out->push_back(c);
     return;  // one conflict per pair of operations
   }
@@ -417,7 +420,8 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
     s.after_any_blocking.insert(carried.begin(), carried.end());
   }
   s.pending.insert(op.id);
-  if (s.since_clock && !op.captured) s.since_clock->insert(op.id);
+  // A staged blocking copy's tail is not what a host clock around it times.
+  if (s.since_clock && !op.captured && !op.staged_destination) s.since_clock->insert(op.id);
 }
 
 void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }

@@ -50,6 +50,14 @@ struct DeviceOp {
   std::string helper;                // the inlined helper's name, if any
   std::string context;               // the call-site chain of that helper; "" at the top
   bool captured = false;             // issued under stream capture: runs only when the graph is launched
+  // A copy into pageable host memory (cudaMemcpyAsync device-to-host): staged,
+  // and whether it runs synchronously is not defined, so the host touching its
+  // destination before a synchronize is pageable-async-copy, not a race.
+  bool staged_into_pageable = false;
+  // A blocking cudaMemcpy from pageable memory to the device: it returns once
+  // the data is staged, "the DMA to final destination may not have completed"
+  // (CUDA's API synchronization behavior): a race with it is only possible.
+  bool staged_destination = false;
   // A graph memory node (a captured cudaMallocAsync/cudaFreeAsync): the base it allocates or frees.
   std::string allocates;
   std::string frees;
@@ -70,6 +78,7 @@ struct HostAccess {
   clang::SourceLocation loc;
   clang::SourceLocation inner_loc;
   std::string helper;
+  std::string context;  // the inlined helper's call-site chain; "" at the top
 };
 
 struct StreamInfo {
@@ -84,6 +93,7 @@ struct BufferInfo {
   std::string allocated_by;
   clang::SourceLocation allocated;
   std::string context;  // the inlined helper (call-site chain) that allocated it; "" at the top
+  clang::SourceLocation allocated_inner;  // inside that helper; equal to `allocated` at the top
   bool operator==(const BufferInfo&) const = default;
 };
 
@@ -110,6 +120,15 @@ struct FlowState {
   // Ops of non-blocking streams that a legacy-stream op or sync would have
   // ordered had the stream been blocking: the reason behind nonblocking-legacy-order.
   OpSet legacy_bypassed;
+  // What the last `return` of an inlined helper returned (a buffer, or a
+  // std::vector it filled), and the call it returned to, for the caller's
+  // `auto v = helper(...)`.
+  struct Returned {
+    const void* call = nullptr;
+    BufferRef ref;
+    bool operator==(const Returned&) const = default;
+  };
+  std::optional<Returned> returned;
   bool operator==(const FlowState&) const = default;
 };
 

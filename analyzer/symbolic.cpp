@@ -61,8 +61,7 @@ const clang::Expr* GetterResult(const clang::CallExpr* call, const Bindings& b, 
   const clang::FunctionDecl* fd = call->getDirectCallee();
   const clang::FunctionDecl* def = fd != nullptr ? fd->getDefinition() : nullptr;
   if (def == nullptr || b.getter_depth >= 3) return nullptr;
-  const clang::SourceManager& sm = ctx.getSourceManager();
-  if (!sm.isInMainFile(sm.getExpansionLoc(def->getLocation()))) return nullptr;
+  if (!IsProjectCode(def, ctx)) return nullptr;
   const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(def->getBody());
   const auto* ret = body != nullptr && body->size() == 1 ? llvm::dyn_cast<clang::ReturnStmt>(body->body_front()) : nullptr;
   if (ret == nullptr || ret->getRetValue() == nullptr) return nullptr;
@@ -84,6 +83,14 @@ const clang::Expr* GetterResult(const clang::CallExpr* call, const Bindings& b, 
 }
 
 }  // namespace
+
+const clang::Expr* StripTemporaries(const clang::Expr* e) { return Strip(e); }
+
+bool IsProjectCode(const clang::FunctionDecl* fd, const clang::ASTContext& ctx) {
+  const clang::SourceManager& sm = ctx.getSourceManager();
+  const clang::SourceLocation loc = sm.getExpansionLoc(fd->getLocation());
+  return loc.isValid() && (sm.isInMainFile(loc) || !sm.isInSystemHeader(loc));
+}
 
 std::string TextOf(const clang::Expr* e, const clang::ASTContext& ctx) {
   const clang::SourceManager& sm = ctx.getSourceManager();

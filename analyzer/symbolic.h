@@ -12,6 +12,7 @@
 namespace clang {
 class ASTContext;
 class Expr;
+class FunctionDecl;
 class ValueDecl;
 class VarDecl;
 }  // namespace clang
@@ -68,6 +69,12 @@ std::optional<int64_t> ConstantOf(const clang::Expr* e, const clang::ASTContext&
 // A constant, or an expression of parameters bound to constants (`k * 256`
 // in a helper called with k = 1, `if (wait)` called with true).
 std::optional<int64_t> ValueOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);
+// The expression under parentheses, casts, temporaries, default arguments
+// and copies (`std::vector<float> v = fill(s)` is the call `fill(s)`).
+const clang::Expr* StripTemporaries(const clang::Expr* e);
+// Written in the project (the main file or one of its own headers), not in a
+// system header (the toolkit's, the standard library's): followed into at calls.
+bool IsProjectCode(const clang::FunctionDecl* fd, const clang::ASTContext& ctx);
 // Source text of an expression as written.
 std::string TextOf(const clang::Expr* e, const clang::ASTContext& ctx);
 

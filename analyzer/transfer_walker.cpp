@@ -79,6 +79,11 @@ void TransferWalker::Visit(const clang::Stmt* st, Use use) {
       return;
     }
   }
+  if (const auto* ret = llvm::dyn_cast<clang::ReturnStmt>(st)) {
+    Visit(ret->getRetValue(), Use::kValue);
+    Return(ret->getRetValue());
+    return;
+  }
   if (const auto* ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
     for (const clang::Decl* d : ds->decls()) {
       if (const auto* v = llvm::dyn_cast<clang::VarDecl>(d)) Declare(v);
@@ -161,6 +166,12 @@ bool TransferWalker::IsPageableHost(const clang::Expr* e) const {
   const BufferRef r = Buf(e);
   auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
   return it != s_.buffers.end() && it->second.kind == MemoryKind::kPageableHost;
+}
+
+bool TransferWalker::IsHostMemory(const clang::Expr* e) const {
+  const BufferRef r = Buf(e);
+  auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
+  return it != s_.buffers.end() && streamcheck::IsHostMemory(it->second.kind);
 }
 
 BufferRef TransferWalker::Buf(const clang::Expr* e) const {
@@ -292,6 +303,7 @@ void TransferWalker::HostRef(const BufferRef& ref, AccessMode mode, clang::Sourc
   h.loc = Loc(loc);
   h.inner_loc = loc;
   h.helper = frame_.helper;
+  h.context = frame_.context;
   fa_.ctx_.NewEvent();
   for (const auto& check : fa_.checks_) check->OnHostAccess(h, s_, fa_.ctx_);
 }
@@ -329,7 +341,7 @@ void TransferWalker::Step(const clang::Expr* pointer, int64_t sign, const clang:
 
 void TransferWalker::NoteAllocation(const std::string& key, MemoryKind kind, const std::string& api,
                                     clang::SourceLocation loc) {
-  s_.buffers[key] = BufferInfo{kind, api, Loc(loc), frame_.context};
+  s_.buffers[key] = BufferInfo{kind, api, Loc(loc), frame_.context, loc};
   s_.freed.erase(key);
   s_.aliases.erase(key);
 }
@@ -339,6 +351,16 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
                           clang::SourceLocation loc) {
   if (init == nullptr) return;
   const clang::Expr* stripped = init->IgnoreParenCasts();
+  // `auto v = fill(s)`, `float* p = make(n)`: what the inlined helper returned.
+  if (s_.returned && (type->isPointerType() || IsStdVector(type.getNonReferenceType()))) {
+    const void* call = StripTemporaries(init);
+    const BufferRef r = s_.returned->call == call ? s_.returned->ref : BufferRef{};
+    s_.returned.reset();
+    if (r.valid() && r.base.key != key) {
+      s_.aliases[key] = r;
+      return;
+    }
+  }
   if (IsHandleType(type)) {
     const Symbol v = IsStreamType(type) ? StreamSym(init) : Sym(init);
     if (!v.empty() && v.key != key) s_.values[key] = v;
@@ -461,7 +483,40 @@ void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* 
       if (r.valid()) inner.bindings.buffers[p] = r;
     }
   }
+  s_.returned.reset();
   s_ = fa_.RunCfg(fd, s_, inner, report_);
+  if (s_.returned) s_.returned->call = site;
+}
+
+// `return v;` of a buffer or a std::vector: the caller's `auto w = helper()`
+// names the same memory (and the end of v's scope does not free it).
+void TransferWalker::Return(const clang::Expr* value) {
+  s_.returned.reset();
+  if (value == nullptr) return;
+  const clang::QualType type = value->getType();
+  if (!type->isPointerType() && !IsStdVector(type)) return;
+  const BufferRef r = Buf(value);
+  if (r.valid()) s_.returned = FlowState::Returned{nullptr, r};
+}
+
+// A local array or std::vector whose scope ends while a copy into it is
+// pending: freed under the copy (CFG lifetime ends; only then, so the end of
+// every other variable costs nothing).
+void TransferWalker::EndOfScope(const clang::VarDecl* v, clang::SourceLocation loc) {
+  if (s_.pending.empty() || v->hasGlobalStorage()) return;
+  if (!v->getType()->isArrayType() && !IsStdVector(v->getType())) return;
+  BufferRef ref;
+  ref.base = SymbolOfDecl(v, frame_.bindings);
+  ref.offset_bytes = 0;
+  if (s_.buffers.count(ref.base.key) == 0) return;
+  if (s_.returned && s_.returned->ref.base.key == ref.base.key) return;  // moved out to the caller
+  for (int id : s_.pending) {
+    for (const BufferAccess& a : fa_.ops_[id].accesses) {
+      if (a.ref.base.key != ref.base.key) continue;
+      Free(ref, Symbol{}, kEndOfScope, loc);
+      return;
+    }
+  }
 }
 
 void TransferWalker::Call(const clang::CallExpr* call) {
@@ -469,7 +524,7 @@ void TransferWalker::Call(const clang::CallExpr* call) {
   for (const clang::Expr* a : call->arguments()) Visit(a, a->getType()->isPointerType() ? Use::kAddress : Use::kValue);
   if (fd == nullptr) return;
   const clang::SourceManager& sm = ast_.getSourceManager();
-  const bool user_code = sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()));
+  const bool user_code = IsProjectCode(fd, ast_);
   // Operators have no plain name: only the main file's (a lambda's or
   // functor's operator()) are of interest, and they are followed below.
   if (!user_code && fd->getIdentifier() == nullptr) return;
@@ -548,8 +603,7 @@ void TransferWalker::ForgetFreedUnder(const clang::CallExpr* call) {
 }
 
 const clang::FunctionDecl* TransferWalker::Inlinable(const clang::FunctionDecl* fd) const {
-  const clang::SourceManager& sm = ast_.getSourceManager();
-  if (fd == nullptr || !sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()))) return nullptr;
+  if (fd == nullptr || !IsProjectCode(fd, ast_)) return nullptr;
   const clang::FunctionDecl* def = fd->getDefinition();
   if (def == nullptr || !def->hasBody() || def->hasAttr<clang::CUDAGlobalAttr>()) return nullptr;
   if (def->hasAttr<clang::CUDADeviceAttr>() && !def->hasAttr<clang::CUDAHostAttr>()) return nullptr;

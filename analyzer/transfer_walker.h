@@ -55,6 +55,8 @@ class TransferWalker {
   BufferRef Buf(const clang::Expr* e) const;
   // Known to be pageable host memory (malloc, new, a vector, an array here).
   bool IsPageableHost(const clang::Expr* e) const;
+  // Known to be host memory of any kind (pageable, pinned, registered).
+  bool IsHostMemory(const clang::Expr* e) const;
   Symbol Sym(const clang::Expr* e) const;
   Symbol DefaultStream() const;
   Symbol StreamSym(const clang::Expr* e) const;
@@ -72,6 +74,13 @@ class TransferWalker {
   void NoteAllocation(const std::string& key, MemoryKind kind, const std::string& api, clang::SourceLocation loc);
   void Bind(const std::string& key, clang::QualType type, const clang::Expr* init, clang::SourceLocation loc);
   void Declare(const clang::VarDecl* v);
+  void Return(const clang::Expr* value);
+
+ public:
+  // A CFG lifetime end: a local array or std::vector goes out of scope.
+  void EndOfScope(const clang::VarDecl* v, clang::SourceLocation loc);
+
+ private:
   void Assign(const clang::BinaryOperator* b);
   // The definition to analyse in place for a call to `fd`, or nullptr (not
   // the main file's, a kernel, too deep, recursive, does not compile).
