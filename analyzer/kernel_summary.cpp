@@ -196,6 +196,12 @@ void ParamUseWalker::Visit(const clang::Stmt* s, Use use) {
     if (u->getOpcode() == clang::UO_AddrOf && ParamOf(u) >= 0) return;
   }
   if (Dereference(s, use)) return;
+  // `x[i] = v` of a struct (float2, cufftComplex): the class's operator=.
+  if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(s); op != nullptr && op->isAssignmentOp()) {
+    Visit(op->getArg(0), op->getOperator() == clang::OO_Equal ? Use::kWrite : Use::kReadWrite);
+    for (unsigned i = 1; i < op->getNumArgs(); ++i) Visit(op->getArg(i), Use::kValue);
+    return;
+  }
   if (const auto* call = llvm::dyn_cast<clang::CallExpr>(s); call != nullptr && !llvm::isa<clang::CXXOperatorCallExpr>(call)) {
     Call(call);
     return;

@@ -153,6 +153,8 @@ bool SplitElement(const std::string& key, std::string* base, std::string* index)
 
 bool DistinctStreams(const FlowState& s, const std::string& a, const std::string& b) {
   if (a == b) return false;
+  // A library handle bound to a stream elsewhere: it may be any stream.
+  if (a[0] == kAnyStream[0] || b[0] == kAnyStream[0]) return false;
   std::string base_a, base_b, idx_a, idx_b;
   const bool elem_a = SplitElement(a, &base_a, &idx_a);
   const bool elem_b = SplitElement(b, &base_b, &idx_b);

@@ -22,6 +22,9 @@ namespace streamcheck::lint {
 // Stream keys for the handles CUDA gives meaning to.
 inline constexpr const char* kLegacyStream = "#legacy";
 inline constexpr const char* kPerThreadStream = "#per-thread";
+// The first character of the key of a stream that may be any stream (a
+// library handle bound elsewhere): never certainly distinct from another.
+inline constexpr const char* kAnyStream = "~";
 
 enum class StreamKind { kUnknown, kBlocking, kNonBlocking, kLegacy, kPerThread };
 

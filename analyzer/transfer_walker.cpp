@@ -556,6 +556,8 @@ void TransferWalker::Call(const clang::CallExpr* call) {
     }
     if (const ApiModel* api = FindApi(name)) {
       Api(call, *api, std::string(name));
+    } else if (const LibraryModel* library = FindLibrary(name)) {
+      LibraryCall(call, fd, *library, std::string(name));
     } else if (const HostAlgorithm* algorithm =
                    FindHostAlgorithm(fd->getQualifiedNameAsString(), call->getNumArgs())) {
       HostAlgorithmCall(call, *algorithm);

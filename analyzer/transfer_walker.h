@@ -17,6 +17,7 @@
 #include "analyzer/host_loops.h"
 #include "analyzer/function_analyzer.h"
 #include "analyzer/function_summary.h"
+#include "analyzer/library_api.h"
 
 namespace streamcheck::lint {
 
@@ -114,6 +115,9 @@ class TransferWalker {
   void GraphLaunch(const clang::CallExpr* call, const std::string& name);
   void GraphNode(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
   void Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  // library_semantics.cpp: a call into cuBLAS, cuFFT, NCCL, ... (library_api.h).
+  void LibraryCall(const clang::CallExpr* call, const clang::FunctionDecl* fd, const LibraryModel& library,
+                   const std::string& name);
   // function_summary.cpp: a call to a function defined in another file.
   void ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary);
 
@@ -124,6 +128,9 @@ class TransferWalker {
   bool report_;
   std::set<const clang::Stmt*>& done_;
 };
+
+// Where the stream a library handle is bound to is kept (FlowState::values).
+std::string LibraryStreamKey(const Symbol& handle);
 
 // For a branch on cudaStreamQuery/cudaEventQuery: the query and which
 // successor (0 = true branch) is taken when it returned cudaSuccess.
