@@ -217,13 +217,12 @@ class FunctionAnalyzer::CfgRun {
         if (never == succ) return FlowState{};
       }
     }
-    int success_succ = -1;
-    const clang::CallExpr* q = QueryBranch(cond, fa_.ast_, &success_succ);
-    if (q == nullptr || success_succ < 0 || pred->succ_size() != 2) return st;
-    const clang::CFGBlock* taken = *(pred->succ_begin() + success_succ);
-    if (taken != succ) return st;
-    // The query returned cudaSuccess on this edge: the host has seen the work finish.
-    QuerySucceeded(st, q, frame_.bindings, fa_.ast_, fa_.options_.per_thread_default_stream, fa_.ops_);
+    if (pred->succ_size() != 2) return st;
+    const QueryTest test = QueryBranch(cond, fa_.ast_);
+    if (test.tested == nullptr) return st;
+    // The first successor is taken when the condition is true.
+    QuerySucceeded(st, test, *pred->succ_begin() == succ, frame_.bindings, fa_.ast_,
+                   fa_.options_.per_thread_default_stream, fa_.ops_);
     return st;
   }
 

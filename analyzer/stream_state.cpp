@@ -266,6 +266,19 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   }
   out.legacy_bypassed = Union(a.legacy_bypassed, b.legacy_bypassed);
   if (a.returned == b.returned) out.returned = a.returned;
+  if (a.returned_query == b.returned_query) out.returned_query = a.returned_query;
+  // A polling loop's head: "not cudaSuccess" on entry, the query's result
+  // from the loop; only the query's can take the loop's success exit.
+  for (const auto& [k, x] : a.query_results) {
+    auto it = b.query_results.find(k);
+    if (it == b.query_results.end()) continue;
+    const FlowState::QueryResult& y = it->second;
+    if (x == y || y.target.empty()) {
+      out.query_results.emplace(k, x);
+    } else if (x.target.empty()) {
+      out.query_results.emplace(k, y);
+    }
+  }
   return out;
 }
 

@@ -132,6 +132,21 @@ struct FlowState {
     bool operator==(const Returned&) const = default;
   };
   std::optional<Returned> returned;
+  // Variables holding what a cudaStreamQuery/cudaEventQuery returned
+  // (`err = cudaStreamQuery(s)`), or a value that is not cudaSuccess
+  // (`cudaError_t err = cudaErrorNotReady` before a polling loop); and a
+  // helper's returned test of one (`bool ready() { return cudaStreamQuery(s)
+  // == cudaSuccess; }`). A branch on them that means success orders the host
+  // after the queried work (query_polling.cpp).
+  struct QueryResult {
+    std::string target;         // the stream's or event's key; "" for "not cudaSuccess"
+    bool stream = true;         // cudaStreamQuery (else cudaEventQuery)
+    bool success_when_true = false;  // a helper's bool: true means cudaSuccess
+    const void* call = nullptr;      // the call a helper's test returned to
+    bool operator==(const QueryResult&) const = default;
+  };
+  std::map<std::string, QueryResult> query_results;
+  std::optional<QueryResult> returned_query;
   bool operator==(const FlowState&) const = default;
 };
 

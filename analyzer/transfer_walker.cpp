@@ -82,6 +82,7 @@ void TransferWalker::Visit(const clang::Stmt* st, Use use) {
   if (const auto* ret = llvm::dyn_cast<clang::ReturnStmt>(st)) {
     Visit(ret->getRetValue(), Use::kValue);
     Return(ret->getRetValue());
+    ReturnQueryTest(ret->getRetValue());
     return;
   }
   if (const auto* ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
@@ -390,7 +391,9 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
   if (IsStreamType(type)) {
     const Symbol v = StreamSym(init);
     if (!v.empty() && v.key != key) s_.values[key] = v;
+    return;
   }
+  if (type->isIntegralOrEnumerationType()) RecordQueryResult(key, init);
 }
 
 void TransferWalker::Declare(const clang::VarDecl* v) {
@@ -484,8 +487,10 @@ void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* 
     }
   }
   s_.returned.reset();
+  s_.returned_query.reset();
   s_ = fa_.RunCfg(fd, s_, inner, report_);
   if (s_.returned) s_.returned->call = site;
+  if (s_.returned_query) s_.returned_query->call = site;
 }
 
 // `return v;` of a buffer or a std::vector: the caller's `auto w = helper()`

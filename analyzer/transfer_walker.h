@@ -76,6 +76,9 @@ class TransferWalker {
   void Bind(const std::string& key, clang::QualType type, const clang::Expr* init, clang::SourceLocation loc);
   void Declare(const clang::VarDecl* v);
   void Return(const clang::Expr* value);
+  // query_polling.cpp: a variable set to a query's result, a helper returning a test of one.
+  void RecordQueryResult(const std::string& key, const clang::Expr* value);
+  void ReturnQueryTest(const clang::Expr* value);
 
  public:
   // A CFG lifetime end: a local array or std::vector goes out of scope.
@@ -132,12 +135,18 @@ class TransferWalker {
 // Where the stream a library handle is bound to is kept (FlowState::values).
 std::string LibraryStreamKey(const Symbol& handle);
 
-// For a branch on cudaStreamQuery/cudaEventQuery: the query and which
-// successor (0 = true branch) is taken when it returned cudaSuccess.
-const clang::CallExpr* QueryBranch(const clang::Expr* cond, const clang::ASTContext& ast, int* success_succ);
-// On the successor where `query` returned cudaSuccess: the host has seen the
-// queried stream's (event's) work finish.
-void QuerySucceeded(FlowState& s, const clang::CallExpr* query, const Bindings& bindings, const clang::ASTContext& ast,
-                    bool per_thread_default_stream, const OpTable& ops);
+// A branch on a query (query_polling.cpp): what it tests (the
+// cudaStreamQuery/cudaEventQuery call, a variable holding its result, or a
+// helper's call that returned a test of one) and which truth means success.
+struct QueryTest {
+  const clang::Expr* tested = nullptr;  // nullptr: not a query test
+  bool truth_is_error = false;          // the tested expression is true when the query did not succeed
+  bool negated = false;                 // under a `!`
+};
+QueryTest QueryBranch(const clang::Expr* cond, const clang::ASTContext& ast);
+// On the branch's edge taken when the condition is `taken_true`: if the query
+// returned cudaSuccess there, the host has seen the queried work finish.
+void QuerySucceeded(FlowState& s, const QueryTest& test, bool taken_true, const Bindings& bindings,
+                    const clang::ASTContext& ast, bool per_thread_default_stream, const OpTable& ops);
 
 }  // namespace streamcheck::lint
