@@ -34,8 +34,12 @@ bool IsNvcc(const std::string& program);
 // nvcc documents one; everything else passes through (clang reports it).
 std::vector<std::string> TranslateNvccCommand(const std::vector<std::string>& nvcc_argv);
 
+// Whether a file's text launches kernels or names CUDA's built-ins (`<<<`,
+// __global__, threadIdx, blockIdx, __shared__): a .cpp file its build compiles as CUDA.
+bool UsesCudaSyntax(const std::string& file);
+
 // Adds what the lint needs to any clang-style command: CUDA mode for .cu
-// inputs, the toolkit and resource dir, host-only parsing, the nvcc prelude,
+// inputs and for C++ files with CUDA syntax in them (UsesCudaSyntax), the toolkit and resource dir, host-only parsing, the nvcc prelude,
 // the toolkit's headers for plain C++ files (nvcc puts them on every file's
 // path), no warnings of its own (the lint reports its findings; compile
 // errors still show), and drops outputs/dependency files the lint never writes.

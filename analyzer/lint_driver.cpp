@@ -47,7 +47,8 @@ class RootCollector : public clang::RecursiveASTVisitor<RootCollector> {
   // Function bodies are analysed through their CFG, not walked here.
   bool TraverseStmt(clang::Stmt*) { return true; }
   bool VisitFunctionDecl(clang::FunctionDecl* fd) {
-    if (!fd->doesThisDeclarationHaveABody() || fd->isDependentContext() || fd->isInvalidDecl()) return true;
+    // An invalid one is kept: it is named as not analysed (FunctionsWithErrors).
+    if (!fd->doesThisDeclarationHaveABody() || fd->isDependentContext()) return true;
     if (fd->hasAttr<clang::CUDAGlobalAttr>()) return true;
     if (fd->hasAttr<clang::CUDADeviceAttr>() && !fd->hasAttr<clang::CUDAHostAttr>()) return true;
     roots.push_back(fd);
@@ -76,11 +77,13 @@ class ErrorRecorder : public clang::DiagnosticConsumer {
     llvm::SmallString<128> message;
     info.FormatDiagnostic(message);
     // The driver's own errors (a bad flag) come before there are source locations.
-    errors.push_back({info.hasSourceManager() ? info.getLocation() : clang::SourceLocation(), message.str().str()});
+    errors.push_back({info.hasSourceManager() ? info.getLocation() : clang::SourceLocation(), message.str().str(),
+                      level == clang::DiagnosticsEngine::Fatal});
   }
   struct Error {
     clang::SourceLocation loc;
     std::string message;
+    bool fatal = false;  // clang reports no error after it
   };
   std::vector<Error> errors;
 
@@ -112,6 +115,7 @@ class LintConsumer : public clang::ASTConsumer {
     roots.TraverseDecl(ast.getTranslationUnitDecl());
     std::set<const clang::FunctionDecl*> broken;
     if (ast.getDiagnostics().hasErrorOccurred()) broken = FunctionsWithErrors(ast, roots.roots);
+    NoteFatalError(ast);
     options.not_compiled = &broken;
     options.summaries = summaries_;
     options.max_pending = limits_.max_pending == 0 ? static_cast<size_t>(-1) : limits_.max_pending;
@@ -144,6 +148,19 @@ class LintConsumer : public clang::ASTConsumer {
   }
 
  private:
+  // Where a fatal error was; clang reports nothing after it.
+  void NoteFatalError(clang::ASTContext& ast) {
+    const OpTable no_ops;
+    const CheckContext points(ast, no_ops, nullptr);
+    for (const ErrorRecorder::Error& e : errors_->errors) {
+      if (!e.fatal) continue;
+      result_->fatal_error = true;
+      result_->fatal_at = points.Point(e.loc);
+      result_->fatal_message = e.message;
+      return;
+    }
+  }
+
   // The root functions an error lies in (by the error's place in the main
   // file) or whose body holds an expression that did not compile; each gets
   // its first error recorded for the summary.

@@ -2,13 +2,16 @@
 // it). Usage: docs/lint.md.
 //
 // Exit codes: 0 no findings, 1 findings, 2 usage errors, or a file that does
-// not compile and of which no function could be analysed.
+// not compile and of which no function could be analysed, 3 an incomplete
+// analysis (lint_output.h's kExitIncomplete).
 #include <unistd.h>
 
 #include <csignal>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -18,6 +21,7 @@
 #include "analyzer/compile_flags.h"
 #include "analyzer/lint_driver.h"
 #include "analyzer/lint_output.h"
+#include "analyzer/prelude/prelude_files.h"
 #include "store/output_file.h"
 
 namespace {
@@ -38,14 +42,17 @@ constexpr const char* kUsage =
     "  --cuda-path DIR     CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, /usr/local/cuda)\n"
     "  --extra-arg FLAG    add FLAG to every compile command (repeatable)\n"
     "  --color             colored diagnostics\n"
-    "  --print-commands    print the clang command of each file to stderr\n"
+    "  --print-commands    print the clang command of each file to stderr, quoted for the shell\n"
+    "  --allow-partial     an analysis that left functions out (compile errors) is not a failure\n"
     "  --max-pending N     per function: operations tracked as pending at once (default 1024;\n"
     "                      older ones are taken as finished; 0: no limit)\n"
     "  --max-findings N    per function: findings reported (default 1000; 0: no limit)\n"
     "\n"
     "Silence one finding with `// streamcheck: ignore[rule-id]` on its line or alone on the line above.\n"
     "Exit codes: 0 no findings, 1 findings, 2 usage errors, a file of which nothing could be analysed,\n"
-    "or output that could not be written (the database, a full disk, a closed pipe).\n";
+    "or output that could not be written (the database, a full disk, a closed pipe), 3 the analysis is\n"
+    "incomplete: a function with a compile error in it, or code after a fatal error, was left out (each\n"
+    "is named on stderr); --allow-partial makes 3 (and 2 for a file of which nothing was analysed) 0 or 1.\n";
 
 // Output that did not reach its destination (/dev/full, a closed pipe) is a
 // failure, not a success.
@@ -59,6 +66,60 @@ int FinishStandardOutput(int code) {
 int Usage(const std::string& message) {
   std::fprintf(stderr, "streamcheck lint: %s\n\n%s", message.c_str(), kUsage);
   return 2;
+}
+
+// `arg` as one shell word: as it is when only safe characters make it up,
+// else in single quotes.
+std::string ShellQuote(const std::string& arg) {
+  const bool safe = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                            "0123456789_-+=/.,:@%") == std::string::npos;
+  if (safe) return arg;
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The prelude headers the lint serves from memory, kept on disk (in the
+// user's cache, per version) so that a printed command finds them; empty
+// when that cannot be written.
+std::string WritePrelude() {
+  namespace fs = std::filesystem;
+  const char* cache = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::string root = cache != nullptr && *cache != '\0' ? cache : home != nullptr ? std::string(home) + "/.cache" : "";
+  if (root.empty()) return {};
+  const fs::path dir = fs::path(root) / "streamcheck-lint" / (std::string("prelude-") + STREAMCHECK_VERSION);
+  std::error_code ec;
+  for (const streamcheck::lint::PreludeFile& f : streamcheck::lint::PreludeFiles()) {
+    const fs::path path = dir / f.path;
+    fs::create_directories(path.parent_path(), ec);
+    std::ifstream in(path);
+    const std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (old == f.text) continue;
+    std::ofstream out(path, std::ios::trunc);
+    out << f.text;
+    if (!out) return {};
+  }
+  return dir.string();
+}
+
+// Each command as the shell reads it back (`-DF(x)=x` quoted), run in its
+// directory with the clang the lint was built with and the prelude on disk:
+// the same parse the lint makes.
+void PrintCommands(const std::vector<streamcheck::lint::LintJob>& jobs) {
+  const std::string prelude = WritePrelude();
+  const std::string virtual_prelude = streamcheck::lint::kPreludeDir;
+  for (const streamcheck::lint::LintJob& j : jobs) {
+    std::string line = "cd " + ShellQuote(j.directory) + " &&";
+    for (size_t i = 0; i < j.argv.size(); ++i) {
+      std::string a = i == 0 ? std::string(STREAMCHECK_CLANG_BIN_DIR) + "/" + j.argv[0] : j.argv[i];
+      if (const size_t at = a.find(virtual_prelude); at != std::string::npos && !prelude.empty()) {
+        a.replace(at, virtual_prelude.size(), prelude);
+      }
+      line += " " + ShellQuote(a);
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
 }
 
 // Everything the command line says.
@@ -119,6 +180,8 @@ std::optional<int> ParseArguments(int argc, char** argv, CommandLine* cl) {
         cl->output.color = true;
       } else if (arg == "--print-commands") {
         cl->print_commands = true;
+      } else if (arg == "--allow-partial") {
+        cl->output.allow_partial = true;
       } else if (is("--max-pending") || is("--max-findings")) {
         const bool pending = is("--max-pending");
         const std::string text = value(pending ? "--max-pending" : "--max-findings");
@@ -189,13 +252,7 @@ int main(int argc, char** argv) {
   for (int i = 0; i < argc; ++i) cl.output.command += (i == 0 ? "" : " ") + std::string(argv[i]);
   std::vector<LintJob> lint_jobs;
   if (std::optional<int> failed = MakeJobs(cl, &lint_jobs)) return *failed;
-  if (cl.print_commands) {
-    for (const LintJob& j : lint_jobs) {
-      std::string line;
-      for (const std::string& a : j.argv) line += a + " ";
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
-  }
+  if (cl.print_commands) PrintCommands(lint_jobs);
   // Suppressions and database before the analysis: a bad one fails at once.
   std::string output_error;
   std::unique_ptr<LintOutput> lint_output = LintOutput::Open(cl.output, &output_error);

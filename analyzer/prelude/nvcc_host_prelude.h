@@ -59,3 +59,11 @@ STREAMCHECK_MINMAX_(unsigned long long int, unsigned long long int, ullmax, >)
 #define __CUDACC_VER_MINOR__ (CUDA_VERSION % 1000 / 10)
 #define __CUDACC_VER_BUILD__ 0
 #endif
+
+// nvcc defines __CUDACC__ as 1; clang's CUDA wrapper defines it empty, so a
+// header's `#if __CUDACC__` is an error under clang ("expected value in
+// expression") and stops what follows from being declared.
+#if defined(__CUDA__)
+#undef __CUDACC__
+#define __CUDACC__ 1
+#endif

@@ -1,6 +1,8 @@
 // One function does not compile here (a helper from a header this build
 // lacks); the lint says so, leaves that function out, and still analyses the
-// others: the race in `racy` is reported and the exit status is 1, not 2.
+// others: the race in `racy` is reported, and the exit status is 3, the
+// analysis is incomplete (expected-incomplete); partial_parse_allowed.cu is
+// the same with --allow-partial (exit 1).
 #include <cuda_runtime.h>
 
 __global__ void produce(float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = i; }
