@@ -199,13 +199,12 @@ void TransferWalker::Allocate(const clang::CallExpr* call, const ApiModel& api, 
                                                                 : MemoryKind::kDevice;
   NoteAllocation(PointeeKey(out), kind, name, loc);
   if (api.kind == ApiKind::kMallocAsync) {
-    // Captured, it is a graph allocation node: the memory exists during each launch.
-    const Symbol stream = StreamSym(Arg(call, api.stream));
-    if (s_.capturing.count(stream.key) != 0) {
-      DeviceOp& op = NewOp(call, name, name, stream);
-      op.allocates = PointeeKey(out);
-      Issue(op);
-    }
+    // An operation on its stream: work elsewhere may use the memory only once
+    // ordered after it (use-before-allocation). Captured, it is a graph
+    // allocation node: the memory exists during each launch.
+    DeviceOp& op = NewOp(call, name, name, StreamSym(Arg(call, api.stream)));
+    op.allocates = PointeeKey(out);
+    Issue(op);
   }
 }
 

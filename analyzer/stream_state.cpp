@@ -436,7 +436,8 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
   }
   s.pending.insert(op.id);
   // A staged blocking copy's tail is not what a host clock around it times.
-  if (s.since_clock && !op.captured && !op.staged_destination) s.since_clock->insert(op.id);
+  // Nor is a stream-ordered allocation's bookkeeping.
+  if (s.since_clock && !op.captured && !op.staged_destination && op.allocates.empty()) s.since_clock->insert(op.id);
 }
 
 void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }
