@@ -232,9 +232,13 @@ class FunctionAnalyzer::CfgRun {
       in = entry_;
       in.reached = true;
     }
+    const bool exit = b == &cfg_.getExit();
     for (auto it = b->pred_begin(); it != b->pred_end(); ++it) {
       const clang::CFGBlock* p = it->getReachableBlock();
       if (p == nullptr || order_.component_of[p->getBlockID()] < 0) continue;
+      // A path through exit() or abort() (a CHECK macro's) never returns to
+      // the caller: the state after a helper is that of its returns.
+      if (exit && p->hasNoReturnElement()) continue;
       in = Join(in, EdgeState(p, b));
     }
     return in;

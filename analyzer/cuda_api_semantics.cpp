@@ -37,10 +37,34 @@ DeviceOp& TransferWalker::NewOp(const clang::Stmt* st, const std::string& api, c
   op.staged_destination = false;
   op.allocates.clear();
   op.frees.clear();
+  op.first_step_stream = Symbol{};
   op.loc = Loc(st->getBeginLoc());
   op.inner_loc = st->getBeginLoc();
   op.helper = frame_.helper;
   return op;
+}
+
+// `streams[i]` in a loop: the first iteration's stream, `streams[0]`, which
+// goes with the first iteration's accesses (BufferAccess::first_step).
+void TransferWalker::FirstStepStream(DeviceOp& op, const clang::Expr* stream) {
+  if (stream == nullptr || frame_.bindings.counters == nullptr) return;
+  const clang::Expr* e = stream->IgnoreParenImpCasts();
+  const clang::Expr* array = nullptr;
+  const clang::Expr* index = nullptr;
+  if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
+    array = sub->getBase();
+    index = sub->getIdx();
+  } else if (const auto* call = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e);
+             call != nullptr && call->getOperator() == clang::OO_Subscript && call->getNumArgs() == 2) {
+    array = call->getArg(0);
+    index = call->getArg(1);
+  }
+  if (array == nullptr) return;
+  const std::optional<int64_t> first = FirstIterationValue(index, *frame_.bindings.counters, ast_);
+  const Symbol base = SymbolOf(array, frame_.bindings, ast_);
+  if (!first || base.empty() || op.stream.key != base.key + "[*]") return;
+  op.first_step_stream = Symbol{base.key + "[#" + std::to_string(*first) + "]",
+                                base.text + "[" + std::to_string(*first) + "]"};
 }
 
 void TransferWalker::AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode mode, const clang::Expr* count) {
@@ -90,6 +114,7 @@ void TransferWalker::KernelLaunch(const clang::CUDAKernelCallExpr* k) {
   ++fa_.cuda_calls_;
   const std::string name = kernel != nullptr ? kernel->getNameAsString() : TextOf(k->getCallee(), ast_);
   DeviceOp& op = NewOp(k, "<<<>>>", "kernel `" + name + "`", stream);
+  FirstStepStream(op, config != nullptr ? Arg(config, 3) : nullptr);
   std::vector<const clang::Expr*> args(k->arg_begin(), k->arg_end());
   KernelArgs(op, kernel, args);
   Issue(op);
@@ -159,7 +184,7 @@ void TransferWalker::EventWaitHook(const Symbol& event, const Symbol& stream, co
 void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync) {
   const Symbol stream = sync ? DefaultStream() : StreamSym(Arg(call, api.stream));
   std::optional<int64_t> kind = api.copy_kind >= 0 ? ConstantOf(Arg(call, api.copy_kind), ast_) : std::nullopt;
-  if (api.copy_kind < 0) kind = static_cast<int>(CopyKind::kDeviceToDevice);
+  if (api.copy_kind < 0) kind = api.direction >= 0 ? api.direction : static_cast<int>(CopyKind::kDeviceToDevice);
   const auto may_be = [&](CopyKind k) { return !kind || *kind == int(k) || *kind == int(CopyKind::kDefault); };
   const clang::Expr* dst = Arg(call, api.dst);
   const clang::Expr* src = Arg(call, api.src);
@@ -167,6 +192,7 @@ void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, cons
   const bool staged_sync = sync && from_pageable && !IsHostMemory(dst);
   if (staged_sync) HostSyncStream(s_, stream.key, fa_.ops_);
   DeviceOp& op = NewOp(call, name, name, stream);
+  FirstStepStream(op, sync ? nullptr : Arg(call, api.stream));
   AddAccess(op, dst, AccessMode::kWrite, Arg(call, api.count));
   if (sync ? !staged_sync : !from_pageable) AddAccess(op, src, AccessMode::kRead, Arg(call, api.count));
   op.staged_into_pageable = !sync && IsPageableHost(dst) && may_be(CopyKind::kDeviceToHost);
@@ -177,11 +203,21 @@ void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, cons
   }
 }
 
+// "The synchronous memset functions are asynchronous with respect to the host
+// except when the target is pinned host memory or a Unified Memory region, in
+// which case they are fully synchronous" (CUDA's API synchronization behavior).
 void TransferWalker::Memset(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
-  const Symbol stream = api.kind == ApiKind::kMemsetSync ? DefaultStream() : StreamSym(Arg(call, api.stream));
+  const bool sync = api.kind == ApiKind::kMemsetSync;
+  const Symbol stream = sync ? DefaultStream() : StreamSym(Arg(call, api.stream));
   DeviceOp& op = NewOp(call, name, name, stream);
+  FirstStepStream(op, sync ? nullptr : Arg(call, api.stream));
   AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
   Issue(op);
+  const BufferRef dst = Buf(Arg(call, api.dst));
+  auto it = dst.valid() ? s_.buffers.find(dst.base.key) : s_.buffers.end();
+  if (sync && it != s_.buffers.end() && (IsPinnedHost(it->second.kind) || it->second.kind == MemoryKind::kManaged)) {
+    HostSyncStream(s_, stream.key, fa_.ops_);
+  }
 }
 
 void TransferWalker::Allocate(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {

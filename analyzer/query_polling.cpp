@@ -37,11 +37,18 @@ const clang::Expr* Tested(const clang::Expr* e) {
   return nullptr;
 }
 
-FlowState::QueryResult ResultOf(const clang::CallExpr* query, const Bindings& b, const clang::ASTContext& ast,
-                                bool per_thread_default_stream) {
+// The stream or event queried, through the variables that name it (`cur = s1`).
+FlowState::QueryResult ResultOf(const clang::CallExpr* query, const FlowState& s, const Bindings& b,
+                                const clang::ASTContext& ast, bool per_thread_default_stream) {
   FlowState::QueryResult r;
   r.stream = FindApi(query->getDirectCallee()->getName())->kind == ApiKind::kStreamQuery;
-  r.target = SymbolOf(query->getArg(0), b, ast).key;
+  Symbol target = query->getNumArgs() > 0 ? SymbolOf(query->getArg(0), b, ast) : Symbol{};
+  for (int i = 0; i < 4 && !target.empty(); ++i) {
+    auto it = s.values.find(target.key);
+    if (it == s.values.end()) break;
+    target = it->second;
+  }
+  r.target = target.key;
   if (r.stream && (r.target == "#0" || query->getNumArgs() == 0)) {
     r.target = per_thread_default_stream ? kPerThreadStream : kLegacyStream;
   }
@@ -85,7 +92,7 @@ void QuerySucceeded(FlowState& s, const QueryTest& test, bool taken_true, const 
   std::optional<FlowState::QueryResult> result;
   if (const clang::CallExpr* q = QueryCall(test.tested)) {
     if (truth == test.truth_is_error) return;  // the error (not ready) edge
-    result = ResultOf(q, b, ast, per_thread_default_stream);
+    result = ResultOf(q, s, b, ast, per_thread_default_stream);
   } else if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(test.tested)) {
     auto it = s.query_results.find(SymbolOf(ref, b, ast).key);
     if (it == s.query_results.end() || it->second.target.empty() || truth == test.truth_is_error) return;
@@ -110,7 +117,7 @@ void TransferWalker::RecordQueryResult(const std::string& key, const clang::Expr
   s_.query_results.erase(key);
   if (value == nullptr) return;
   if (const clang::CallExpr* q = QueryCall(value)) {
-    s_.query_results[key] = ResultOf(q, frame_.bindings, ast_, fa_.options_.per_thread_default_stream);
+    s_.query_results[key] = ResultOf(q, s_, frame_.bindings, ast_, fa_.options_.per_thread_default_stream);
   } else if (const std::optional<int64_t> c = ConstantOf(value, ast_); c && *c != 0) {
     s_.query_results[key] = FlowState::QueryResult{};  // not cudaSuccess
   }
@@ -124,7 +131,7 @@ void TransferWalker::ReturnQueryTest(const clang::Expr* value) {
   const QueryTest t = QueryBranch(value, ast_);
   const clang::CallExpr* q = t.tested != nullptr ? QueryCall(t.tested) : nullptr;
   if (q == nullptr) return;
-  FlowState::QueryResult r = ResultOf(q, frame_.bindings, ast_, fa_.options_.per_thread_default_stream);
+  FlowState::QueryResult r = ResultOf(q, s_, frame_.bindings, ast_, fa_.options_.per_thread_default_stream);
   // The value is true exactly when the test's truth is "success".
   r.success_when_true = t.negated == t.truth_is_error;
   s_.returned_query = r;

@@ -356,6 +356,31 @@ void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_ass
   }
 }
 
+// The conflicts of two ops issued on `streams[*]`-like keys that are told
+// apart only by their first iterations' streams: first step against first
+// step (an access made outside a loop is its own first step).
+void FirstStepConflicts(const DeviceOp& earlier, const DeviceOp& later, const FlowState& s,
+                        std::vector<Conflict>* out) {
+  if (earlier.first_step_stream.empty() && later.first_step_stream.empty()) return;
+  const std::string& ek = earlier.first_step_stream.empty() ? earlier.stream.key : earlier.first_step_stream.key;
+  const std::string& lk = later.first_step_stream.empty() ? later.stream.key : later.first_step_stream.key;
+  if (!DistinctStreams(s, ek, lk)) return;
+  DeviceOp first = earlier;
+  for (BufferAccess& a : first.accesses) {
+    if (a.first_step) a.ref = *a.first_step;
+    a.first_step.reset();
+  }
+  for (BufferAccess a : later.accesses) {
+    if (a.first_step) a.ref = *a.first_step;
+    a.first_step.reset();
+    const size_t before = out->size();
+    Collect(first, a, false, out);
+    if (out->size() == before) continue;
+    out->back().earlier = &earlier;  // the op itself, not the copy
+    return;
+  }
+}
+
 }  // namespace
 
 std::vector<Conflict> DeviceConflicts(const DeviceOp& later, const FlowState& s, const OpTable& ops) {
@@ -377,7 +402,12 @@ std::vector<Conflict> DeviceConflicts(const DeviceOp& later, const FlowState& s,
     } else {
       apart = DistinctStreams(s, earlier.stream.key, later.stream.key);
     }
-    if (!apart) continue;
+    if (!apart) {
+      // `streams[i]` in a loop against `streams[1]`: their first iterations'
+      // streams differ, and so may race on the first iterations' accesses.
+      FirstStepConflicts(earlier, later, s, &out);
+      continue;
+    }
     // A legacy-stream op on one side and a non-blocking stream on the other:
     // the code relied on the legacy stream's implicit barrier.
     const StreamKind ek = kinds.Of(earlier);

@@ -61,6 +61,10 @@ struct DeviceOp {
   // the data is staged, "the DMA to final destination may not have completed"
   // (CUDA's API synchronization behavior): a race with it is only possible.
   bool staged_destination = false;
+  // Issued in a loop on `streams[i]`: the first iteration's stream
+  // (`streams[0]`), distinct from another element where the key `streams[*]`
+  // is not. It goes with the accesses' first steps.
+  Symbol first_step_stream;
   // A graph memory node (a captured cudaMallocAsync/cudaFreeAsync): the base it allocates or frees.
   std::string allocates;
   std::string frees;

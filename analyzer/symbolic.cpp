@@ -132,6 +132,11 @@ Symbol ObjectOf(const clang::Expr* object, const Bindings& b, const clang::ASTCo
 
 Symbol SymbolOfDecl(const clang::ValueDecl* d, const Bindings& b) {
   if (auto it = b.values.find(d); it != b.values.end()) return it->second;
+  const auto* var = llvm::dyn_cast<clang::VarDecl>(d);
+  if (!b.context.empty() && var != nullptr && var->hasLocalStorage() &&
+      static_cast<const void*>(var->getDeclContext()) == b.function) {
+    return {DeclKey(d) + "@" + b.context, d->getNameAsString()};
+  }
   return {DeclKey(d), d->getNameAsString()};
 }
 
@@ -176,6 +181,11 @@ Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext
   }
   if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
     return SymbolOfDecl(ref->getDecl(), b);
+  }
+  // `racy ? 0 : cudaStreamLegacy` with the condition known (a constant, a bound flag).
+  if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+    const std::optional<int64_t> cond = ValueOf(c->getCond(), b, ctx);
+    return cond ? SymbolOf(*cond != 0 ? c->getTrueExpr() : c->getFalseExpr(), b, ctx) : Symbol{};
   }
   if (llvm::isa<clang::CXXThisExpr>(e)) return b.this_object.empty() ? Symbol{"this", "this"} : b.this_object;
   // `a[i]` on an array or a std::vector.

@@ -53,6 +53,11 @@ struct Bindings {
   // them all sweep the same array, each with its own counter.
   const LoopCounters* counters = nullptr;
   int getter_depth = 0;  // getters followed to reach this frame (SymbolOf)
+  // The call-site chain of an inlined helper: its local variables are its
+  // own at each call (two calls of `make_stream()` make two streams); those
+  // of the function around a lambda (its captures) are not.
+  std::string context;
+  const void* function = nullptr;  // the inlined helper (a clang::DeclContext)
 };
 
 Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);

@@ -353,7 +353,7 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
   if (init == nullptr) return;
   const clang::Expr* stripped = init->IgnoreParenCasts();
   // `auto v = fill(s)`, `float* p = make(n)`: what the inlined helper returned.
-  if (s_.returned && (type->isPointerType() || IsStdVector(type.getNonReferenceType()))) {
+  if (s_.returned && !IsHandleType(type) && (type->isPointerType() || IsStdVector(type.getNonReferenceType()))) {
     const void* call = StripTemporaries(init);
     const BufferRef r = s_.returned->call == call ? s_.returned->ref : BufferRef{};
     s_.returned.reset();
@@ -363,7 +363,10 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
     }
   }
   if (IsHandleType(type)) {
-    const Symbol v = IsStreamType(type) ? StreamSym(init) : Sym(init);
+    Symbol v = IsStreamType(type) ? StreamSym(init) : Sym(init);
+    // `cudaStream_t s = make_stream();`: the stream the inlined helper returned.
+    if (s_.returned && s_.returned->call == StripTemporaries(init)) v = s_.returned->ref.base;
+    s_.returned.reset();
     if (!v.empty() && v.key != key) s_.values[key] = v;
     return;
   }
@@ -476,6 +479,8 @@ void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* 
   inner.stack.push_back(fd);
   inner.bindings.this_object = this_object;
   inner.bindings.counters = &fa_.loop_counters_;
+  inner.bindings.context = inner.context;
+  inner.bindings.function = static_cast<const clang::DeclContext*>(fd);
   for (unsigned i = 0; i < fd->getNumParams() && i < args.size(); ++i) {
     const clang::ParmVarDecl* p = fd->getParamDecl(i);
     const clang::Expr* a = args[i];
@@ -499,6 +504,13 @@ void TransferWalker::Return(const clang::Expr* value) {
   s_.returned.reset();
   if (value == nullptr) return;
   const clang::QualType type = value->getType();
+  if (IsHandleType(type)) {
+    // `return s;` of a stream or event the helper made: the caller's variable names it.
+    BufferRef handle;
+    handle.base = IsStreamType(type) ? StreamSym(value) : Sym(value);
+    if (!handle.base.empty()) s_.returned = FlowState::Returned{nullptr, handle};
+    return;
+  }
   if (!type->isPointerType() && !IsStdVector(type)) return;
   const BufferRef r = Buf(value);
   if (r.valid()) s_.returned = FlowState::Returned{nullptr, r};
@@ -560,7 +572,7 @@ void TransferWalker::Call(const clang::CallExpr* call) {
       return;
     }
     if (const ApiModel* api = FindApi(name)) {
-      Api(call, *api, std::string(name));
+      Api(call, *api, std::string(api->name));  // cuMemAlloc for cuMemAlloc_v2, cudaMemcpyAsync for _ptsz
     } else if (const LibraryModel* library = FindLibrary(name)) {
       LibraryCall(call, fd, *library, std::string(name));
     } else if (const HostAlgorithm* algorithm =

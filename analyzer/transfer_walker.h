@@ -99,6 +99,7 @@ class TransferWalker {
   DeviceOp& NewOp(const clang::Stmt* st, const std::string& api, const std::string& what, const Symbol& stream,
                   const std::string& part = "");
   void AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode mode, const clang::Expr* count);
+  void FirstStepStream(DeviceOp& op, const clang::Expr* stream);
   void Issue(DeviceOp& op);
   void KernelArgs(DeviceOp& op, const clang::FunctionDecl* kernel, const std::vector<const clang::Expr*>& args);
   void KernelLaunch(const clang::CUDAKernelCallExpr* k);
