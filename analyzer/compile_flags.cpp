@@ -41,7 +41,7 @@ constexpr std::array kDropped = {
     NvccOption{"-diag-suppress", "--diag-suppress", true},
     NvccOption{"-diag-warn", "--diag-warn", true},
     NvccOption{"-diag-error", "--diag-error", true},
-    NvccOption{"-optf", "--options-file", true},
+    NvccOption{"-optf", "--options-file", true},  // one ExpandResponseFiles could not read
     NvccOption{"-code", "--gpu-code", true},
     NvccOption{"-odir", "--output-directory", true},
     NvccOption{"-MF", "--dependency-output", true},
@@ -394,6 +394,32 @@ std::vector<std::string> DefaultCommand(const std::string& file,
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   argv.push_back(file);
   return argv;
+}
+
+std::vector<std::string> ExpandResponseFiles(const std::vector<std::string>& argv, const std::string& directory) {
+  namespace fs = std::filesystem;
+  const auto read = [&](const std::string& name, std::vector<std::string>* out) {
+    fs::path path(name);
+    if (path.is_relative() && !directory.empty()) path = fs::path(directory) / path;
+    std::ifstream in(path);
+    if (!in) return false;
+    std::ostringstream text;
+    text << in.rdbuf();
+    for (std::string& word : SplitCommandLine(text.str())) out->push_back(std::move(word));
+    return true;
+  };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    if ((arg == "--options-file" || arg == "-optf") && i + 1 < argv.size() && read(argv[i + 1], &out)) {
+      ++i;
+    } else if (StartsWith(arg, "--options-file=") && read(arg.substr(15), &out)) {
+    } else if (i > 0 && arg.size() > 1 && arg[0] == '@' && read(arg.substr(1), &out)) {
+    } else {
+      out.push_back(arg);
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> SplitCommandLine(const std::string& command) {

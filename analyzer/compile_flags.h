@@ -51,6 +51,12 @@ std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, cons
 std::vector<std::string> DefaultCommand(const std::string& file,
                                         const std::vector<std::string>& extra_flags);
 
+// The command with its response files read in, relative to `directory`:
+// nvcc's `--options-file F` / `-optf F` (CMake puts a CUDA target's include
+// paths there) and `@F` (gcc's and clang's). A file that cannot be read is
+// left as it was (the parse then says what is missing).
+std::vector<std::string> ExpandResponseFiles(const std::vector<std::string>& argv, const std::string& directory);
+
 // Splits a shell-style command string (compile_commands.json "command").
 std::vector<std::string> SplitCommandLine(const std::string& command);
 

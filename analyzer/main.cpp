@@ -229,7 +229,7 @@ std::optional<int> MakeJobs(const CommandLine& cl, std::vector<streamcheck::lint
   }
   std::vector<std::string> missing;
   for (const CompileEntry& e : SelectEntries(*db, cl.files, &missing)) {
-    std::vector<std::string> argv_in = e.argv;
+    std::vector<std::string> argv_in = ExpandResponseFiles(e.argv, e.directory);
     argv_in.insert(argv_in.end(), cl.flags.begin(), cl.flags.end());
     std::vector<std::string> command = PrepareClangCommand(argv_in, e.file, cl.setup);
     command.insert(command.end(), cl.extra_args.begin(), cl.extra_args.end());
