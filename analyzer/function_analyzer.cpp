@@ -10,7 +10,7 @@ namespace streamcheck::lint {
 
 FunctionAnalyzer::FunctionAnalyzer(clang::ASTContext& ast, const std::vector<std::unique_ptr<LintCheck>>& checks,
                                    CheckContext& ctx, OpTable& ops, const AnalyzerOptions& options)
-    : ast_(ast), checks_(checks), ctx_(ctx), ops_(ops), options_(options), summaries_(ast) {}
+    : ast_(ast), checks_(checks), ctx_(ctx), ops_(ops), options_(options), summaries_(ast, options.compile_error) {}
 
 FunctionAnalyzer::~FunctionAnalyzer() = default;
 

@@ -226,7 +226,8 @@ const std::vector<AccessMode>& KernelSummaries::ParamModes(const clang::Function
   std::vector<AccessMode> modes(fn->getNumParams(), AccessMode::kUnknown);
   // Recursion and very deep call chains: stay unknown.
   cache_[fn] = modes;
-  if (fn->hasBody() && depth_ < 8) {
+  const bool broken = compile_error_ && compile_error_(fn) != nullptr;
+  if (fn->hasBody() && depth_ < 8 && !broken) {
     ++depth_;
     modes = ParamUseWalker(fn, *this).Run(fn->getBody());
     --depth_;

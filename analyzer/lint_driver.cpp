@@ -114,9 +114,11 @@ class LintConsumer : public clang::ASTConsumer {
     RootCollector roots(ast.getSourceManager());
     roots.TraverseDecl(ast.getTranslationUnitDecl());
     std::set<const clang::FunctionDecl*> broken;
-    if (ast.getDiagnostics().hasErrorOccurred()) broken = FunctionsWithErrors(ast, roots.roots);
+    if (ast.getDiagnostics().hasErrorOccurred()) {
+      broken = FunctionsWithErrors(ast, roots.roots);
+      options.compile_error = [this, &ast](const clang::FunctionDecl* fd) { return ErrorIn(ast, fd); };
+    }
     NoteFatalError(ast);
-    options.not_compiled = &broken;
     options.summaries = summaries_;
     options.max_pending = limits_.max_pending == 0 ? static_cast<size_t>(-1) : limits_.max_pending;
     options.max_findings = limits_.max_findings;
@@ -145,9 +147,40 @@ class LintConsumer : public clang::ASTConsumer {
     for (const BudgetNote& note : analyzer.budget_notes()) {
       result_->budget_notes.push_back({points.Point(note.function->getLocation()), note.message});
     }
+    // A helper left out where it is called leaves its callers' analysis short.
+    for (const auto& [helper, error] : analyzer.helpers_not_compiled()) {
+      if (broken.count(helper) != 0) continue;
+      SkippedFunction skipped;
+      skipped.name = helper->getQualifiedNameAsString();
+      skipped.at = points.Point(helper->getLocation());
+      skipped.error = "its calls are not followed (what it does to the streams it is given is taken as unknown): " + error;
+      result_->skipped.push_back(std::move(skipped));
+    }
   }
 
  private:
+  // The first error in any function's code: one reported inside its text, or
+  // an expression in its body clang could not type. Cached per function.
+  const std::string* ErrorIn(clang::ASTContext& ast, const clang::FunctionDecl* fd) {
+    auto [it, inserted] = error_in_.try_emplace(fd);
+    if (!inserted) return it->second ? &*it->second : nullptr;
+    const clang::SourceManager& sm = ast.getSourceManager();
+    const clang::SourceLocation begin = sm.getExpansionLoc(fd->getBeginLoc());
+    const clang::SourceLocation end = sm.getExpansionLoc(fd->getEndLoc());
+    for (const ErrorRecorder::Error& e : errors_->errors) {
+      if (e.loc.isInvalid()) continue;
+      const clang::SourceLocation loc = sm.getExpansionLoc(e.loc);
+      if (!sm.isBeforeInTranslationUnit(loc, begin) && !sm.isBeforeInTranslationUnit(end, loc)) {
+        it->second = e.message;
+        return &*it->second;
+      }
+    }
+    ErrorFinder finder;
+    if (!fd->isInvalidDecl()) finder.TraverseStmt(fd->getBody());
+    if (fd->isInvalidDecl() || finder.found) it->second = std::string("an expression in it does not compile");
+    return it->second ? &*it->second : nullptr;
+  }
+
   // Where a fatal error was; clang reports nothing after it.
   void NoteFatalError(clang::ASTContext& ast) {
     const OpTable no_ops;
@@ -208,6 +241,7 @@ class LintConsumer : public clang::ASTConsumer {
   clang::CompilerInstance& ci_;
   LintResult* result_;
   const ErrorRecorder* errors_;
+  std::map<const clang::FunctionDecl*, std::optional<std::string>> error_in_;
   const SummaryTable* summaries_;
   LintLimits limits_;
 };

@@ -26,8 +26,11 @@ struct SkippedFunction {
 };
 
 struct LintResult {
-  // Whether anything written in the file was left out of the analysis.
-  bool incomplete() const { return !compiled || !skipped.empty() || fatal_error; }
+  // Whether anything the analysis needed was left out: a function written in
+  // the file, or a helper it calls, with a compile error in it, or code after
+  // a fatal error. Errors elsewhere (device code, functions nothing calls)
+  // leave the analysis complete; they are still shown.
+  bool incomplete() const { return !skipped.empty() || fatal_error || (!compiled && functions_analysed == 0); }
   std::string file;
   bool compiled = false;        // false: the compiler reported errors (shown in compiler_output)
   std::string compiler_output;  // clang's own diagnostics, printed as they came

@@ -34,11 +34,16 @@ void ReportParse(const LintResult& r) {
     for (const std::string& f : r.dropped_flags) flags += " " + f;
     std::fprintf(stderr, "streamcheck lint: %s: flags clang does not know, left out:%s\n", file, flags.c_str());
   }
-  if (!r.incomplete()) return;
+  if (r.compiled) return;
   std::string first = r.first_error_message.empty() ? std::string("the compiler failed") : r.first_error_message;
   if (!r.first_error.file.empty()) first = r.first_error.file + ":" + std::to_string(r.first_error.line) + ": " + first;
   if (r.functions_analysed == 0) {
     std::fprintf(stderr, "streamcheck lint: %s: does not compile (%s); nothing analysed\n", file, first.c_str());
+  } else if (!r.incomplete()) {
+    std::fprintf(stderr,
+                 "streamcheck lint: %s: does not compile as a whole (%s), but only in code the analysis does not "
+                 "need (device code, functions no host function calls); all %d functions analysed\n",
+                 file, first.c_str(), r.functions_total);
   } else {
     std::fprintf(stderr, "streamcheck lint: %s: does not compile as a whole (%s); analysed %d of %d functions\n",
                  file, first.c_str(), r.functions_analysed, r.functions_total);
@@ -67,7 +72,7 @@ int CompletenessStatus(const std::vector<LintResult>& results, bool allow_partia
   if (files == 0) return 0;
   std::fprintf(stderr,
                "streamcheck lint: the analysis is incomplete: %d file%s did not compile as a whole (%d function%s "
-               "named above not analysed)%s\n",
+               "named above not analysed or followed)%s\n",
                files, files == 1 ? "" : "s", functions, functions == 1 ? "" : "s",
                allow_partial ? "; --allow-partial accepts it" : "");
   if (allow_partial) return 0;

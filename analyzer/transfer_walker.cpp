@@ -584,6 +584,14 @@ void TransferWalker::Call(const clang::CallExpr* call) {
   const clang::FunctionDecl* def = Inlinable(fd);
   if (def == nullptr) {
     ForgetFreedUnder(call);
+    // A helper whose code does not compile may wait for the streams it is
+    // given: nothing pending on them is judged after the call (it is named
+    // as not followed, and the analysis as incomplete).
+    if (fd->getDefinition() != nullptr && fa_.helpers_not_compiled_.count(fd->getDefinition()) != 0) {
+      for (const clang::Expr* a : call->arguments()) {
+        if (IsStreamType(a->getType())) HostSyncStream(s_, StreamSym(a).key, fa_.ops_);
+      }
+    }
     return;
   }
   // A method: `this` is the object it is called on (`obj.f()`, `p->f()`, a
@@ -627,7 +635,12 @@ const clang::FunctionDecl* TransferWalker::Inlinable(const clang::FunctionDecl* 
   if (def == nullptr || !def->hasBody() || def->hasAttr<clang::CUDAGlobalAttr>()) return nullptr;
   if (def->hasAttr<clang::CUDADeviceAttr>() && !def->hasAttr<clang::CUDAHostAttr>()) return nullptr;
   if (static_cast<int>(frame_.stack.size()) > fa_.options_.max_inline_depth) return nullptr;
-  if (fa_.options_.not_compiled != nullptr && fa_.options_.not_compiled->count(def) != 0) return nullptr;
+  if (fa_.options_.compile_error) {
+    if (const std::string* error = fa_.options_.compile_error(def)) {
+      fa_.helpers_not_compiled_.emplace(def, *error);
+      return nullptr;
+    }
+  }
   for (const clang::FunctionDecl* f : frame_.stack) {
     if (f == def) return nullptr;  // recursion: not followed
   }
