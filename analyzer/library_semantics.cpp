@@ -52,6 +52,13 @@ void TransferWalker::LibraryCall(const clang::CallExpr* call, const clang::Funct
       const Symbol handle{PointeeKey(out), PointeeText(out)};
       // A library's own handle starts on the legacy default stream ("the NULL stream").
       s_.values[LibraryStreamKey(handle)] = Symbol{kLegacyStream, "the legacy default stream"};
+      // cuRAND's host generator generates on the host, into host memory, before
+      // its calls return: no work on a stream, whatever stream it is given.
+      if (name.find("GeneratorHost") != std::string::npos) {
+        s_.values[handle.key + "@host"] = Symbol{"#host", "the host"};
+      } else {
+        s_.values.erase(handle.key + "@host");
+      }
       // A descriptor (cusparseCreateDnVec(&vec, n, values, type)): the buffers it stands for.
       int k = 0;
       for (unsigned i = 1; i < call->getNumArgs() && i < fd->getNumParams(); ++i) {
@@ -71,7 +78,7 @@ void TransferWalker::LibraryCall(const clang::CallExpr* call, const clang::Funct
   }
   if (stream.empty()) {
     const Symbol handle = library.handle_type.empty() ? Symbol{} : Sym(first);
-    if (handle.empty()) return;
+    if (handle.empty() || s_.values.count(handle.key + "@host") != 0) return;
     auto it = s_.values.find(LibraryStreamKey(handle));
     // Bound elsewhere: it may be any stream, this function's own included.
     stream = it != s_.values.end() ? it->second
