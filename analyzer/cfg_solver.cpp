@@ -4,6 +4,7 @@
 // of a counted loop), and the transfer of each block by TransferWalker.
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Decl.h>
+#include <clang/AST/ExprCXX.h>
 #include <clang/Analysis/CFG.h>
 
 #include <set>
@@ -153,6 +154,91 @@ CfgOrder OrderCfg(const clang::CFG& cfg) {
   return order;
 }
 
+// A block that returns an error status: a nonzero enumerator or constant
+// from a function returning an enum (cudaError_t, ncclResult_t, a test's own
+// result type: their success is 0), or `false` from one returning bool.
+bool ReturnsError(const clang::CFGBlock& b, const clang::FunctionDecl* fn, const clang::ASTContext& ast) {
+  const clang::QualType type = fn->getReturnType();
+  if (!type->isEnumeralType() && !type->isBooleanType()) return false;
+  for (auto it = b.rbegin(); it != b.rend(); ++it) {
+    std::optional<clang::CFGStmt> s = it->getAs<clang::CFGStmt>();
+    if (!s) continue;
+    const auto* ret = llvm::dyn_cast<clang::ReturnStmt>(s->getStmt());
+    const std::optional<int64_t> value = ret != nullptr ? ConstantOf(ret->getRetValue(), ast) : std::nullopt;
+    if (!value) return false;
+    return type->isBooleanType() ? *value == 0 : *value != 0;
+  }
+  return false;
+}
+
+// The variables a block changes (`remaining--`, `done[i] = 1`).
+void ChangedIn(const clang::CFGBlock& b, std::set<const clang::VarDecl*>* out) {
+  const auto var_of = [](const clang::Expr* e) -> const clang::VarDecl* {
+    e = e->IgnoreParenImpCasts();
+    if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) e = sub->getBase()->IgnoreParenImpCasts();
+    const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e);
+    return ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
+  };
+  for (const clang::CFGElement& e : b) {
+    std::optional<clang::CFGStmt> s = e.getAs<clang::CFGStmt>();
+    if (!s) continue;
+    const clang::VarDecl* v = nullptr;
+    if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(s->getStmt()); u != nullptr && u->isIncrementDecrementOp()) {
+      v = var_of(u->getSubExpr());
+    } else if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(s->getStmt()); bin != nullptr && bin->isAssignmentOp()) {
+      v = var_of(bin->getLHS());
+    }
+    if (v != nullptr) out->insert(v);
+  }
+}
+
+// The query call a loop's blocks assign to the variable `tested` names
+// (`err = cudaStreamQuery(s)`), or nullptr.
+const clang::CallExpr* QueryAssignedIn(const std::vector<const clang::CFGBlock*>& blocks, const clang::Expr* tested) {
+  const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(tested->IgnoreParenCasts());
+  const clang::ValueDecl* var = ref != nullptr ? ref->getDecl() : nullptr;
+  if (var == nullptr) return nullptr;
+  for (const clang::CFGBlock* b : blocks) {
+    for (const clang::CFGElement& e : *b) {
+      std::optional<clang::CFGStmt> s = e.getAs<clang::CFGStmt>();
+      if (!s) continue;
+      if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(s->getStmt()); bin != nullptr && bin->isAssignmentOp()) {
+        const auto* lhs = llvm::dyn_cast<clang::DeclRefExpr>(bin->getLHS()->IgnoreParenCasts());
+        if (lhs != nullptr && lhs->getDecl() == var) {
+          if (const clang::CallExpr* q = QueryCall(bin->getRHS())) return q;
+        }
+      } else if (const auto* ds = llvm::dyn_cast<clang::DeclStmt>(s->getStmt()); ds != nullptr && ds->isSingleDecl()) {
+        const auto* v = llvm::dyn_cast<clang::VarDecl>(ds->getSingleDecl());
+        if (v == var && v->getInit() != nullptr) {
+          if (const clang::CallExpr* q = QueryCall(v->getInit())) return q;
+        }
+      }
+    }
+  }
+  return nullptr;
+}
+
+// Whether `stmt` names one of `vars`.
+bool Mentions(const clang::Stmt* stmt, const std::set<const clang::VarDecl*>& vars) {
+  if (stmt == nullptr) return false;
+  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(stmt)) {
+    const auto* v = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+    return v != nullptr && vars.count(v) != 0;
+  }
+  for (const clang::Stmt* child : stmt->children()) {
+    if (Mentions(child, vars)) return true;
+  }
+  return false;
+}
+
+// A block that ends in a `throw` (the CFG keeps it as the last element).
+bool EndsInThrow(const clang::CFGBlock& b) {
+  for (auto it = b.rbegin(); it != b.rend(); ++it) {
+    if (std::optional<clang::CFGStmt> s = it->getAs<clang::CFGStmt>()) return llvm::isa<clang::CXXThrowExpr>(s->getStmt());
+  }
+  return false;
+}
+
 }  // namespace
 
 // One solve of a CFG: the out-state of every block, and of every counted
@@ -163,8 +249,9 @@ CfgOrder OrderCfg(const clang::CFG& cfg) {
 // so a count of zero would have launched nothing to race with.
 class FunctionAnalyzer::CfgRun {
  public:
-  CfgRun(FunctionAnalyzer& fa, const clang::CFG& cfg, const FlowState& entry, const Frame& frame)
-      : fa_(fa), cfg_(cfg), entry_(entry), frame_(frame), order_(OrderCfg(cfg)),
+  CfgRun(FunctionAnalyzer& fa, const clang::FunctionDecl* fn, const clang::CFG& cfg, const FlowState& entry,
+         const Frame& frame)
+      : fa_(fa), fn_(fn), cfg_(cfg), entry_(entry), frame_(frame), order_(OrderCfg(cfg)),
         out_(cfg.getNumBlockIDs()), after_iteration_(cfg.getNumBlockIDs()),
         readers_left_(cfg.getNumBlockIDs(), 0) {
     // Blocks read by a later component: a state can go once they are all done.
@@ -178,6 +265,7 @@ class FunctionAnalyzer::CfgRun {
         }
       }
     }
+    FindPollingLoops();
   }
 
   FlowState Solve(bool report) {
@@ -210,6 +298,7 @@ class FunctionAnalyzer::CfgRun {
                            after_iteration_[pred->getBlockID()].reached;
     FlowState st = loop_exit ? after_iteration_[pred->getBlockID()] : out_[pred->getBlockID()];
     if (!st.reached) return st;
+    LeavePollingLoop(pred, succ, st);
     const auto* cond = llvm::dyn_cast_or_null<clang::Expr>(pred->getTerminatorCondition());
     if (pred->succ_size() == 2) {
       if (const std::optional<bool> known = KnownCondition(cond, frame_.bindings, fa_.ast_)) {
@@ -218,12 +307,92 @@ class FunctionAnalyzer::CfgRun {
       }
     }
     if (pred->succ_size() != 2) return st;
+    if (!TakeCondition(cond, *pred->succ_begin() == succ, st)) return FlowState{};
     const QueryTest test = QueryBranch(cond, fa_.ast_);
     if (test.tested == nullptr) return st;
     // The first successor is taken when the condition is true.
     QuerySucceeded(st, test, *pred->succ_begin() == succ, frame_.bindings, fa_.ast_,
                    fa_.options_.per_thread_default_stream, fa_.ops_);
     return st;
+  }
+
+  // The branch on `cond` takes its `value` edge: false when this path has
+  // already found the other value (and nothing it reads was written since);
+  // else the path remembers it.
+  bool TakeCondition(const clang::Expr* cond, bool value, FlowState& st) const {
+    std::vector<std::string> vars;
+    std::optional<std::string> key = ConditionKey(cond, frame_.bindings, fa_.ast_, &vars);
+    if (!key || vars.empty()) return true;
+    // `!c` taking its true edge is `c` taking its false one.
+    while (key->size() > 1 && (*key)[0] == '!') {
+      key->erase(0, 1);
+      value = !value;
+    }
+    auto it = st.facts.find(*key);
+    if (it != st.facts.end()) return it->second.value == value;
+    st.facts[*key] = FlowState::Fact{value, std::move(vars)};
+    // Ops pending only had the condition gone the other way are done.
+    if (auto other = st.guarded.find(GuardKey(*key, !value)); other != st.guarded.end()) {
+      Complete(st, other->second.ops);
+      st.guarded.erase(other);
+    }
+    st.guarded.erase(GuardKey(*key, value));
+    return true;
+  }
+
+  // A loop that polls a query and counts its successes (`cudaErr =
+  // cudaStreamQuery(streams[i]); if (cudaErr == cudaSuccess) { done[i] = 1;
+  // remaining--; }` in `while (remaining)`, nccl-tests' stream wait): the
+  // variables its success branch changes, and the test, per loop.
+  struct Poll {
+    int component = -1;
+    QueryTest test;
+    bool success_on_true = false;  // the success branch is the true successor
+    std::set<const clang::VarDecl*> changed;
+  };
+
+  void FindPollingLoops() {
+    for (size_t c = 0; c < order_.components.size(); ++c) {
+      if (!order_.cyclic[c]) continue;
+      for (const clang::CFGBlock* b : order_.components[c]) {
+        const auto* cond = llvm::dyn_cast_or_null<clang::Expr>(b->getTerminatorCondition());
+        if (b->succ_size() != 2 || cond == nullptr) continue;
+        const QueryTest test = QueryBranch(cond, fa_.ast_);
+        if (test.tested == nullptr) continue;
+        // The successor the success takes: the condition's truth says an error when truth_is_error.
+        const bool on_true = test.truth_is_error == test.negated;
+        const clang::CFGBlock* success = *(b->succ_begin() + (on_true ? 0 : 1));
+        if (success == nullptr || order_.component_of[success->getBlockID()] != static_cast<int>(c)) continue;
+        Poll poll{static_cast<int>(c), test, on_true, {}};
+        // Tested through a variable: the query the loop assigns it.
+        if (QueryCall(test.tested) == nullptr) poll.test.tested = QueryAssignedIn(order_.components[c], test.tested);
+        ChangedIn(*success, &poll.changed);
+        if (poll.test.tested != nullptr && !poll.changed.empty()) polls_.push_back(std::move(poll));
+      }
+    }
+  }
+
+  // Leaving a polling loop on a condition over what its success branch
+  // changes: the loop has seen the query succeed.
+  void LeavePollingLoop(const clang::CFGBlock* pred, const clang::CFGBlock* succ, FlowState& st) const {
+    if (polls_.empty() || succ == nullptr) return;
+    const int from = order_.component_of[pred->getBlockID()];
+    if (from == order_.component_of[succ->getBlockID()]) return;
+    for (const Poll& poll : polls_) {
+      if (poll.component != from || !Mentions(pred->getTerminatorCondition(), poll.changed)) continue;
+      QuerySucceeded(st, poll.test, poll.success_on_true, frame_.bindings, fa_.ast_,
+                     fa_.options_.per_thread_default_stream, fa_.ops_);
+    }
+  }
+
+  // Whether the function returns other than with an error status.
+  bool HasNormalReturn() const {
+    const clang::CFGBlock& exit = cfg_.getExit();
+    for (auto it = exit.pred_begin(); it != exit.pred_end(); ++it) {
+      const clang::CFGBlock* p = it->getReachableBlock();
+      if (p != nullptr && !p->hasNoReturnElement() && !EndsInThrow(*p) && !ReturnsError(*p, fn_, fa_.ast_)) return true;
+    }
+    return false;
   }
 
   FlowState InState(const clang::CFGBlock* b) const {
@@ -233,12 +402,16 @@ class FunctionAnalyzer::CfgRun {
       in.reached = true;
     }
     const bool exit = b == &cfg_.getExit();
+    const bool error_paths_apart = exit && HasNormalReturn();
     for (auto it = b->pred_begin(); it != b->pred_end(); ++it) {
       const clang::CFGBlock* p = it->getReachableBlock();
       if (p == nullptr || order_.component_of[p->getBlockID()] < 0) continue;
-      // A path through exit() or abort() (a CHECK macro's) never returns to
-      // the caller: the state after a helper is that of its returns.
-      if (exit && p->hasNoReturnElement()) continue;
+      // A path through exit() or abort(), or a throw (a CHECK macro's), never
+      // returns to the caller; one that returns an error status (a nonzero
+      // enumerator, `false`) is the caller's to check and leave: the state
+      // after a helper is that of its successful returns.
+      if (exit && (p->hasNoReturnElement() || EndsInThrow(*p))) continue;
+      if (error_paths_apart && ReturnsError(*p, fn_, fa_.ast_)) continue;
       in = Join(in, EdgeState(p, b));
     }
     return in;
@@ -320,6 +493,7 @@ class FunctionAnalyzer::CfgRun {
   }
 
   FunctionAnalyzer& fa_;
+  const clang::FunctionDecl* fn_;
   const clang::CFG& cfg_;
   const FlowState& entry_;
   const Frame& frame_;
@@ -327,6 +501,7 @@ class FunctionAnalyzer::CfgRun {
   std::vector<FlowState> out_;
   std::vector<FlowState> after_iteration_;
   std::vector<int> readers_left_;
+  std::vector<Poll> polls_;
 };
 
 // Solves the CFG component by component in topological order: a block outside
@@ -336,7 +511,7 @@ FlowState FunctionAnalyzer::RunCfg(const clang::FunctionDecl* fn, const FlowStat
                                    bool report) {
   clang::CFG* cfg = CfgOf(fn);
   if (cfg == nullptr) return entry;
-  return CfgRun(*this, *cfg, entry, frame).Solve(report);
+  return CfgRun(*this, fn, *cfg, entry, frame).Solve(report);
 }
 
 }  // namespace streamcheck::lint

@@ -13,7 +13,10 @@
 namespace streamcheck::lint {
 namespace {
 
+}  // namespace
+
 const clang::CallExpr* QueryCall(const clang::Expr* e) {
+  if (e == nullptr) return nullptr;
   e = e->IgnoreParenCasts();
   if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b != nullptr && b->getOpcode() == clang::BO_Assign) {
     e = b->getRHS()->IgnoreParenCasts();
@@ -24,6 +27,8 @@ const clang::CallExpr* QueryCall(const clang::Expr* e) {
   const ApiModel* api = FindApi(fd->getName());
   return api != nullptr && (api->kind == ApiKind::kStreamQuery || api->kind == ApiKind::kEventQuery) ? call : nullptr;
 }
+
+namespace {
 
 // What a branch tests: a query call, a variable (that may hold a query's
 // result) or a call to a helper (that may return a test of one).

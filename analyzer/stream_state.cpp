@@ -170,6 +170,47 @@ bool DistinctStreams(const FlowState& s, const std::string& a, const std::string
   return owned(a, elem_a, base_a) || owned(b, elem_b, base_b);
 }
 
+std::string GuardKey(const std::string& condition, bool value) { return condition + (value ? "=1" : "=0"); }
+
+namespace {
+
+// The guards of a join: each side's that the other side's path agrees with
+// (the op is not pending there, or guarded alike), and, for a condition the
+// two sides found different values of, the ops pending on one side only.
+void JoinGuards(const FlowState& a, const FlowState& b, FlowState* out) {
+  for (const auto* side : {&a, &b}) {
+    const FlowState& other = side == &a ? b : a;
+    for (const auto& [key, guard] : side->guarded) {
+      auto theirs = other.guarded.find(key);
+      OpSet kept;
+      for (int id : guard.ops) {
+        if (other.pending.count(id) == 0 || (theirs != other.guarded.end() && theirs->second.ops.count(id) != 0)) {
+          kept.insert(id);
+        }
+      }
+      if (kept.empty()) continue;
+      FlowState::Guard& g = out->guarded[key];
+      g.ops.insert(kept);
+      g.vars = guard.vars;
+    }
+  }
+  for (const auto& [key, fact] : a.facts) {
+    auto it = b.facts.find(key);
+    if (it == b.facts.end() || it->second.value == fact.value) continue;
+    OpSet only_a = a.pending, only_b = b.pending;
+    only_a.erase(b.pending);
+    only_b.erase(a.pending);
+    for (const auto& [value, ops] : {std::pair{fact.value, only_a}, std::pair{it->second.value, only_b}}) {
+      if (ops.empty()) continue;
+      FlowState::Guard& g = out->guarded[GuardKey(key, value)];
+      g.ops.insert(ops);
+      g.vars = fact.vars;
+    }
+  }
+}
+
+}  // namespace
+
 FlowState Join(const FlowState& a, const FlowState& b) {
   if (!a.reached) return b;
   if (!b.reached) return a;
@@ -267,6 +308,10 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   out.legacy_bypassed = Union(a.legacy_bypassed, b.legacy_bypassed);
   if (a.returned == b.returned) out.returned = a.returned;
   if (a.returned_query == b.returned_query) out.returned_query = a.returned_query;
+  out.facts = MergeMaps(a.facts, b.facts, [](const FlowState::Fact& x, const FlowState::Fact& y) {
+    return x == y ? std::optional<FlowState::Fact>(x) : std::nullopt;
+  });
+  if (!a.facts.empty() || !b.facts.empty() || !a.guarded.empty() || !b.guarded.empty()) JoinGuards(a, b, &out);
   // A polling loop's head: "not cudaSuccess" on entry, the query's result
   // from the loop; only the query's can take the loop's success exit.
   for (const auto& [k, x] : a.query_results) {
@@ -471,6 +516,16 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
 }
 
 void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }
+
+void ForgetFacts(FlowState& s, const std::string& var) {
+  if (s.facts.empty() && s.guarded.empty()) return;
+  const auto reads = [&](const std::vector<std::string>& vars) {
+    return var.empty() || std::find(vars.begin(), vars.end(), var) != vars.end();
+  };
+  std::erase_if(s.facts, [&](const auto& f) { return reads(f.second.vars); });
+  // Ops guarded by a condition that may now go either way are pending whatever it says.
+  std::erase_if(s.guarded, [&](const auto& g) { return reads(g.second.vars); });
+}
 
 void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops) {
   OpSet done;  // filled in increasing order, merged with the after set once

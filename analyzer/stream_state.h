@@ -151,6 +151,26 @@ struct FlowState {
   };
   std::map<std::string, QueryResult> query_results;
   std::optional<QueryResult> returned_query;
+  // Conditions this path has taken (ConditionKey -> the value it found), so
+  // the same test later, with nothing it reads written since, goes the same
+  // way (`if (blocking) return;` in a helper, `if (blocking) sync();` after
+  // it); with the keys of the variables each reads.
+  struct Fact {
+    bool value = false;
+    std::vector<std::string> vars;
+    bool operator==(const Fact&) const = default;
+  };
+  std::map<std::string, Fact> facts;
+  // Ops pending only on the paths where a condition had a value ("KEY=1"),
+  // from a join of paths that went both ways (a helper's early return that
+  // skips its synchronize): the same test later, going the other way, knows
+  // they are done.
+  struct Guard {
+    OpSet ops;
+    std::vector<std::string> vars;  // what the condition reads, as in Fact
+    bool operator==(const Guard&) const = default;
+  };
+  std::map<std::string, Guard> guarded;
   bool operator==(const FlowState&) const = default;
 };
 
@@ -200,6 +220,11 @@ std::vector<Conflict> HostConflicts(const HostAccess& later, const FlowState& s,
 // State transitions, named after what the CUDA runtime does.
 void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops);
 void Complete(FlowState& s, const OpSet& ops);
+// A variable was written (or, with "", anything may have been): the
+// conditions that read it are no longer known.
+void ForgetFacts(FlowState& s, const std::string& var);
+// The key of FlowState::guarded for a condition and a value.
+std::string GuardKey(const std::string& condition, bool value);
 void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops);
 void HostSyncDevice(FlowState& s, const OpTable& ops);
 void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, clang::SourceLocation loc,

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
@@ -80,6 +81,12 @@ const clang::Expr* StripTemporaries(const clang::Expr* e);
 // Written in the project (the main file or one of its own headers), not in a
 // system header (the toolkit's, the standard library's): followed into at calls.
 bool IsProjectCode(const clang::FunctionDecl* fd, const clang::ASTContext& ctx);
+// A condition made only of variables, constants, comparisons, arithmetic and
+// logical operators (`blocking_coll && agg_iters <= 1`), as a key that is the
+// same wherever the same condition is tested; the keys of the variables it
+// reads go to `vars`. None for anything else (a call, a member of a call).
+std::optional<std::string> ConditionKey(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx,
+                                        std::vector<std::string>* vars);
 // Source text of an expression as written.
 std::string TextOf(const clang::Expr* e, const clang::ASTContext& ctx);
 

@@ -93,6 +93,7 @@ void TransferWalker::Visit(const clang::Stmt* st, Use use) {
   }
   if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(st)) {
     if (u->isIncrementDecrementOp()) {
+      ForgetFacts(s_, SymbolOf(u->getSubExpr(), frame_.bindings, ast_).key);
       Visit(u->getSubExpr(), Use::kReadWrite);
       Step(u->getSubExpr(), u->isIncrementOp() ? 1 : -1, nullptr);
       return;
@@ -401,6 +402,7 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
 
 void TransferWalker::Declare(const clang::VarDecl* v) {
   const Symbol self = SymbolOfDecl(v, frame_.bindings);
+  ForgetFacts(s_, self.key);
   if (v->getType()->isArrayType() && !v->hasGlobalStorage()) {
     NoteAllocation(self.key, MemoryKind::kPageableHost, "a local array", v->getLocation());
   } else if (IsStdVector(v->getType())) {
@@ -428,6 +430,7 @@ void TransferWalker::Declare(const clang::VarDecl* v) {
 void TransferWalker::Assign(const clang::BinaryOperator* b) {
   Visit(b->getRHS(), Use::kValue);
   const clang::Expr* lhs = b->getLHS()->IgnoreParenImpCasts();
+  if (llvm::isa<clang::DeclRefExpr>(lhs)) ForgetFacts(s_, SymbolOf(lhs, frame_.bindings, ast_).key);
   // `*out = p` stores a pointer or handle through an out-parameter: a binding
   // of the caller's variable, not a host access to a buffer.
   const auto* deref = llvm::dyn_cast<clang::UnaryOperator>(lhs);
@@ -538,7 +541,18 @@ void TransferWalker::EndOfScope(const clang::VarDecl* v, clang::SourceLocation l
 
 void TransferWalker::Call(const clang::CallExpr* call) {
   const clang::FunctionDecl* fd = call->getDirectCallee();
-  for (const clang::Expr* a : call->arguments()) Visit(a, a->getType()->isPointerType() ? Use::kAddress : Use::kValue);
+  for (const clang::Expr* a : call->arguments()) {
+    Visit(a, a->getType()->isPointerType() ? Use::kAddress : Use::kValue);
+    // `getopt(&x)`, a reference parameter: the callee may write the variable.
+    // (A condition on a global is taken to keep its value across a call the
+    // analysis does not follow: configuration flags are set once.)
+    const auto* address = llvm::dyn_cast<clang::UnaryOperator>(a->IgnoreParenImpCasts());
+    if (address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
+      ForgetFacts(s_, SymbolOf(address->getSubExpr(), frame_.bindings, ast_).key);
+    } else if (a->isLValue() && fd != nullptr && !fd->isInStdNamespace()) {
+      ForgetFacts(s_, SymbolOf(a, frame_.bindings, ast_).key);
+    }
+  }
   if (fd == nullptr) return;
   const clang::SourceManager& sm = ast_.getSourceManager();
   const bool user_code = IsProjectCode(fd, ast_);

@@ -145,6 +145,8 @@ struct QueryTest {
   bool negated = false;                 // under a `!`
 };
 QueryTest QueryBranch(const clang::Expr* cond, const clang::ASTContext& ast);
+// `e` (or what `x = e` assigns) when it is a cudaStreamQuery/cudaEventQuery call.
+const clang::CallExpr* QueryCall(const clang::Expr* e);
 // On the branch's edge taken when the condition is `taken_true`: if the query
 // returned cudaSuccess there, the host has seen the queried work finish.
 void QuerySucceeded(FlowState& s, const QueryTest& test, bool taken_true, const Bindings& bindings,

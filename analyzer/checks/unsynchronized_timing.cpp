@@ -1,5 +1,7 @@
 #include "analyzer/checks/unsynchronized_timing.h"
 
+#include <algorithm>
+
 namespace streamcheck::lint {
 
 UnsynchronizedTimingCheck::UnsynchronizedTimingCheck() : LintCheck(rules::RuleId::kUnsynchronizedTiming) {}
@@ -29,6 +31,14 @@ void UnsynchronizedTimingCheck::OnElapsedTime(const ElapsedTime& elapsed, const 
                                               CheckContext& ctx) {
   const std::string& stop = elapsed.stop.key;
   if (before.event_recorded.count(stop) == 0 || before.events_host_complete.count(stop) != 0) return;
+  // The host has seen all the work the record captured finish (a synchronize
+  // of its stream on every path that matters): the event has completed.
+  auto captured = before.event_capture.find(stop);
+  if (captured != before.event_capture.end() && !captured->second.empty() &&
+      std::none_of(captured->second.begin(), captured->second.end(),
+                   [&](int id) { return before.pending.count(id) != 0; })) {
+    return;
+  }
   LintDiagnostic d = ctx.Make(rule(), elapsed.loc,
                               "cudaEventElapsedTime reads event `" + elapsed.stop.text +
                                   "` before the host waited for it; the stop event may not have completed");
