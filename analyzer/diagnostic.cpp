@@ -2,14 +2,14 @@
 
 #include <string_view>
 
-#include "store/text_escape.h"
+#include "report/text_escape.h"
 
 namespace streamcheck::lint {
 namespace {
 
 // Paths and messages (which quote names from the source) may hold control
 // bytes: shown escaped, so a name cannot move the cursor or fake a line.
-using store::EscapeControl;
+using report::EscapeControl;
 
 std::string Location(const SourcePoint& p) {
   return EscapeControl(p.file) + ":" + std::to_string(p.line) + ":" + std::to_string(p.column);

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <iostream>
 
-#include "store/output_file.h"
-#include "store/report_model.h"
-#include "store/sarif_report.h"
+#include "report/output_file.h"
+#include "report/report_model.h"
+#include "report/sarif_report.h"
 
 namespace streamcheck::lint {
 
@@ -113,13 +113,13 @@ int LintOutput::Write(const std::vector<LintResult>& results) {
     if (!kept.empty()) std::fprintf(stderr, "%zu warning%s generated.\n", kept.size(), kept.size() == 1 ? "" : "s");
   } else {
     // The same exporter as `streamcheck report --format sarif`, fed from memory.
-    store::ReportData report;
+    report::ReportData report;
     report.db_path = options_.db_path;
-    for (const LintDiagnostic* d : kept) report.findings.push_back(store::InMemoryFinding(d->finding));
-    store::WriteSarifReport(report, std::cout);
+    for (const LintDiagnostic* d : kept) report.findings.push_back(report::InMemoryFinding(d->finding));
+    report::WriteSarifReport(report, std::cout);
   }
   std::string write_error;
-  if (!store::FlushStandardOutput(&write_error)) {
+  if (!report::FlushStandardOutput(&write_error)) {
     std::fprintf(stderr, "streamcheck lint: %s\n", write_error.c_str());
     status = 2;
   }

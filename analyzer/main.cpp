@@ -22,7 +22,7 @@
 #include "analyzer/lint_driver.h"
 #include "analyzer/lint_output.h"
 #include "analyzer/prelude/prelude_files.h"
-#include "store/output_file.h"
+#include "report/output_file.h"
 
 namespace {
 
@@ -58,7 +58,7 @@ constexpr const char* kUsage =
 // failure, not a success.
 int FinishStandardOutput(int code) {
   std::string error;
-  if (streamcheck::store::FlushStandardOutput(&error)) return code;
+  if (streamcheck::report::FlushStandardOutput(&error)) return code;
   std::fprintf(stderr, "streamcheck lint: %s\n", error.c_str());
   return 2;
 }

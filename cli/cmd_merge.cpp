@@ -5,7 +5,7 @@
 
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
-#include "store/report_command.h"
+#include "store/merge.h"
 
 namespace streamcheck::cli {
 

@@ -16,13 +16,14 @@
 
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
+#include "cli/run_summary.h"
+#include "report/text_escape.h"
+#include "report/text_report.h"
 #include "runtime/engine.h"
 #include "runtime/trace/replay.h"
 #include "runtime/trace/trace_io.h"
 #include "runtime/trace/trace_symbols.h"
 #include "store/run_session.h"
-#include "store/text_escape.h"
-#include "store/text_report.h"
 
 namespace streamcheck::cli {
 namespace {
@@ -36,7 +37,24 @@ struct ReplayOptions {
   int busy_timeout_ms = 5000;
   bool quiet = false;
   std::string color = "auto";
+  // --forbid-default-stream[=GLOB]; "": as the trace's run did (its process_info).
+  std::string forbid_default_stream;
 };
+
+// The default-stream check for one trace: the option's, else what the run
+// that recorded it checked (`run --forbid-default-stream`, kept in its
+// process_info); "*" is every object's work.
+EngineOptions OptionsFor(const ReplayOptions& o, const TraceSymbols& symbols) {
+  EngineOptions options;
+  const std::string objects =
+      !o.forbid_default_stream.empty()
+          ? o.forbid_default_stream
+          : DecodeProcessInfoValue(ProcessInfoField(symbols.process_info(), kForbidDefaultStreamField));
+  if (objects.empty()) return options;
+  options.forbid_default_stream = true;
+  options.default_stream_objects = objects == "*" ? "" : objects;
+  return options;
+}
 
 // Keeps the findings that passed the suppressions, for the terminal report.
 class CollectingSink : public FindingSink {
@@ -61,6 +79,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
   config.run.mode = "replay";
   config.run.command = command_line;
   config.suppressions_path = o.suppressions;
+  config.input_paths = o.traces;
   config.open.busy_timeout_ms = o.busy_timeout_ms;
   config.open.check_integrity = true;  // never add to a damaged file
   std::string error;
@@ -71,7 +90,7 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
   }
 
   int exit_code = kExitOk;
-  store::ReportData report;
+  report::ReportData report;
   report.db_path = o.no_db ? "the replayed traces (no database)" : o.db;
   report.color = ColorWanted(o.color, STDOUT_FILENO);
   for (const std::string& path : o.traces) {
@@ -86,13 +105,15 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
     TraceSymbols symbols;
     if (auto first_pass = OpenTrace(path, &error)) symbols.Collect(*first_pass);
     const std::string rank = ProcessInfoField(symbols.process_info(), "rank");
+    // Kept only for the report printed at the end: with -q nothing is, and
+    // memory grows with nothing but the engine's one entry per distinct finding.
     CollectingSink collected;
     store::ProcessOutput* output = session->AddProcess(
         store::ProcessInfo{std::atoll(ProcessInfoField(symbols.process_info(), "pid").c_str()), path,
                            ProcessInfoField(symbols.process_info(), "host"),
                            rank.empty() ? -1 : std::atoi(rank.c_str())},
-        &collected);
-    Engine engine(output);
+        o.quiet ? nullptr : &collected);
+    Engine engine(output, OptionsFor(o, symbols));
     engine.set_stack_resolver(&symbols);
     const auto start = std::chrono::steady_clock::now();
     const TraceSource::Status status = ReplayInto(*source, engine);
@@ -105,24 +126,18 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
     }
     const EngineStats& stats = engine.stats();
     session->FinishProcess(output, &stats);
-    for (const Finding& f : collected.findings()) report.findings.push_back(store::InMemoryFinding(f));
+    for (const Finding& f : collected.findings()) report.findings.push_back(report::InMemoryFinding(f));
     if (!o.quiet) {
       const store::FindingTally& tally = output->tally();
       fmt::print(stderr, "streamcheck replay: {}: {} records in {:.3f} s, {} findings", path, stats.records,
                  seconds, tally.kept);
       if (tally.suppressed) fmt::print(stderr, " ({} suppressed)", tally.suppressed);
       fmt::print(stderr, "\n");
-      for (const auto& [api, n] : stats.unmodeled_apis)
-        fmt::print(stderr, "  not modeled: {} ({} calls)\n", store::EscapeControl(api), n);
-      for (const auto& [what, n] : stats.anomalies)
-        fmt::print(stderr, "  anomaly: {} ({}x)\n", store::EscapeControl(what), n);
-      for (const auto& [what, n] : stats.library_internal)
-        fmt::print(stderr, "  not reported, a library's own work: {} ({} finding{})\n", store::EscapeControl(what), n,
-                   n == 1 ? "" : "s");
+      PrintCoverageNotes("  ", stats.unmodeled_apis, stats.anomalies, stats.library_internal);
     }
   }
-  if (!o.quiet) store::WriteTextReport(report, std::cout);
-  session->End(exit_code);
+  if (!o.quiet) report::WriteTextReport(report, std::cout);
+  session->Settle();  // what a lock kept out: stored now, or kept beside the database
   const store::FindingTally total = session->total();
   std::string stored;
   if (session->has_store()) {
@@ -130,17 +145,9 @@ int Replay(const ReplayOptions& o, const std::string& command_line) {
                                         : fmt::format("; {} of them stored in {} (run {})", total.stored, o.db,
                                                       session->run_id());
   }
-  fmt::print(stderr, "streamcheck: {} finding{} ({} occurrences){}{}\n", total.kept, total.kept == 1 ? "" : "s",
-             total.occurrences, total.suppressed ? fmt::format(", {} suppressed", total.suppressed) : "", stored);
-  if (session->failed_writes() != 0) {
-    // One sentence: what failed, where, and what the database kept.
-    fmt::print(stderr,
-               "streamcheck replay: writing to {} failed ({}); {} of {} findings were stored, the rest of the "
-               "run's rows as far as they were written\n",
-               o.db, session->first_error(), total.stored, total.kept);
-    exit_code = kExitUsage;
-  }
-  if (exit_code == kExitOk && total.kept > 0 && o.error_exitcode != 0) exit_code = o.error_exitcode;
+  PrintFindingsLine(total.kept, total.occurrences, total.suppressed, stored);
+  exit_code = ExitCodeAfterFindings("replay", exit_code, exit_code != kExitOk, total.kept, o.error_exitcode, *session);
+  session->End(exit_code);  // the run row says what the command exits with
   return exit_code;
 }
 
@@ -160,6 +167,11 @@ void AddReplayCommand(CLI::App& app) {
   AddErrorExitCodeOption(cmd, &o->error_exitcode, "findings do not fail");
   AddBusyTimeoutOption(cmd, &o->busy_timeout_ms);
   cmd->add_flag("-q,--quiet", o->quiet, "print only the one-line summary");
+  // "--forbid-default-stream" alone is "=*": every object's work.
+  cmd->add_flag("--forbid-default-stream{*}", o->forbid_default_stream,
+                "report work issued to the legacy or per-thread default stream (rule default-stream-use), as `run "
+                "--forbid-default-stream[=GLOB]` does; without it, a trace recorded with that option is checked as "
+                "its run was");
   AddColorOption(cmd, &o->color);
   cmd->callback([o, &app] {
     std::string command_line = "streamcheck replay";

@@ -8,7 +8,7 @@
 
 #include "cli/common_options.h"
 #include "cli/exit_code.h"
-#include "store/report_command.h"
+#include "report/report_command.h"
 
 namespace streamcheck::cli {
 
@@ -17,20 +17,28 @@ void AddReportCommand(CLI::App& app) {
       "report", "Print the findings of a store as text, a one-line-per-finding summary, JSON, SARIF or a "
                 "self-contained HTML page");
   struct Options {
-    store::ReportRequest request;
+    report::ReportRequest request;
+    std::vector<std::string> path_maps;
     std::string run;
     std::string color = "auto";
   };
   auto options = std::make_shared<Options>();
-  store::ReportRequest& r = options->request;
+  report::ReportRequest& r = options->request;
   cmd->add_option("DB", r.db_path,
                   "the findings database (opened read-only: a read-only file, folder or mount is fine)")
       ->required();
   cmd->add_option("--format", r.format,
                   "text (default: each finding with both stacks, why and fix), summary (one line per finding, "
-                  "counts by rule), json, sarif or html")
-      ->check(CLI::IsMember({"text", "summary", "json", "sarif", "html"}));
+                  "counts by rule), json, sarif, codeclimate (GitLab's code quality report) or html")
+      ->check(CLI::IsMember({"text", "summary", "json", "sarif", "codeclimate", "html"}));
   cmd->add_option("--rule", r.rule, "only findings of this rule id");
+  cmd->add_option("--group-by", r.group_by,
+                  "test: the findings grouped by the test (scope) they were found in, each group headed, in every "
+                  "format (docs/SCOPES.md)")
+      ->check(CLI::IsMember({"test"}));
+  cmd->add_option("--scope", r.scope,
+                  "only findings with a side in a scope (test) this glob matches, e.g. 'tests/test_io.py::*' "
+                  "(docs/SCOPES.md)");
   cmd->add_option("--run", options->run, "only this run id, or 'last' (default: every run)");
   cmd->add_option("--baseline", r.baseline_path,
                   "only findings whose fingerprint OLD.db does not have (what CI should fail on)");
@@ -42,17 +50,29 @@ void AddReportCommand(CLI::App& app) {
   cmd->add_option("--source-root", r.source_roots,
                   "a folder the HTML report may quote source lines from, besides the run's working directory "
                   "and program folders recorded at run time (repeatable; docs/REPORT.md)");
+  cmd->add_option("--path-map", options->path_maps,
+                  "OLD=NEW: show files recorded under OLD (a container, a CI runner, another checkout) under NEW "
+                  "instead, as compilers' -fdebug-prefix-map does; an empty NEW makes them relative; the longest "
+                  "OLD that matches wins (repeatable)");
   cmd->add_flag("-v,--verbose", r.verbose,
                 "text: full kernel names, every stack frame (library frames too), stream and event details, and "
                 "the synchronization between the two accesses");
   AddColorOption(cmd, &options->color);
   AddErrorExitCodeOption(cmd, &r.findings_exit_code, "findings do not fail");
   cmd->callback([options] {
-    store::ReportRequest request = options->request;
+    report::ReportRequest request = options->request;
+    for (const std::string& spec : options->path_maps) {
+      std::string error;
+      if (!request.path_map.Add(spec, &error)) {
+        fmt::print(stderr, "streamcheck report: --path-map {}\n", error);
+        SetExitCode(kExitUsage);
+        return;
+      }
+    }
     // A file gets colours only when asked for (--color=always).
     request.color = ColorWanted(options->color, request.output_path.empty() ? STDOUT_FILENO : -1);
     if (options->run == "last") {
-      request.run = store::kLatestRun;
+      request.run = report::kLatestRun;
     } else if (!options->run.empty()) {
       size_t parsed = 0;
       try {
@@ -66,7 +86,7 @@ void AddReportCommand(CLI::App& app) {
         return;
       }
     }
-    SetExitCode(store::RunReport(request, std::cout, std::cerr));
+    SetExitCode(report::RunReport(request, std::cout, std::cerr));
   });
 }
 

@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/exit_code.h"
+#include "runtime/trace/path_map.h"
 #include "runtime/trace/trace_io.h"
 
 namespace streamcheck::cli {
@@ -17,6 +19,7 @@ struct TraceCommandOptions {
   std::string in;
   std::string out;
   std::string to;  // empty: the other form of `in`
+  std::vector<std::string> path_maps;
 };
 
 void Fail(const char* command, const std::string& message) {
@@ -34,7 +37,10 @@ void RunConvert(const TraceCommandOptions& options) {
     if (!source) return Fail("convert", error);
     to = source->format() == TraceFormat::kBinary ? TraceFormat::kText : TraceFormat::kBinary;
   }
-  if (!ConvertTrace(options.in, options.out, to, &error)) return Fail("convert", error);
+  PathMap paths;
+  for (const std::string& spec : options.path_maps)
+    if (!paths.Add(spec, &error)) return Fail("convert", "--path-map " + error);
+  if (!ConvertTrace(options.in, options.out, to, &error, &paths)) return Fail("convert", error);
   SetExitCode(kExitOk);
 }
 
@@ -55,7 +61,7 @@ void AddTraceCommand(CLI::App& app) {
   auto options = std::make_shared<TraceCommandOptions>();
   CLI::App* trace = app.add_subcommand(
       "trace", "Convert and print trace files (binary .sctrace and the text form; see "
-               "docs/TRACE_FORMAT.md)");
+               "docs/internals/trace-format.md)");
   trace->require_subcommand(1);
 
   CLI::App* convert = trace->add_subcommand(
@@ -66,6 +72,10 @@ void AddTraceCommand(CLI::App& app) {
   convert
       ->add_option("--to", options->to, "Form of OUT (default: the other form of IN)")
       ->check(CLI::IsMember({"text", "binary"}));
+  convert->add_option("--path-map", options->path_maps,
+                      "OLD=NEW: rewrite the paths the trace recorded under OLD to NEW (an empty NEW makes them "
+                      "relative; the longest OLD that matches wins; repeatable), e.g. to make a trace recorded in "
+                      "another checkout name the files of this one");
   convert->callback([options] { RunConvert(*options); });
 
   CLI::App* dump = trace->add_subcommand("dump", "Print a trace in the text form to stdout");

@@ -11,10 +11,17 @@ namespace streamcheck::cli {
 
 void AddErrorExitCodeOption(CLI::App* command, int* code, const char* otherwise) {
   // 0-255: a larger code is taken modulo 256 by the shell (300 became 44).
+  // Not 2: that says a usage or input error, and CI could not tell the two.
+  const CLI::Validator not_two(
+      [](std::string& value) {
+        return value == "2" ? std::string("2 means a usage or input error; use 1 or 3-255 for findings") : std::string();
+      },
+      "NOT 2");
   command
       ->add_option("--error-exitcode", *code,
-                   std::string("exit with N (1-255, e.g. 1) when there are findings (default 0: ") + otherwise + ")")
-      ->check(CLI::Range(0, 255));
+                   std::string("exit with N (1 or 3-255, e.g. 1) when there are findings (default 0: ") + otherwise +
+                       "; 2 is a usage or input error)")
+      ->check(CLI::Range(0, 255) & not_two);
 }
 
 void AddBusyTimeoutOption(CLI::App* command, int* milliseconds) {

@@ -10,15 +10,17 @@
 #include <cstdio>
 #include <string_view>
 
+#include "cli/cmd_doctor.h"
 #include "cli/cmd_lint.h"
 #include "cli/cmd_merge.h"
+#include "cli/cmd_plugin.h"
 #include "cli/cmd_replay.h"
 #include "cli/cmd_report.h"
 #include "cli/cmd_rules.h"
 #include "cli/cmd_run.h"
 #include "cli/cmd_trace.h"
 #include "cli/exit_code.h"
-#include "store/output_file.h"
+#include "report/output_file.h"
 
 namespace {
 
@@ -26,7 +28,7 @@ namespace {
 // (a full disk, /dev/full, a closed pipe) is a failure, not a success.
 int Finish(int code) {
   std::string error;
-  if (!streamcheck::store::FlushStandardOutput(&error)) {
+  if (!streamcheck::report::FlushStandardOutput(&error)) {
     std::fprintf(stderr, "streamcheck: %s\n", error.c_str());
     return streamcheck::cli::kExitUsage;
   }
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
   streamcheck::cli::AddReportCommand(app);
   streamcheck::cli::AddMergeCommand(app);
   streamcheck::cli::AddTraceCommand(app);
+  streamcheck::cli::AddDoctorCommand(app);
+  streamcheck::cli::AddPluginCommand(app);
   // CLI11 answers an unknown word with "A subcommand is required".
   std::string names;
   bool known = false;

@@ -14,7 +14,7 @@ void Engine::Impl::Process(const TraceRecord& r) {
   if (!pending_pageable_.empty()) SettlePageableCopies(r);
   switch (r.op) {
     case OpCode::kDefineString: symbols_.DefineString(r.id, r.text); break;
-    case OpCode::kDefineStack: symbols_.DefineStack(r.id, r.frames, r.library); break;
+    case OpCode::kDefineStack: symbols_.DefineStack(r.id, r.frames, r.library, r.name); break;
     case OpCode::kProcessInfo:
     case OpCode::kThreadName: break;
     case OpCode::kUnmodeledApi: {
@@ -84,6 +84,10 @@ void Engine::Impl::Process(const TraceRecord& r) {
     case OpCode::kThreadAcquire: ThreadAcquire(r); break;
     case OpCode::kHostFuncBegin: HostFuncBegin(r); break;
     case OpCode::kHostFuncEnd: EnterHostCall(r); break;  // a marker: what it signals, the interposers release
+    case OpCode::kScopeBegin: ScopeBegin(r); break;
+    case OpCode::kScopeEnd: ScopeEnd(r); break;
+    case OpCode::kMpiStart: MpiStart(r); break;
+    case OpCode::kMpiComplete: MpiComplete(r); break;
     case OpCode::kInvalid:
     case OpCode::kMaxOpCode: Anomaly("invalid opcode"); break;
   }
@@ -109,6 +113,7 @@ void Engine::Impl::Finish() {
   stats_.live_allocations = allocations_.size();
   stats_.shadow_intervals = shadow_.interval_count();
   if (sync_.implicit_streams() > 0) stats_.anomalies["stream handle used before creation"] = sync_.implicit_streams();
+  if (const size_t open = scopes_.OpenCount(); open > 0) stats_.anomalies["scope still open at the end"] = open;
 }
 
 DeviceId Engine::Impl::DeviceOf(const TraceRecord& r, const ThreadState& t) const {
@@ -235,6 +240,10 @@ const EngineStats& Engine::stats() const { return impl_->stats_; }
 Engine::DeviceWork Engine::LastDeviceWork() const { return impl_->last_device_work_; }
 bool Engine::HostThreadOrderedAfter(ThreadId thread, DeviceWork work) {
   return work.valid() && impl_->HostThreadOrderedAfter(thread, work);
+}
+uint32_t Engine::OpenScope(ThreadId thread) const { return impl_->OpenScope(thread); }
+void Engine::ForEachFindingInScope(uint32_t scope, const ScopeFindingVisitor& visit) const {
+  impl_->ForEachFindingInScope(scope, visit);
 }
 
 }  // namespace streamcheck

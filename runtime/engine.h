@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -28,6 +29,12 @@ struct EngineOptions {
   bool report_pageable_async_copies = true;
   // Stop recording new distinct findings past this many (counts still grow).
   uint64_t max_distinct_findings = 100000;
+  // `--forbid-default-stream[=GLOB]` (rule default-stream-use): report work
+  // issued to the legacy or per-thread default stream, one finding per call
+  // site; with a pattern, only work issued from the objects (the executable,
+  // a shared library) whose path matches it (fnmatch(3), '*' crossing '/').
+  bool forbid_default_stream = false;
+  std::string default_stream_objects;
 };
 
 struct EngineStats {
@@ -72,6 +79,9 @@ inline bool FindingsCiteStackOf(OpCode op) {
     case OpCode::kThreadAcquire:
     case OpCode::kHostFuncBegin:
     case OpCode::kHostFuncEnd:
+    case OpCode::kScopeBegin:
+    case OpCode::kScopeEnd:
+    case OpCode::kMpiComplete:  // a finding names the operation's start, not its wait
       return false;
     default:
       return true;
@@ -111,6 +121,16 @@ class Engine {
   // Whether host thread `thread` is now ordered after `work` (a
   // synchronization, a successful query or a synchronous call made it so).
   bool HostThreadOrderedAfter(ThreadId thread, DeviceWork work);
+
+  // Per-test scopes (docs/SCOPES.md), for the live tracer's
+  // streamcheck_scope_errors. The innermost scope host thread `thread`
+  // works in now (its own, else the last opener's: scope_table.h); 0 when none.
+  uint32_t OpenScope(ThreadId thread) const;
+  // Each distinct finding reported so far (the sink's local id) whose later
+  // access, or only one, was made inside `scope` or a scope nested in it
+  // (every finding, for 0), with how often it occurred so far.
+  using ScopeFindingVisitor = std::function<void(uint64_t local_id, uint64_t count)>;
+  void ForEachFindingInScope(uint32_t scope, const ScopeFindingVisitor& visit) const;
 
  private:
   class Impl;

@@ -75,8 +75,10 @@ void Engine::Impl::NoteSynchronization(const TraceRecord& r) {
 }
 
 void Engine::Impl::DescribeOrigins(Lane lane, FindingAccess* out) const {
-  const LaneInfo& info = lanes_.Get(lane);
   out->stream_kind = std::string(lanes_.KindName(lane));
+  // A graph's nodes are named by the stream the graph was launched on.
+  if (const Lane launched = lanes_.Get(lane).launch_lane; launched != kNoLane) lane = launched;
+  const LaneInfo& info = lanes_.Get(lane);
   ObjectOrigin& origin = out->stream_origin;
   origin.ordinal = info.ordinal;
   if (info.created_site != 0) {

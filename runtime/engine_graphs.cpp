@@ -181,6 +181,7 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
     Anomaly("graph launch inside a stream capture (child graphs are not modeled)");
     return;
   }
+  DefaultStreamUse(r, s);
   if (exec->node_lane.empty() || exec->node_lane[0] == kNoLane || exec->node_lane.size() != exec->nodes.size())
     AssignGraphLanes(*exec, r.graph_exec);
   sync_.PrepareStreamOperation(s, t);
@@ -196,6 +197,7 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
     for (uint32_t d : node.deps) vc.Join(node_clock[d]);
     const Lane lane = exec->node_lane[n];
     lanes_.Mutable(lane).launch_stream = s.handle;
+    lanes_.Mutable(lane).launch_lane = s.lane;
     lanes_.Mutable(lane).device = s.device;
     vc.Set(lane, vc.Get(lane) + 1);
     ++stats_.stream_operations;

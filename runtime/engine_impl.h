@@ -4,6 +4,8 @@
 //   engine_graphs.cpp  stream capture, graph construction, instantiate, launch
 //   engine_report.cpp  conflicts -> findings (kind, reason, fix, fingerprint)
 //   engine_host_threads.cpp  how host threads are ordered with each other
+//   engine_scopes.cpp  per-test scopes (scope_table.h)
+//   engine_mpi.cpp     MPI operations' buffers, by the MPI standard
 #pragma once
 
 #include <string>
@@ -17,6 +19,7 @@
 #include "runtime/graph_model.h"
 #include "runtime/lane_table.h"
 #include "runtime/op_log.h"
+#include "runtime/scope_table.h"
 #include "runtime/shadow_memory.h"
 #include "runtime/site_table.h"
 #include "runtime/symbol_table.h"
@@ -48,6 +51,9 @@ class alignas(64) Engine::Impl {
   void Process(const TraceRecord& r);
   void Prefetch(const TraceRecord& r) const;
   void Finish();
+  // engine_scopes.cpp: Engine's scope queries.
+  uint32_t OpenScope(ThreadId thread) const { return scopes_.Current(thread); }
+  void ForEachFindingInScope(uint32_t scope, const Engine::ScopeFindingVisitor& visit) const;
 
   StackResolver* resolver_ = nullptr;
   EngineStats stats_;
@@ -75,7 +81,7 @@ class alignas(64) Engine::Impl {
   void HostWaitsForDevice(ThreadState& t, DeviceId device);
   void EventElapsedTime(const TraceRecord& r);
   uint32_t SiteOf(const TraceRecord& r) {
-    return sites_.Intern({r.api, r.name, r.framework_op, r.stack, r.thread, r.library});
+    return sites_.Intern({r.api, r.name, r.framework_op, r.stack, r.thread, r.library, scopes_.Current(r.thread)});
   }
 
   // engine_memory.cpp
@@ -133,6 +139,25 @@ class alignas(64) Engine::Impl {
   // streamcheck does not observe, the two would be ordered. 0 when none.
   ThreadId ThreadAwareOf(Epoch earlier, ThreadId later_thread) const;
 
+  // engine_default_stream.cpp (run --forbid-default-stream): inline, the
+  // common case is the option off.
+  void DefaultStreamUse(const TraceRecord& r, const StreamState& s) {
+    if (options_.forbid_default_stream) [[unlikely]] CheckDefaultStreamUse(r, s);
+  }
+  void CheckDefaultStreamUse(const TraceRecord& r, const StreamState& s);
+
+  // engine_scopes.cpp
+  void ScopeBegin(const TraceRecord& r);
+  void ScopeEnd(const TraceRecord& r);
+
+  // engine_mpi.cpp
+  void MpiStart(const TraceRecord& r);
+  void MpiComplete(const TraceRecord& r);
+  // Why an MPI operation and the other access are not ordered, and the fix
+  // (ExplainMissingOrder, FixFor), when one side is an MPI lane.
+  std::string ExplainMpiOrder(const AccessDescription& earlier, const AccessDescription& later, std::string* gap);
+  std::string FixMpiOrder(const AccessDescription& earlier, const AccessDescription& later);
+
   // engine_report.cpp
   enum class Doubt : uint8_t { kNone, kGuessedExtent, kGuessedMode, kStagedCopy };
   static Doubt DoubtOf(const ShadowAccess& earlier, const AccessDescription& later);
@@ -147,6 +172,10 @@ class alignas(64) Engine::Impl {
   static void ExplainDoubt(Doubt doubt, Finding* f);
   void ReportSingle(rules::RuleId rule, FindingKind kind, const AccessDescription& access,
                     const std::string& message, const std::string& reason);
+  // The finding of one operation, whoever's code made it (ReportSingle has
+  // already asked whether it is a library's own).
+  void ReportSingleOperation(const FindingKey& key, const AccessDescription& access, const std::string& message,
+                             const std::string& reason);
   // Why a finding may not be certain.
   struct Uncertainty {
     bool unknown_mode = false;     // a side's read or write is not known
@@ -195,8 +224,23 @@ class alignas(64) Engine::Impl {
   // a trace never says (a program that exits with host functions queued).
   static constexpr size_t kMaxPendingHostFuncs = 1 << 16;
   std::unordered_map<uint32_t, VectorClock> pending_host_funcs_;
+  // MPI operations not yet seen complete (kMpiStart id -> its lane, whose
+  // clock is the operation's), and per host thread the lanes of operations
+  // it saw complete, reused so that a program's millions of requests make
+  // as many lanes as it ever has pending at once (engine_mpi.cpp).
+  struct PendingMpiOperation {
+    Lane lane = kNoLane;
+    ThreadId thread = 0;
+  };
+  static constexpr size_t kMaxPendingMpi = 1 << 16;
+  std::unordered_map<uint32_t, PendingMpiOperation> pending_mpi_;
+  std::unordered_map<ThreadId, std::vector<Lane>> free_mpi_lanes_;
+  std::unordered_map<Lane, VectorClock> mpi_clocks_;
   SiteTable sites_;
   SymbolTable symbols_;
+  ScopeTable scopes_;
+  // --forbid-default-stream=GLOB: whether each calling object's path matches.
+  std::unordered_map<StringId, bool> default_stream_objects_;
   GraphModel graphs_;
   FindingCollector findings_;
   FindingCollector library_findings_{nullptr, options_.max_distinct_findings};  // counted, not reported

@@ -87,7 +87,9 @@ void Engine::Impl::StreamOperation(const TraceRecord& r, StreamState& s,
 // cudaLaunchKernel(Ex), <<<>>>, cudaLaunchCooperativeKernel, cuLaunchKernel(Ex).
 void Engine::Impl::KernelLaunch(const TraceRecord& r) {
   EnterHostCall(r);
-  StreamOperation(r, sync_.Stream(r.stream, r.thread), r.accesses);
+  StreamState& s = sync_.Stream(r.stream, r.thread);
+  DefaultStreamUse(r, s);
+  StreamOperation(r, s, r.accesses);
 }
 
 // cudaLaunchHostFunc, cudaStreamAddCallback: runs in stream order. The
@@ -98,6 +100,7 @@ void Engine::Impl::KernelLaunch(const TraceRecord& r) {
 void Engine::Impl::HostFunc(const TraceRecord& r) {
   EnterHostCall(r);
   StreamState& s = sync_.Stream(r.stream, r.thread);
+  DefaultStreamUse(r, s);
   StreamOperation(r, s, {});
   if (r.id == 0 || s.capture_graph != 0) return;  // not observed, or a graph node (runs at each launch)
   if (pending_host_funcs_.size() >= kMaxPendingHostFuncs) {
@@ -124,6 +127,7 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
   const MemoryKind dst_kind = allocations_.KindOf(r.dst);
   const CopyKind kind = ResolveCopyKind(r.copy_kind, src_kind, dst_kind);
   const std::vector<MemoryAccess> both = TransferAccesses(r);
+  if (r.is_async) DefaultStreamUse(r, s);
   if (s.capture_graph != 0) {
     CaptureNode(r, s, both);
     return;
@@ -162,7 +166,8 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
 // effect (PyTorch's blocking Tensor.to / copy_ do exactly that), which is not
 // worth a warning; anything else first, and it is reported. Records that are
 // not CUDA calls (names, stacks, the host-thread ordering the tracer writes
-// before a synchronize or at a lock) are looked past, and so are the stream's
+// before a synchronize or at a lock, a test's scope opening or closing) are
+// looked past, and so are the stream's
 // own bookkeeping between the copy and that synchronization: a stream-ordered
 // free or allocation, or an event record, on the copy's stream (cuda-samples'
 // streamOrderedAllocation: copy, cudaFreeAsync, cudaStreamSynchronize).
@@ -170,7 +175,8 @@ void Engine::Impl::SettlePageableCopies(const TraceRecord& next) {
   const bool definition = next.op == OpCode::kDefineString || next.op == OpCode::kDefineStack ||
                           next.op == OpCode::kProcessInfo || next.op == OpCode::kThreadName ||
                           next.op == OpCode::kHostThreadOrder || next.op == OpCode::kThreadRelease ||
-                          next.op == OpCode::kThreadAcquire;
+                          next.op == OpCode::kThreadAcquire || next.op == OpCode::kScopeBegin ||
+                          next.op == OpCode::kScopeEnd;
   for (size_t i = 0; i < pending_pageable_.size();) {
     const PendingPageableCopy& p = pending_pageable_[i];
     const bool bookkeeping = (next.op == OpCode::kFreeAsync || next.op == OpCode::kMallocAsync ||
@@ -201,6 +207,7 @@ void Engine::Impl::Memset(const TraceRecord& r) {
   ThreadState& t = EnterHostCall(r);
   StreamState& s = sync_.Stream(r.stream, r.thread);
   const std::vector<MemoryAccess> dst = TransferAccesses(r);
+  if (r.is_async) DefaultStreamUse(r, s);
   if (s.capture_graph != 0) {
     CaptureNode(r, s, dst);
     return;
@@ -260,6 +267,7 @@ void Engine::Impl::MallocAsync(const TraceRecord& r) {
     Anomaly("cudaMallocAsync during stream capture (memory nodes are not modeled)");
     return;
   }
+  DefaultStreamUse(r, s);
   sync_.PrepareStreamOperation(s, t);
   const Epoch e = sync_.TickStream(s);
   allocations_.Add({r.dst, r.size, MemoryKind::kAsyncPool, s.device, SiteOf(r), s.lane});
@@ -275,6 +283,7 @@ void Engine::Impl::FreeAsync(const TraceRecord& r) {
     Anomaly("cudaFreeAsync during stream capture (memory nodes are not modeled)");
     return;
   }
+  DefaultStreamUse(r, s);
   const Allocation* a = LiveAllocationAt(allocations_, r.dst);
   if (a == nullptr) return;
   sync_.PrepareStreamOperation(s, t);

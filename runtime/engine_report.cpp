@@ -25,11 +25,14 @@ uint64_t Fnv1a(uint64_t h, std::string_view s) {
 }
 
 // The part of a site that survives re-runs and rebuilds: names and source
-// files of the innermost frames, no addresses or line numbers.
+// files of the innermost frames, no addresses or line numbers; and the
+// scope (test) it was issued in.
 uint64_t FingerprintSide(uint64_t h, const FindingAccess& a) {
   h = Fnv1a(h, a.op);
   h = Fnv1a(h, a.api);
   h = Fnv1a(h, a.framework_op);
+  // Outside every scope a side adds nothing: fingerprints from before scopes still match.
+  if (!a.scope.empty()) h = Fnv1a(h, a.scope);
   size_t n = 0;
   for (const ResolvedFrame& f : a.stack) {
     if (n++ == 4) break;
@@ -61,7 +64,7 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
   out.stream = lanes_.Describe(a.lane);
   out.stream_handle = lane.kind == LaneKind::kGraphNodes ? lane.launch_stream : lane.handle;
   out.stream_flags = lane.flags;
-  out.on_host = lane.IsHost();
+  out.on_host = lane.IsHost() || lane.IsMpi();
   out.device = lane.device;
   out.thread = site.thread;
   out.mode = ModeOf(a.kind);
@@ -70,8 +73,9 @@ FindingAccess Engine::Impl::Describe(const AccessDescription& a, const char* rol
   out.trace_index = a.trace_index;
   out.timestamp_ns = a.timestamp_ns;
   out.stack = resolver_ ? resolver_->Resolve(site.stack) : symbols_.ResolveStack(site.stack);
+  out.scope = scopes_.Text(site.scope, symbols_);
   if (!out.on_host) DescribeOrigins(a.lane, &out);
-  else out.stream_kind = "host";
+  else out.stream_kind = lanes_.KindName(a.lane);
   return out;
 }
 
@@ -113,7 +117,9 @@ void Engine::Impl::ReportConflict(const ShadowConflict& c, const AccessDescripti
     rule = rules::RuleId::kUseBeforeAllocation;
     kind = FindingKind::kUseBeforeAlloc;
   } else {
-    const bool host = lanes_.IsHost(e.lane) || lanes_.IsHost(later.lane);
+    // MPI works on a buffer from the host side (engine_mpi.cpp).
+    const bool host = lanes_.IsHost(e.lane) || lanes_.IsHost(later.lane) || lanes_.IsMpi(e.lane) ||
+                      lanes_.IsMpi(later.lane);
     rule = host ? rules::RuleId::kHostDeviceRace : rules::RuleId::kCrossStreamRace;
     if (e.kind == ShadowKind::kRead) kind = FindingKind::kWriteAfterRead;
     else if (later.kind == ShadowKind::kWrite) kind = FindingKind::kWriteAfterWrite;
@@ -208,13 +214,18 @@ void Engine::Impl::ReportSingle(rules::RuleId rule, FindingKind kind, const Acce
   // library's to change, not the program's.
   if (const StringId library = CallingLibrary(access.site); library != 0)
     return CountLibraryInternal(key, symbols_.String(library));
+  ReportSingleOperation(key, access, message, reason);
+}
+
+void Engine::Impl::ReportSingleOperation(const FindingKey& key, const AccessDescription& access,
+                                         const std::string& message, const std::string& reason) {
   findings_.Report(key, [&] {
     Finding f;
-    f.rule = std::string(rules::Get(rule).id);
-    f.kind = kind;
+    f.rule = std::string(rules::Get(key.rule).id);
+    f.kind = key.kind;
     f.message = message;
     f.reason = reason;
-    f.fix = std::string(rules::Get(rule).fix_hint);
+    f.fix = std::string(rules::Get(key.rule).fix_hint);
     f.accesses.push_back(Describe(access, "operation"));
     f.buffer.address = access.address;
     f.buffer.size = access.size;
@@ -299,7 +310,7 @@ Finding Engine::Impl::BuildFinding(rules::RuleId rule, FindingKind kind, const U
              "(which streamcheck sees) rather than a lock-free flag";
   if (why.at_most_warning) ExplainDoubt(why.doubt, &f);
   f.syncs = SyncsBetween(earlier, later);
-  // The same doubts as codes, for reports that compose their own words (store/finding_words.h).
+  // The same doubts as codes, for reports that compose their own words (report/finding_words.h).
   if (why.unknown_mode) f.uncertainty.push_back("unknown-mode");
   switch (why.doubt) {
     case Doubt::kGuessedExtent: f.uncertainty.push_back("guessed-extent"); break;
@@ -342,6 +353,7 @@ std::string Engine::Impl::ExplainMissingOrder(const AccessDescription& earlier,
   const LaneInfo& b = lanes_.Get(later.lane);
   const std::string an = lanes_.Describe(earlier.lane), bn = lanes_.Describe(later.lane);
   const std::string aop = OpName(earlier.site);
+  if (a.IsMpi() || b.IsMpi()) return ExplainMpiOrder(earlier, later, gap);
   if (b.IsHost()) {
     *gap = "host-not-synchronized";
     return "the host did not wait for " + an + " after " + aop +
@@ -405,6 +417,7 @@ std::string Engine::Impl::FixFor(rules::RuleId rule, const AccessDescription& ea
              " wait on it (cudaStreamWaitEvent) before " + bop +
              (pytorch ? "; in PyTorch: later_stream.wait_stream(earlier_stream) before the later op" : "");
     case rules::RuleId::kHostDeviceRace:
+      if (lanes_.IsMpi(earlier.lane) || lanes_.IsMpi(later.lane)) return FixMpiOrder(earlier, later);
       if (lanes_.IsHost(earlier.lane))
         return "hand the memory over from " + an + " to host thread " + std::to_string(sites_.Get(later.site).thread) +
                " after " + aop + " and before it enqueues " + bop + ", through a mutex, condition variable, "

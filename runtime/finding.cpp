@@ -15,6 +15,7 @@ std::string_view FindingKindName(FindingKind kind) {
     case FindingKind::kUnrecordedEventWait: return "unrecorded-event-wait";
     case FindingKind::kPageableAsyncCopy: return "pageable-async-copy";
     case FindingKind::kUnsynchronizedTiming: return "unsynchronized-timing";
+    case FindingKind::kDefaultStreamUse: return "default-stream-use";
   }
   return "unknown";
 }

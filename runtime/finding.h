@@ -22,6 +22,7 @@ enum class FindingKind : uint8_t {
   kUnrecordedEventWait = 6,
   kPageableAsyncCopy = 7,
   kUnsynchronizedTiming = 8,
+  kDefaultStreamUse = 9,   // work issued to a default stream (run --forbid-default-stream)
 };
 std::string_view FindingKindName(FindingKind kind);
 
@@ -93,6 +94,10 @@ struct FindingAccess {
   uint64_t timestamp_ns = 0;
   // Innermost frame first. A lint finding's access has one frame: its source location.
   std::vector<ResolvedFrame> stack;
+  // The scopes open on the issuing thread when the operation was issued (the
+  // test it belongs to: docs/SCOPES.md), outermost first, joined by " > ";
+  // empty outside every scope.
+  std::string scope;
 };
 
 struct FindingBuffer {
@@ -140,8 +145,9 @@ struct Finding {
   std::vector<std::string> uncertainty;
   ThreadId aware_thread = 0;
   uint64_t count = 1;                   // identical occurrences
-  // Identifies "the same finding" across runs: rule, kind and both sides' code
-  // locations (not addresses, handles or timestamps).
+  // Identifies "the same finding" across runs: rule, kind, both sides' code
+  // locations (not addresses, handles or timestamps) and their scopes (the
+  // same race in two tests is two findings).
   std::string fingerprint;
 };
 

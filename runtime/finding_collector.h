@@ -35,6 +35,12 @@ class FindingCollector {
   // Sends counts of findings seen more than once.
   void Flush();
 
+  // Every finding counted so far (in no order), with its id and count.
+  template <typename Visit>
+  void ForEach(Visit&& visit) const {
+    for (const auto& [key, e] : counts_) visit(key, e.local_id, e.count);
+  }
+
   uint64_t distinct() const { return counts_.size(); }
   uint64_t occurrences() const { return occurrences_; }
 

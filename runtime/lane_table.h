@@ -17,6 +17,9 @@ enum class LaneKind : uint8_t {
   kPerThreadStream,
   kStream,
   kGraphNodes,  // a chain of nodes of one executable graph
+  // The MPI library working on a pending operation's buffers for `thread`
+  // (engine_mpi.cpp): not the host thread's own order, so not a host lane.
+  kMpiOperation,
 };
 
 struct LaneInfo {
@@ -26,6 +29,7 @@ struct LaneInfo {
   DeviceId device = 0;
   ThreadId thread = 0;  // host thread (kHostThread, kPerThreadStream)
   Handle launch_stream = 0;  // kGraphNodes: stream of the most recent launch
+  Lane launch_lane = kNoLane;  // kGraphNodes: that stream's lane, which names it in reports
   // Where the stream came from, for naming it in reports (ObjectOrigin):
   // the site of its create call and the process's count of streams created
   // so far (0: no create seen). The site of its first operation is
@@ -34,6 +38,7 @@ struct LaneInfo {
   uint32_t ordinal = 0;
   bool IsHost() const { return kind == LaneKind::kHostThread; }
   bool IsNonBlocking() const { return (flags & kStreamNonBlocking) != 0; }
+  bool IsMpi() const { return kind == LaneKind::kMpiOperation; }
 };
 
 class LaneTable {
@@ -46,6 +51,7 @@ class LaneTable {
   const LaneInfo& Get(Lane lane) const { return infos_[lane]; }
   LaneInfo& Mutable(Lane lane) { return infos_[lane]; }
   bool IsHost(Lane lane) const { return infos_[lane].IsHost(); }
+  bool IsMpi(Lane lane) const { return infos_[lane].IsMpi(); }
   size_t size() const { return infos_.size(); }
 
   // "stream 0x7f00 (non-blocking)", "legacy default stream of device 0", ...

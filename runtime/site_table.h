@@ -1,5 +1,6 @@
 // Interned code sites: which call (API, kernel, framework op, host stack,
-// host thread, and the library whose own work it was) performed an operation. Shadow memory refers to sites by id,
+// host thread, the library whose own work it was, and the scope open on its
+// thread: runtime/scope_table.h) performed an operation. Shadow memory refers to sites by id,
 // so its size does not grow with the number of operations, and identical races
 // found again and again share one finding. Interning runs once per operation,
 // so the table is open-addressed (one probe in the common case).
@@ -20,6 +21,7 @@ struct Site {
   StackId stack = 0;
   ThreadId thread = 0;
   StringId library = 0;  // TraceRecord::library
+  uint32_t scope = 0;    // ScopeTable's id of the scopes open on the thread; 0 = none
   friend bool operator==(const Site&, const Site&) = default;
 };
 
@@ -39,12 +41,13 @@ class SiteTable {
 
  private:
   static constexpr size_t kInitialSlots = 256;
-  // Three independent multiplies: a short dependency chain on the hot path.
+  // Four independent multiplies: a short dependency chain on the hot path.
   static size_t Hash(const Site& s) {
     const uint64_t a = (uint64_t{s.api} << 32 | s.name) * 0x9E3779B97F4A7C15ull;
     const uint64_t b = (uint64_t{s.framework_op} << 32 | s.stack) * 0xC2B2AE3D27D4EB4Full;
     const uint64_t c = (uint64_t{s.library} << 32 | (uint64_t{s.thread} + 1)) * 0x165667B19E3779F9ull;
-    const uint64_t h = a ^ b ^ c;
+    const uint64_t d = (uint64_t{s.scope} << 32 | s.scope) * 0xD6E8FEB86659FD93ull;
+    const uint64_t h = a ^ b ^ c ^ d;
     return static_cast<size_t>(h ^ (h >> 32));  // the high halves mix every input bit
   }
   // A site not interned yet (or the unknown site, id 0, never in slots_).

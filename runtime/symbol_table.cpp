@@ -13,11 +13,18 @@ void SymbolTable::DefineString(StringId id, std::string text) {
   strings_[id] = std::move(text);
 }
 
-void SymbolTable::DefineStack(StackId id, std::vector<StackFrame> frames, StringId library) {
+void SymbolTable::DefineStack(StackId id, std::vector<StackFrame> frames, StringId library, StringId object) {
   if (id == 0) return;
   stacks_[id] = std::move(frames);
   if (library != 0) stack_library_[id] = library;
   else stack_library_.erase(id);
+  if (object != 0) stack_object_[id] = object;
+  else stack_object_.erase(id);
+}
+
+StringId SymbolTable::ObjectOfStack(StackId id) const {
+  const auto it = stack_object_.find(id);
+  return it == stack_object_.end() ? 0 : it->second;
 }
 
 StringId SymbolTable::LibraryOfStack(StackId id) const {

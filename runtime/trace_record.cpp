@@ -56,6 +56,10 @@ constexpr std::array<std::string_view, static_cast<size_t>(OpCode::kMaxOpCode)> 
   set(OpCode::kThreadAcquire, "thread_acquire");
   set(OpCode::kHostFuncBegin, "host_func_begin");
   set(OpCode::kHostFuncEnd, "host_func_end");
+  set(OpCode::kScopeBegin, "scope_begin");
+  set(OpCode::kScopeEnd, "scope_end");
+  set(OpCode::kMpiStart, "mpi_start");
+  set(OpCode::kMpiComplete, "mpi_complete");
   return n;
 }
 constexpr auto kOpCodeNames = MakeOpCodeNames();

@@ -19,7 +19,7 @@ enum class OpCode : uint8_t {
   kInvalid = 0,
   // Definitions: no ordering meaning.
   kDefineString = 1,  // id=string_id, text
-  kDefineStack = 2,   // id=stack_id, frames
+  kDefineStack = 2,   // id=stack_id, frames, [library], [name: the path of the object whose code made the call]
   kProcessInfo = 3,   // text = "key=value" metadata (command, pid, host, gpu)
   kThreadName = 4,    // thread, text
   kUnmodeledApi = 5,  // api: a call that may change ordering but is not modeled (counted)
@@ -79,7 +79,17 @@ enum class OpCode : uint8_t {
   // stream's order (tracer/api_calls/host_func_trampoline.h).
   kHostFuncBegin = 73,    // thread, id: the thread is now after the stream's work before kHostFunc `id`
   kHostFuncEnd = 74,      // thread, id: the host function returned
-  kMaxOpCode = 75,
+  // Per-test scopes (runtime/scope_table.h, docs/SCOPES.md): the thread
+  // opens a scope inside the one it is in, or closes its innermost.
+  kScopeBegin = 75,       // thread, name (the scope's name)
+  kScopeEnd = 76,         // thread
+  // MPI (runtime/engine_mpi.cpp, docs/internals/mpi.md): the MPI library may
+  // read/write the accesses' bytes from this call until the operation `id`
+  // is seen complete (MPI standard, "Nonblocking Communication"); a blocking
+  // call is both records around it.
+  kMpiStart = 77,         // thread, id (the operation, unique while pending), api, accesses
+  kMpiComplete = 78,      // thread, id, api: a completing MPI_Wait*/MPI_Test* (or the blocking call's return)
+  kMaxOpCode = 79,
 };
 
 std::string_view OpCodeName(OpCode op);
@@ -217,7 +227,7 @@ struct TraceRecordFields {
   uint64_t src_pitch = 0;
   // Host time since the trace started, for timelines. Inside the tracer,
   // until the analysis worker takes the record, a raw count of the host's
-  // clock (tracer/host_clock.h).
+  // clock (tracer/host_threads/host_clock.h).
   uint64_t timestamp_ns = 0;
   friend bool operator==(const TraceRecordFields&, const TraceRecordFields&) = default;
 };

@@ -3,6 +3,9 @@
 # tracer, no lint, no tests) into ${DEVICE_BUILD_DIR:-.device-build}, with
 # debug information stripped so the folder travels small. The GPU machine has
 # no SQLite headers and no Clang, so this runs here and the folder is carried.
+# It also installs that build into ${DEVICE_INSTALL_DIR:-.device-install}
+# (cmake --install: the layout users get, with the PyTorch plugin's sources),
+# which tests/gpu/install/run_install_tests.sh takes.
 # Extra arguments go to cmake (e.g. -DSTREAMCHECK_SANITIZER_INCLUDE=DIR for
 # `run --precise` where the toolkit has no compute-sanitizer/include).
 set -euo pipefail
@@ -10,6 +13,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DEVICE_BUILD_DIR:-$root/.device-build}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DSTREAMCHECK_BUILD_LINT=OFF -DSTREAMCHECK_BUILD_TESTS=OFF -DSTREAMCHECK_BUILD_BENCHMARKS=OFF "$@" >/dev/null
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target streamcheck streamcheck_tracer streamcheck_exit_hook
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target streamcheck streamcheck_tracer streamcheck_preload
 strip --strip-debug "$build/cli/streamcheck" "$build/tracer/libstreamcheck_tracer.so"
 du -sh "$build/cli/streamcheck" "$build/tracer/"*.so*
+install=${DEVICE_INSTALL_DIR:-$root/.device-install}
+rm -rf "$install"
+cmake --install "$build" --prefix "$install" --strip >/dev/null
+du -sh "$install"

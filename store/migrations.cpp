@@ -167,6 +167,12 @@ CREATE TABLE syncs(
   event_created_stack_id INTEGER REFERENCES stacks(id),
   PRIMARY KEY(finding_id, ordinal));
 )sql",
+    // 4 -> 5: the scope (test) each access was made in (issue 42,
+    // docs/SCOPES.md); '' outside every scope, and in rows of older stores.
+    R"sql(
+ALTER TABLE accesses ADD COLUMN scope TEXT NOT NULL DEFAULT '';
+ALTER TABLE syncs ADD COLUMN scope TEXT NOT NULL DEFAULT '';
+)sql",
 };
 static_assert(std::size(kMigrations) == kSchemaVersion);
 
@@ -178,7 +184,7 @@ std::string MissingTable(Database& db, int version) {
       {1, "runs"},     {1, "processes"}, {1, "findings"}, {1, "accesses"},     {1, "allocations"},
       {1, "stacks"},   {1, "frames"},    {2, "counters"}, {3, "source_roots"}, {4, "syncs"},
   };
-  static_assert(kSchemaVersion == 4, "list the new version's tables above");
+  static_assert(kSchemaVersion == 5, "list the new version's tables above");
   for (const auto& [since, table] : kTables) {
     if (since > version) continue;
     Statement q = db.Prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?");
@@ -227,6 +233,11 @@ int CompatibleSchemaVersion(Database& db, std::string* error) {
 }
 
 bool Migrate(Database& db, std::string* error, int target) {
+  // A database at the version wanted needs nothing, and so no write lock:
+  // a traced program opening it while another process writes must not be
+  // turned away for a lock it does not need (its findings would be lost).
+  if (CompatibleSchemaVersion(db, error) == target) return true;
+  error->clear();
   for (;;) {
     // Read under the write lock: processes started together on a new file
     // (a test suite's parallel runs) all found version 0 before one of them

@@ -10,7 +10,7 @@ namespace streamcheck::store {
 class Database;
 
 // The newest schema this build writes and reads.
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 
 // Stamped into PRAGMA application_id so a foreign SQLite file is recognised
 // as not ours instead of being migrated ('SCHK').

@@ -36,6 +36,15 @@ std::vector<ResolvedFrame> ReadStack(Statement& frames, int64_t stack) {
 // Schema 4 added the columns that name streams and events, the syncs
 // table and frames' modules; older files are read without them.
 constexpr int kNamesSchema = 4;
+// Schema 5 added each access's scope (the test it was made in).
+constexpr int kScopesSchema = 5;
+// A finding's test is its later access's scope (the one with role "later",
+// else the last: report_model.h TestOf); those outside every scope come last.
+#define STREAMCHECK_TEST_OF_FINDING                                                                        \
+  "COALESCE((SELECT x.scope FROM accesses x WHERE x.finding_id = f.id ORDER BY x.role = 'later' DESC, " \
+  "x.ordinal DESC LIMIT 1), '')"
+constexpr const char* kTestOrder = STREAMCHECK_TEST_OF_FINDING " = '', " STREAMCHECK_TEST_OF_FINDING ", ";
+#undef STREAMCHECK_TEST_OF_FINDING
 
 std::string AccessQuery(const char* table, int version) {
   std::string columns =
@@ -44,6 +53,7 @@ std::string AccessQuery(const char* table, int version) {
   if (version >= kNamesSchema)
     columns += ", stream_kind, stream_ordinal, stream_created_by, stream_created_stack_id, stream_first_op, "
                "stream_first_stack_id, event, event_ordinal, event_created_by, event_created_stack_id";
+  if (version >= kScopesSchema) columns += ", scope";
   return std::string("SELECT ") + columns + " FROM " + table + " WHERE finding_id = ? ORDER BY ordinal";
 }
 
@@ -82,6 +92,7 @@ bool ReadAccesses(Statement& rows, Statement& frames, int64_t finding, int versi
       a.event_origin.created_by = rows.Text(24);
       event_created = rows.Int(25);
     }
+    if (version >= kScopesSchema) a.scope = rows.Text(26);
     out->push_back(std::move(a));
     // Reading a stack resets the frames statement only: the rows stay where they are.
     FindingAccess& back = out->back();
@@ -172,11 +183,12 @@ bool ForEachFinding(Store& store, const FindingQuery& query,
       (names ? "f.order_gap, f.uncertainty, f.aware_thread " : "'', '', 0 ") +
       "FROM findings f LEFT JOIN allocations a ON a.id = f.allocation_id "
       "LEFT JOIN processes p ON p.id = f.process_id "
-      "WHERE (?1 IS NULL OR f.run_id = ?1) AND (?2 = '' OR f.rule = ?2) " +
-      (group_ranks ? "ORDER BY CASE WHEN p.rank >= 0 THEN (SELECT min(g.id) FROM findings g "
+      "WHERE (?1 IS NULL OR f.run_id = ?1) AND (?2 = '' OR f.rule = ?2) ORDER BY " +
+      (query.by_test && version >= kScopesSchema ? kTestOrder : "") +
+      (group_ranks ? "CASE WHEN p.rank >= 0 THEN (SELECT min(g.id) FROM findings g "
                      "JOIN processes gp ON gp.id = g.process_id WHERE g.run_id = f.run_id AND "
                      "g.fingerprint = f.fingerprint AND gp.rank >= 0) ELSE f.id END, f.id"
-                   : "ORDER BY f.id"));
+                   : "f.id"));
   if (query.run) q.Bind(1, *query.run); else q.BindNull(1);
   q.Bind(2, query.rule);
   Statement accesses = db.Prepare(AccessQuery("accesses", version));

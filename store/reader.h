@@ -56,6 +56,10 @@ struct FindingQuery {
   // (report_model.h) to fold as the findings stream past. SQLite sorts
   // these (in bounded memory); a selection with no rank reads in id order.
   bool ranks_together = false;
+  // report --group-by test: findings come ordered by their test (the scope
+  // of the later access, docs/SCOPES.md), those outside every scope last,
+  // in the order above within a test.
+  bool by_test = false;
 };
 
 // Each returns false and sets `error` when the database cannot be read.

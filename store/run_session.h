@@ -22,6 +22,8 @@
 
 #include "runtime/engine.h"
 #include "runtime/finding.h"
+#include "store/pending_writes.h"
+#include "store/reader.h"
 #include "store/store.h"
 #include "store/suppressions.h"
 
@@ -54,6 +56,9 @@ struct SessionConfig {
   // -1: begin one. The session ends only a run it began.
   int64_t existing_run = -1;
   std::string suppressions_path;  // empty: none
+  // Files the command reads (replay's traces): the database may be none of
+  // them, nor may they be its -wal, -shm or -journal (nor the suppressions).
+  std::vector<std::string> input_paths;
   OpenOptions open;
   // The tracer's way: an unreadable suppressions file or database is a
   // warning (warnings()) and the session goes on without it. Otherwise Open
@@ -87,18 +92,19 @@ class ProcessOutput final : public FindingSink {
   // Whether the finding with this id was dropped by a suppression.
   bool WasSuppressed(uint64_t local_id) const { return counts_.count(local_id) && counts_.at(local_id).suppressed; }
   const FindingTally& tally() const { return tally_; }
-  int64_t process_id() const { return process_id_; }  // in the store; 0: none
+  int64_t process_id() const { return process_.id; }  // in the store; 0: none
 
  private:
   friend class RunSession;
-  ProcessOutput(RunSession* session, int64_t process_id, FindingSink* also)
-      : session_(session), process_id_(process_id), also_(also) {}
+  ProcessOutput(RunSession* session, size_t index, PendingWrites::Process process, FindingSink* also)
+      : session_(session), index_(index), process_(std::move(process)), also_(also) {}
   struct Seen {
     uint64_t count = 0;
     bool suppressed = false;
   };
   RunSession* session_;
-  int64_t process_id_;
+  size_t index_;                     // in the session's outputs
+  PendingWrites::Process process_;  // its row (id 0: none)
   FindingSink* also_;
   std::unordered_map<uint64_t, Seen> counts_;
   FindingTally tally_;
@@ -124,7 +130,12 @@ class RunSession {
   // Counters of the process that only its writer knows (the tracer's
   // "host_threads", "host_guards"), by a category of store/counters.def.
   void AddCounters(ProcessOutput* output, std::string_view category, const std::map<std::string, uint64_t>& counts);
-  // Records the run's end (only for a run this session began).
+  // Writes what a lock kept out (waiting up to the busy timeout once), or,
+  // the database still locked, keeps it in a pending file beside it
+  // (store/pending_writes.h). FinishProcess and End settle too.
+  void Settle();
+  // Records the run's end (only for a run this session began), folding in
+  // first what other processes of the run kept beside the database.
   void End(int exit_status);
 
   bool has_store() const { return store_ != nullptr; }
@@ -139,12 +150,31 @@ class RunSession {
   // failure's message.
   uint64_t failed_writes() const { return failed_writes_; }
   const std::string& first_error() const { return first_error_; }
+  // Findings a lock kept out of the database that wait in pending files
+  // beside it, and those files.
+  uint64_t findings_kept_beside() const { return findings_kept_beside_; }
+  const std::vector<std::string>& pending_files() const { return pending_files_; }
+  // One sentence on what did not reach the database: the run's findings that
+  // wait in pending files beside it now (its own, or its traced processes'
+  // that a lock kept from being folded in), and failed writes; "" when
+  // everything did.
+  std::string UnstoredSummary() const;
 
  private:
   friend class ProcessOutput;
   explicit RunSession(SessionConfig config) : config_(std::move(config)) {}
   bool Write(bool ok);  // counts a failed write
   void NoteSourceFolders(const Finding& finding);
+  // The writes of a process's output: into the database, or, while another
+  // process's lock keeps them out, into pending_ (true: stored now).
+  bool StoreFinding(ProcessOutput* output, uint64_t local_id, const Finding& finding);
+  void StoreCount(ProcessOutput* output, uint64_t local_id, uint64_t count);
+  void StoreCounters(ProcessOutput* output, std::string_view category, const std::map<std::string, uint64_t>& counts);
+  // Writes pending_, waiting for the lock up to the busy timeout or not at all.
+  void WritePending(bool wait);
+  // Folds in the pending files of the run's processes (and of earlier runs),
+  // trying `attempts` times while a lock keeps them out.
+  void FoldWhatWasKeptBeside(int attempts = 1);
 
   SessionConfig config_;
   std::unique_ptr<Store> store_;
@@ -156,6 +186,10 @@ class RunSession {
   std::set<std::string> source_roots_;
   uint64_t failed_writes_ = 0;
   std::string first_error_;
+  StoredRun run_row_;  // the run as the database has it, for pending files
+  PendingWrites pending_;
+  uint64_t findings_kept_beside_ = 0;
+  std::vector<std::string> pending_files_;
 };
 
 // The stats counters of one process: the engine's figures (when given) and

@@ -27,9 +27,12 @@ int64_t NowNs() {
 // SQLite integers are signed; addresses and counts keep their bits.
 int64_t AsSql(uint64_t v) { return static_cast<int64_t>(v); }
 
+bool IsLockMessage(const std::string& sqlite_message) {
+  return sqlite_message.find("locked") != std::string::npos || sqlite_message.find("busy") != std::string::npos;
+}
+
 std::string Explain(const std::string& path, const std::string& sqlite_message) {
-  if (sqlite_message.find("locked") != std::string::npos ||
-      sqlite_message.find("busy") != std::string::npos)
+  if (IsLockMessage(sqlite_message))
     return fmt::format("{}: the database was locked by another process (another streamcheck writing?) for "
                        "longer than the busy timeout (--busy-timeout)",
                        path);
@@ -73,23 +76,6 @@ bool HasUnfinishedLog(const std::string& path) {
   return ::stat((path + "-wal").c_str(), &wal) == 0 && wal.st_size > 0;
 }
 
-class StoreFindingSink final : public FindingSink {
- public:
-  StoreFindingSink(Store* store, int64_t run, int64_t process)
-      : store_(store), run_(run), process_(process) {}
-  void OnFinding(uint64_t local_id, const Finding& finding) override {
-    store_->AddFinding(run_, process_, local_id, finding);
-  }
-  void OnFindingCount(uint64_t local_id, uint64_t count) override {
-    store_->SetFindingCount(run_, process_, local_id, count);
-  }
-
- private:
-  Store* store_;
-  int64_t run_;
-  int64_t process_;
-};
-
 // Returns the new stack's id, or 0 for an empty stack (stored as NULL).
 int64_t InsertStack(Database& db, const std::vector<ResolvedFrame>& frames, bool* ok) {
   if (frames.empty()) return 0;
@@ -117,8 +103,8 @@ void InsertAccesses(Database& db, const char* table, int64_t finding_id,
       "INSERT INTO {}(finding_id, ordinal, role, op, api, framework_op, stream, stream_handle, stream_flags, "
       "on_host, device, thread, mode, address, size, trace_index, timestamp_ns, stack_id, stream_kind, "
       "stream_ordinal, stream_created_by, stream_created_stack_id, stream_first_op, stream_first_stack_id, event, "
-      "event_ordinal, event_created_by, event_created_stack_id) "
-      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      "event_ordinal, event_created_by, event_created_stack_id, scope) "
+      "VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
       table));
   Statement& access = *insert;
   for (size_t i = 0; *ok && i < list.size(); ++i) {
@@ -137,7 +123,7 @@ void InsertAccesses(Database& db, const char* table, int64_t finding_id,
     access.BindIdOrNull(18, stack).Bind(19, a.stream_kind).Bind(20, int64_t{a.stream_origin.ordinal});
     access.Bind(21, a.stream_origin.created_by).BindIdOrNull(22, created).Bind(23, a.stream_origin.first_op);
     access.BindIdOrNull(24, first).Bind(25, AsSql(a.event)).Bind(26, int64_t{a.event_origin.ordinal});
-    access.Bind(27, a.event_origin.created_by).BindIdOrNull(28, event_created);
+    access.Bind(27, a.event_origin.created_by).BindIdOrNull(28, event_created).Bind(29, a.scope);
     *ok = *ok && access.Run();
   }
 }
@@ -148,6 +134,23 @@ Store::Store(std::string path, std::unique_ptr<Database> db)
     : path_(std::move(path)), db_(std::move(db)) {}
 
 Store::~Store() = default;
+
+std::unique_ptr<Store> Store::OpenExisting(const std::string& path, std::string* error) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    *error = path + ": no such file";
+    return nullptr;
+  }
+  if (!S_ISREG(info.st_mode)) {
+    *error = path + ": not a regular file";
+    return nullptr;
+  }
+  OpenOptions options;
+  options.read_only = true;
+  options.create_if_missing = false;
+  options.check_integrity = true;
+  return Open(path, error, options);
+}
 
 std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
                                    const OpenOptions& options) {
@@ -220,10 +223,21 @@ std::unique_ptr<Store> Store::Open(const std::string& path, std::string* error,
     }
     db->Exec("PRAGMA foreign_keys=ON");
   }
-  return std::unique_ptr<Store>(new Store(path, std::move(db)));
+  std::unique_ptr<Store> store(new Store(path, std::move(db)));
+  store->busy_timeout_ms_ = options.busy_timeout_ms;
+  return store;
+}
+
+bool Store::InOneTransaction(const std::function<bool()>& writes) {
+  Transaction tx(*db_);
+  if (!tx.ok()) return Fail(db_->error());
+  if (!writes()) return false;
+  if (!tx.Commit()) return Fail(db_->error());
+  return true;
 }
 
 bool Store::Fail(std::string message) {
+  locked_out_ = IsLockMessage(message);
   last_error_ = Explain(path_, message);
   ++failed_writes_;
   return false;
@@ -283,10 +297,6 @@ bool Store::AddSourceRoots(int64_t run, const std::set<std::string>& paths) {
   }
   if (!tx.Commit()) return Fail(db_->error());
   return true;
-}
-
-std::unique_ptr<FindingSink> Store::MakeFindingSink(int64_t run, int64_t process) {
-  return std::make_unique<StoreFindingSink>(this, run, process);
 }
 
 int64_t Store::AddFinding(int64_t run, int64_t process, uint64_t local_id, const Finding& f) {

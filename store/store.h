@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -61,6 +62,10 @@ class Store {
   // streamcheck; such a file is left exactly as it was.
   static std::unique_ptr<Store> Open(const std::string& path, std::string* error,
                                      const OpenOptions& options = {});
+  // An input of report, merge or baseline: read-only, never created, migrated
+  // or otherwise changed (a CI artifact may not even be writable: a read-only
+  // folder or mount is read as it is), and refused when damaged.
+  static std::unique_ptr<Store> OpenExisting(const std::string& path, std::string* error);
   ~Store();
   Store(const Store&) = delete;
   Store& operator=(const Store&) = delete;
@@ -84,19 +89,21 @@ class Store {
   // adding one twice keeps one.
   bool AddSourceRoots(int64_t run, const std::set<std::string>& paths);
 
-  // A sink that writes each finding in its own transaction as soon as it
-  // arrives (a crashing program loses none) and updates counts on
-  // OnFindingCount. `process` may be 0 (lint). A failed write shows in
-  // failed_writes() and last_error(); the sink must not outlive the store.
-  std::unique_ptr<FindingSink> MakeFindingSink(int64_t run, int64_t process);
-
   // Inserts one finding directly; returns its row id or -1. The sink uses it;
   // so does `merge`.
   int64_t AddFinding(int64_t run, int64_t process, uint64_t local_id, const Finding& finding);
   bool SetFindingCount(int64_t run, int64_t process, uint64_t local_id, uint64_t count);
 
+  // Runs `writes` (calls of this store) in one transaction: all or none.
+  // False when one failed or the lock was not had (last_error()).
+  bool InOneTransaction(const std::function<bool()>& writes);
+
   const std::string& path() const;
   const std::string& last_error() const;
+  // Whether the last failure was another process's lock held longer than
+  // the busy timeout (the write may succeed later), not a failure that stays.
+  bool locked_out() const { return locked_out_; }
+  int busy_timeout_ms() const { return busy_timeout_ms_; }
   // Writes that failed since Open (e.g. the file was locked too long), so
   // `run` can warn that findings were not stored.
   uint64_t failed_writes() const { return failed_writes_; }
@@ -110,6 +117,8 @@ class Store {
   std::unique_ptr<Database> db_;
   std::string last_error_;
   uint64_t failed_writes_ = 0;
+  bool locked_out_ = false;
+  int busy_timeout_ms_ = 5000;
 };
 
 }  // namespace streamcheck::store

@@ -87,11 +87,14 @@ std::optional<SuppressionList> SuppressionList::Parse(std::string_view text,
       std::string key = word.substr(0, eq);
       std::string value = eq == std::string::npos ? "" : word.substr(eq + 1);
       if (value.empty()) return fail("expected KEY=GLOB, got '" + word + "'");
-      if (key == "kernel") s.kernel = value;
-      else if (key == "function") s.function = value;
-      else if (key == "file") s.file = value;
-      else return fail("unknown key '" + key + "' (kernel, function or file)");
+      std::string* pattern = key == "kernel" ? &s.kernel : key == "function" ? &s.function : key == "file" ? &s.file : nullptr;
+      if (pattern == nullptr) return fail("unknown key '" + key + "' (kernel, function or file)");
+      // Which one was meant? Each key holds one pattern; two lines suppress either.
+      if (!pattern->empty())
+        return fail("'" + key + "' given twice (one pattern per key: write a line for each, or one glob)");
+      *pattern = value;
     }
+    list.index_.Add(s, static_cast<uint32_t>(list.entries_.size()));
     list.entries_.push_back(std::move(s));
   }
   return list;
@@ -115,7 +118,8 @@ std::optional<SuppressionList> SuppressionList::Load(const std::string& path, st
 }
 
 const Suppression* SuppressionList::Match(const Finding& finding) const {
-  for (const Suppression& s : entries_) {
+  for (const uint32_t candidate : index_.Candidates(finding)) {
+    const Suppression& s = entries_[candidate];
     if (s.rule != "*" && s.rule != finding.rule) continue;
     if (!s.kernel.empty() && !AnyOp(finding, s.kernel)) continue;
     if (!s.function.empty() && !AnyFrame(finding, s.function, &ResolvedFrame::function)) continue;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/finding.h"
+#include "store/suppression_index.h"
 
 namespace streamcheck {
 
@@ -35,7 +36,8 @@ class SuppressionList {
   // A suppression matches when its rule matches and each pattern it gives
   // matches at least one access of the finding.
   bool Suppressed(const Finding& finding) const { return Match(finding) != nullptr; }
-  // The first matching suppression, or nullptr.
+  // The first matching suppression, or nullptr. Only the lines the index
+  // names as candidates are tried (suppression_index.h).
   const Suppression* Match(const Finding& finding) const;
 
   const std::vector<Suppression>& entries() const { return entries_; }
@@ -43,6 +45,7 @@ class SuppressionList {
 
  private:
   std::vector<Suppression> entries_;
+  SuppressionIndex index_;
 };
 
 // Shell-style glob: '*' matches any run of characters ('/' included), '?' any

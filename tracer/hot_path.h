@@ -4,8 +4,8 @@
 // own launch work evicts the tracer's code from the instruction cache and
 // its pages from the TLB (a costly walk under a hypervisor's nested paging);
 // a few adjacent pages come back faster than the dozen that these functions
-// otherwise lie scattered over. A small effect: x0.997 [0.993, 1.000] of a
-// launch's time without it (run 44, tests/gpu/bench/results/README.md).
+// otherwise lie scattered over. A small effect, measured in
+// tests/gpu/bench/results/README.md.
 #pragma once
 
 #define STREAMCHECK_HOT __attribute__((hot))

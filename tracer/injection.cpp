@@ -15,9 +15,11 @@
 #include "tracer/frameworks/framework_plugin.h"
 #include "tracer/host/host_guards.h"
 #include "tracer/libraries/nccl/nccl_hooks.h"
+#include "tracer/scopes/scope_hooks.h"
 #include "tracer/tracer.h"
 #if STREAMCHECK_HAVE_SANITIZER
 #include "tracer/sanitizer/sanitizer_front_end.h"
+#include "tracer/environment.h"
 #endif
 
 namespace streamcheck::tracer {
@@ -76,7 +78,7 @@ void RegisterExitHook() {
 // device; without it, or where it cannot start, CUPTI's (fast mode). Only
 // one of the two can subscribe in a process.
 bool SubscribeFrontEnd(Tracer& tracer) {
-  const char* precise = std::getenv("STREAMCHECK_PRECISE");
+  const char* precise = std::getenv(environment::kPrecise);
   if (precise == nullptr) return SubscribeCallbacks();
 #if STREAMCHECK_HAVE_SANITIZER
   std::string error;
@@ -107,6 +109,7 @@ extern "C" __attribute__((visibility("default"))) int InitializeInjection(void) 
     g_tracer->host_thread_order().IgnoreCudaAndOwnCode();  // the plugins' locks too
     std::atexit(FinishAtExit);
     RegisterExitHook();
+    RegisterScopeHooks(g_tracer);
     RegisterLibraryHooks(g_tracer);
     pthread_atfork(BeforeFork, AfterForkInParent, AfterForkInChild);
     const TracerConfig& config = g_tracer->config();

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 
+#include "runtime/trace/trace_symbols.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_ops.h"
 #include "tracer/frameworks/framework_plugin.h"
@@ -16,7 +17,9 @@
 #include "tracer/hot_path.h"
 #include "tracer/job_place.h"
 #include "tracer/libraries/library_modules.h"
+#include "tracer/scopes/scope_hooks.h"
 #include "tracer/thread_state.h"
+#include "tracer/environment.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -68,7 +71,7 @@ std::atomic<ThreadId> g_next_thread{1};
 // be trusted and pids repeat: it writes a database and traces of its host's
 // beside them, which `streamcheck merge` joins (docs/NCCL.md).
 bool OnAnotherHostThanRun() {
-  const std::string run_host = Env("STREAMCHECK_RUN_HOST");
+  const std::string run_host = Env(environment::kRunHost);
   return !run_host.empty() && run_host != JobPlaceOfThisProcess().host;
 }
 
@@ -76,31 +79,43 @@ bool OnAnotherHostThanRun() {
 // (launchers' ranks, multiprocessing, forked children) writes beside it,
 // suffixed with its pid, and with its host on another host than run's.
 std::string TracePathOfThisProcess(bool forked) {
-  const std::string root = Env("STREAMCHECK_TRACE");
+  const std::string root = Env(environment::kTrace);
   if (root.empty()) return root;
   const bool other_host = OnAnotherHostThanRun();
-  if (!forked && !other_host && Env("STREAMCHECK_ROOT_PID") == std::to_string(getpid())) return root;
+  if (!forked && !other_host && Env(environment::kRootPid) == std::to_string(getpid())) return root;
   return root + (other_host ? "." + JobPlaceOfThisProcess().host : std::string()) + "." + std::to_string(getpid());
+}
+
+// What a replay of the trace checks as this run did (cli/cmd_replay.cpp):
+// " forbid_default_stream=GLOB", "*" for every object's work.
+std::string ForbidDefaultStreamField(const TracerConfig& c) {
+  if (!c.forbid_default_stream) return "";
+  return " " + std::string(kForbidDefaultStreamField) + "=" +
+         EncodeProcessInfoValue(c.default_stream_objects.empty() ? "*" : c.default_stream_objects);
 }
 
 }  // namespace
 
 TracerConfig TracerConfig::FromEnvironment() {
   TracerConfig c;
-  c.db_path = Env("STREAMCHECK_DB");
-  const std::string run = Env("STREAMCHECK_RUN_ID");
+  c.db_path = Env(environment::kDb);
+  const std::string run = Env(environment::kRunId);
   c.run_id = run.empty() ? -1 : std::strtoll(run.c_str(), nullptr, 10);
   if (OnAnotherHostThanRun() && !c.db_path.empty()) {
     c.db_path.append(".").append(JobPlaceOfThisProcess().host);
     c.run_id = -1;  // a run of its own in that database
   }
   c.trace_path = TracePathOfThisProcess(/*forked=*/false);
-  c.suppressions = Env("STREAMCHECK_SUPPRESSIONS");
-  c.capture_stacks = Env("STREAMCHECK_STACKS") != "0";
+  c.suppressions = Env(environment::kSuppressions);
+  c.capture_stacks = Env(environment::kStacks) != "0";
   c.analysis_worker = !DebugFlag(DebugSwitch::kInlineAnalysis);
   c.queue_records = !DebugFlag(DebugSwitch::kDropRecords);
   c.analyse_records = !DebugFlag(DebugSwitch::kSkipAnalysis);
-  c.host_guards = Env("STREAMCHECK_HOST_GUARDS") != "0";
+  c.host_guards = Env(environment::kHostGuards) != "0";
+  if (const char* objects = std::getenv(environment::kForbidDefaultStream)) {
+    c.forbid_default_stream = true;
+    c.default_stream_objects = std::string(objects) == "*" ? "" : objects;
+  }
   return c;
 }
 
@@ -130,14 +145,19 @@ void Tracer::OpenOutputs() {
   session.suppressions_path = config_.suppressions;
   session.best_effort = true;  // never take the program down for an output
   session.frames_name_sources = true;  // the program's own frames: its source folders
-  if (const std::string wait = Env("STREAMCHECK_BUSY_TIMEOUT_MS"); !wait.empty())
+  if (const std::string wait = Env(environment::kBusyTimeoutMs); !wait.empty())
     session.open.busy_timeout_ms = std::atoi(wait.c_str());
   std::string error;
   session_ = store::RunSession::Open(session, &error);
   for (const std::string& warning : session_->warnings()) Warn(warning);
   config_.run_id = session_->run_id();
-  output_ = session_->AddProcess(store::ProcessInfo{getpid(), CommandLine(), place.host, place.rank});
-  engine_ = std::make_unique<Engine>(output_);
+  scope_findings_.Clear();
+  output_ = session_->AddProcess(store::ProcessInfo{getpid(), CommandLine(), place.host, place.rank},
+                                 &scope_findings_);
+  EngineOptions options;
+  options.forbid_default_stream = config_.forbid_default_stream;
+  options.default_stream_objects = config_.default_stream_objects;
+  engine_ = std::make_unique<Engine>(output_, options);
   engine_->set_stack_resolver(this);
   if (!config_.trace_path.empty()) {
     std::string error;
@@ -147,7 +167,8 @@ void Tracer::OpenOutputs() {
   TraceRecord info;
   info.op = OpCode::kProcessInfo;
   // The command last: it has spaces (ProcessInfoField, trace_symbols.h, reads it so).
-  info.text = "pid=" + std::to_string(getpid()) + " " + DescribeJobPlace(place) + " command=" + CommandLine();
+  info.text = "pid=" + std::to_string(getpid()) + " " + DescribeJobPlace(place) +
+              ForbidDefaultStreamField(config_) + " command=" + CommandLine();
   Submit(info);
   // Host threads have their own clocks when the preloaded library tells how
   // they synchronize (host_thread_order.h); the engine's default is trace order.
@@ -262,6 +283,9 @@ STREAMCHECK_HOT ThreadId Tracer::CurrentThread() {
       TraceRecord mode = host_order_.ModeRecord();
       Submit(mode);
     }
+    // A test's scope opened before CUDA loaded the tracer (or before this
+    // thread's first call) holds this thread's work from here.
+    EmitOpenScopes(thread.id);
   }
   return thread.id;
 }
@@ -319,6 +343,7 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
       def.id = r.stack;
       for (uint64_t pc : stacks_.ProgramCounters(r.stack)) def.frames.push_back({0, 0, 0, pc});
       def.library = NoteCallingLibrary(r.stack);
+      if (const auto object = stack_objects_.find(r.stack); object != stack_objects_.end()) def.name = object->second;
       Submit(def);
     }
   }
@@ -337,9 +362,62 @@ STREAMCHECK_HOT void Tracer::Emit(TraceRecord& r) {
 // definition at exit, when the library may be unloaded.
 StringId Tracer::NoteCallingLibrary(StackId stack) {
   const std::vector<uint64_t>& pcs = stacks_.ProgramCounters(stack);
-  const StringId library = Intern(LibraryOfCaller(pcs.data(), pcs.size()));
+  const std::string_view object = CallingObject(pcs.data(), pcs.size());
+  const StringId library = Intern(LibraryOfModule(object));
   if (library != 0) stack_libraries_[stack] = library;
+  // The object's path: what --forbid-default-stream=GLOB matches (define_stack's name).
+  if (const StringId path = Intern(object); path != 0) stack_objects_[stack] = path;
   return library;
+}
+
+void Tracer::EmitOpenScopes(ThreadId thread) {
+  for (const std::string_view name : OpenScopesOfThisThread()) {
+    TraceRecord r;
+    r.op = OpCode::kScopeBegin;
+    r.thread = thread;
+    r.name = Intern(name);
+    r.timestamp_ns = clock_.Ticks();
+    Submit(r);
+  }
+}
+
+void Tracer::EmitScopeMark(TraceRecord& r) {
+  r.thread = CurrentThread();
+  r.timestamp_ns = clock_.Ticks();
+  Submit(r);
+}
+
+void Tracer::ScopeBegin(const char* name) {
+  std::lock_guard<TracerLock> lock(lock_);
+  if (finished_) return;
+  TraceRecord r;
+  r.op = OpCode::kScopeBegin;
+  r.name = Intern(name);
+  EmitScopeMark(r);
+}
+
+void Tracer::ScopeEnd() {
+  std::lock_guard<TracerLock> lock(lock_);
+  if (finished_) return;
+  // On the thread's first record, the catch-up (CurrentThread) opens the
+  // scope being closed first: the preloaded library drops it after this.
+  TraceRecord r;
+  r.op = OpCode::kScopeEnd;
+  EmitScopeMark(r);
+}
+
+long Tracer::ScopeErrors(char* text, size_t size) {
+  std::lock_guard<TracerLock> lock(lock_);
+  if (finished_ || !engine_) return 0;
+  const ThreadId thread = CurrentThread();
+  // Every record queued so far analysed, and the worker held between two
+  // while the engine is read (as for fork).
+  PauseAnalysis();
+  struct Resume {
+    Tracer* tracer;
+    ~Resume() { tracer->ResumeAnalysis(); }  // also when the report throws (GuardInternalErrors catches it)
+  } resume{this};
+  return scope_findings_.Report(*engine_, engine_->OpenScope(thread), text, size);
 }
 
 void Tracer::CountUnmodeled(std::string_view api) {
@@ -449,6 +527,7 @@ void Tracer::WriteSymbolizedStacks() {
     for (const ResolvedFrame& f : stacks_.Symbolize(id))
       def.frames.push_back({Intern(f.function), Intern(f.file), f.line, f.pc});
     if (const auto it = stack_libraries_.find(id); it != stack_libraries_.end()) def.library = it->second;
+    if (const auto it = stack_objects_.find(id); it != stack_objects_.end()) def.name = it->second;
     trace_->Append(def);
   }
 }
@@ -478,6 +557,8 @@ void Tracer::RestartAfterFork() {
   config_.trace_path = TracePathOfThisProcess(/*forked=*/true);
   OpenOutputs();
   StartWorker();
+  // The forking thread's open scopes, for the child's fresh engine.
+  if (const ThreadId thread = ThisThread().id; thread != 0) EmitOpenScopes(thread);
 }
 
 bool Tracer::OwnsThisProcess() const { return getpid() == os_pid_; }

@@ -23,11 +23,12 @@
 #include "tracer/analysis_worker.h"
 #include "tracer/device_accesses.h"
 #include "tracer/frameworks/framework_hooks.h"
-#include "tracer/host_clock.h"
-#include "tracer/host_thread_order.h"
+#include "tracer/host_threads/host_clock.h"
+#include "tracer/host_threads/host_thread_order.h"
 #include "tracer/stacks/host_stacks.h"
 #include "tracer/kernel_access/kernel_arguments.h"
 #include "tracer/record_resolver.h"
+#include "tracer/scopes/scope_findings.h"
 #include "tracer/tracer_lock.h"
 #include "tracer/debug/tracer_profile.h"
 
@@ -55,6 +56,11 @@ struct TracerConfig {
   // STREAMCHECK_HOST_GUARDS=0 (`streamcheck run --no-host-guards`): no guard
   // pages, so no host accesses observed (tracer/host/host_guards.h).
   bool host_guards = true;
+  // STREAMCHECK_FORBID_DEFAULT_STREAM (`run --forbid-default-stream[=GLOB]`,
+  // rule default-stream-use): on, and the objects whose work counts ("" every
+  // object's; the variable's "*" is that too).
+  bool forbid_default_stream = false;
+  std::string default_stream_objects;
   static TracerConfig FromEnvironment();
 };
 
@@ -80,6 +86,15 @@ class Tracer : public StackResolver {
   void CountUnmodeled(std::string_view api);
   // A framework plugin's stack (Python frames), defined once per call.
   StackId AddFrameworkStack(const StreamcheckFrame* frames, size_t count);
+  // Per-test scopes (tracer/scopes/, docs/SCOPES.md), from the preloaded
+  // library's hooks on the program's thread, without tracer_lock() held.
+  // The thread opens scope `name`, or closes its innermost (with none open,
+  // an anomaly the engine counts).
+  void ScopeBegin(const char* name);
+  void ScopeEnd();
+  // streamcheck_scope_errors: waits for the analysis to reach this point,
+  // then the new error findings of the thread's innermost scope.
+  long ScopeErrors(char* text, size_t size);
   // A caching-allocator block changed hands (framework_hooks.h).
   void PoolBlock(StreamcheckBlockEvent event, Address address, uint64_t size, Handle stream, int device,
                  StackId stack);
@@ -122,6 +137,12 @@ class Tracer : public StackResolver {
 
  private:
   StringId NoteCallingLibrary(StackId stack);
+  // The scopes the thread opened before the tracer met it, for a fresh
+  // engine (its first record, or a forked child's first).
+  void EmitOpenScopes(ThreadId thread);
+  // A scope record of the calling thread (not a CUDA call: no stack, no
+  // framework op, nothing guarded).
+  void EmitScopeMark(TraceRecord& r);
   void OpenOutputs();
   void StartWorker();
   void WriteSymbolizedStacks();
@@ -169,6 +190,7 @@ class Tracer : public StackResolver {
   std::array<StaticString, 64> recent_static_strings_{};
   HostStacks stacks_;
   std::unordered_map<StackId, StringId> stack_libraries_;  // NoteCallingLibrary's, where not the program's
+  std::unordered_map<StackId, StringId> stack_objects_;    // and the path of the object that made the call
   AddressSpan address_span_;
   std::array<uint64_t, 256> native_stacks_by_op_{};  // by OpCode, with STREAMCHECK_DEBUG=profile
   HostThreadOrder host_order_;
@@ -177,6 +199,9 @@ class Tracer : public StackResolver {
   // and Finish() touch it. The worker's picture of memory.
   alignas(64) RecordResolver resolver_;
   TicksToNanoseconds timestamps_{clock_};
+  // The errors' words, for ScopeErrors: the session's `also` sink, so
+  // declared before it (and destroyed after).
+  ScopeFindings scope_findings_;
   std::unique_ptr<store::RunSession> session_;  // database, suppressions, counters (store/run_session.h)
   store::ProcessOutput* output_ = nullptr;      // this process's findings, through session_
   std::unique_ptr<Engine> engine_;

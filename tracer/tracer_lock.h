@@ -6,14 +6,12 @@
 // made under the lock has left the store buffer. A launch's record and its
 // copy into the analysis worker's ring are stores to lines the driver's own
 // launch work has just pushed out of the caches, so that wait was the
-// largest single step of a launch's exit callback on the GPU machines (some
-// 70 of 300 ns, read with the time-stamp counter between its steps: run 53,
-// tests/gpu/bench/results/README.md). Here unlocking is a plain release
-// store, which x86 lets drain in the background. Part of the wait moves to
-// the driver's next atomic instruction, so the gain is small: a launch costs
-// x0.995 [0.992, 0.998] of what it did with std::mutex (runs 54-56 pooled;
-// x0.991 on the slower machine, no difference seen on the faster one). The
-// price: a waiter cannot be woken, so it spins, then yields, then naps. The
+// largest single step of a launch's exit callback on the GPU machines (about
+// a quarter of it, read with the time-stamp counter between its steps).
+// Here unlocking is a plain release store, which x86 lets drain in the
+// background. Part of the wait moves to the driver's next atomic
+// instruction, so the gain is small but measurable (the figures are in
+// tests/gpu/bench/results/README.md). The price: a waiter cannot be woken, so it spins, then yields, then naps. The
 // lock is held for a callback's few hundred nanoseconds, or for the worker's
 // drain around fork() and exit, where waiters nap.
 #pragma once

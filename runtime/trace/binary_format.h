@@ -1,4 +1,4 @@
-// Layout of the binary trace form (docs/TRACE_FORMAT.md is the prose version).
+// Layout of the binary trace form (docs/internals/trace-format.md is the prose version).
 //
 //   file   := file_header block*
 //   file_header (16 bytes) := magic[8] version:u32le flags:u32le

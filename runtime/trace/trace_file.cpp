@@ -6,9 +6,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <mutex>
+#include <vector>
 
+#include "runtime/trace/path_map.h"
 #include "runtime/trace/text_format.h"
 #include "runtime/trace/trace_io.h"
+
 #include "runtime/trace/trace_readers.h"
 
 namespace streamcheck {
@@ -52,12 +57,92 @@ std::unique_ptr<TraceSource> OpenInput(std::unique_ptr<trace_internal::ByteInput
 
 }  // namespace
 
+namespace {
+
+// A pipe (`replay <(zcat t.gz)`, /dev/stdin, a FIFO) can be read only once,
+// and replay reads its trace twice (stacks and process first): the first open
+// copies its bytes into an unlinked temporary file, which this and every later
+// open of the same path in this process read, each from the start. Before,
+// the second open found the pipe drained and the records past the first
+// buffer were lost.
+class PipeCopies {
+ public:
+  static PipeCopies& Get() {
+    static PipeCopies* copies = new PipeCopies;  // never destroyed: used until exit
+    return *copies;
+  }
+
+  // `file`, or, when it is not a regular file, a stream of its copy from the
+  // start (nullptr with `error` set when the copy cannot be made).
+  std::FILE* Seekable(std::FILE* file, const std::string& path, std::string* error) {
+    struct stat st;
+    if (fstat(fileno(file), &st) == 0 && S_ISREG(st.st_mode)) return file;
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = copies_.find(path);
+    if (it == copies_.end()) {
+      const int copy = CopyToTemporaryFile(file, path, error);
+      if (copy < 0) {
+        std::fclose(file);
+        return nullptr;
+      }
+      it = copies_.emplace(path, copy).first;
+    }
+    std::fclose(file);
+    // A description of its own, so that each reader starts at byte 0.
+    std::FILE* reread = std::fopen(("/proc/self/fd/" + std::to_string(it->second)).c_str(), "rb");
+    if (reread == nullptr) *error = path + ": cannot read back its copy: " + std::strerror(errno);
+    return reread;
+  }
+
+ private:
+  static int CopyToTemporaryFile(std::FILE* from, const std::string& path, std::string* error) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    std::string name = std::string(tmpdir != nullptr && *tmpdir != '\0' ? tmpdir : "/tmp") + "/streamcheck-trace-XXXXXX";
+    const int fd = mkstemp(name.data());
+    if (fd < 0) {
+      *error = path + ": is a pipe, and no copy of it could be made in " + name.substr(0, name.rfind('/')) + ": " +
+               std::strerror(errno) + " (set TMPDIR, or give the trace as a file)";
+      return -1;
+    }
+    unlink(name.c_str());
+    std::vector<char> buffer(1 << 20);
+    while (true) {
+      const size_t got = std::fread(buffer.data(), 1, buffer.size(), from);
+      for (size_t done = 0; done < got;) {
+        const ssize_t n = write(fd, buffer.data() + done, got - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          *error = path + ": is a pipe, and its copy in " + name.substr(0, name.rfind('/')) + " could not be written: " +
+                   std::strerror(n < 0 ? errno : ENOSPC) + " (set TMPDIR, or give the trace as a file)";
+          close(fd);
+          return -1;
+        }
+        done += static_cast<size_t>(n);
+      }
+      if (got < buffer.size()) break;
+    }
+    if (std::ferror(from)) {
+      *error = path + ": read error: " + std::strerror(errno);
+      close(fd);
+      return -1;
+    }
+    return fd;
+  }
+
+  std::mutex mutex_;
+  std::map<std::string, int> copies_;
+};
+
+}  // namespace
+
 std::unique_ptr<TraceSource> OpenTrace(const std::string& path, std::string* error) {
   std::FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
     *error = path + ": cannot open: " + std::strerror(errno);
     return nullptr;
   }
+  file = PipeCopies::Get().Seekable(file, path, error);
+  if (file == nullptr) return nullptr;
   if (auto mapped = trace_internal::MakeMappedFileInput(file)) return OpenInput(std::move(mapped), path);
   return OpenInput(trace_internal::MakeFileInput(file), path);
 }
@@ -95,11 +180,12 @@ std::unique_ptr<TraceSink> CreateTraceWriter(const std::string& path, TraceForma
                                         : CreateTextTraceWriter(path, error);
 }
 
-bool CopyTrace(TraceSource* in, TraceSink* out, std::string* error) {
+bool CopyTrace(TraceSource* in, TraceSink* out, std::string* error, const PathMap* paths) {
   TraceRecord record;
   while (true) {
     switch (in->Next(&record)) {
       case TraceSource::Status::kRecord:
+        if (paths) paths->Apply(&record);
         if (!out->Append(record)) {
           *error = "record " + std::to_string(in->records_read() - 1) + ": " + out->error();
           out->Flush();
@@ -121,7 +207,7 @@ bool CopyTrace(TraceSource* in, TraceSink* out, std::string* error) {
 }
 
 bool ConvertTrace(const std::string& in_path, const std::string& out_path, TraceFormat to,
-                  std::string* error) {
+                  std::string* error, const PathMap* paths) {
   std::error_code ignored;
   if (std::filesystem::equivalent(in_path, out_path, ignored)) {
     *error = out_path + ": output would overwrite the input";
@@ -146,7 +232,7 @@ bool ConvertTrace(const std::string& in_path, const std::string& out_path, Trace
     ::unlink(temp.c_str());
     return false;
   }
-  const bool copied = CopyTrace(in.get(), out.get(), error);
+  const bool copied = CopyTrace(in.get(), out.get(), error, paths);
   const bool closed = out->Close();
   if (!closed || !out->error().empty()) {  // the writing failed, not the input
     *error = out_path + ": " + (out->error().empty() ? *error : out->error()) + "; it was left as it was";

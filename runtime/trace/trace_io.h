@@ -1,6 +1,6 @@
 // Reading and writing trace files: the binary form the tracer writes
 // (.sctrace: versioned, append-only CRC-checked blocks) and the text form
-// people write by hand (one record per line). docs/TRACE_FORMAT.md describes
+// people write by hand (one record per line). docs/internals/trace-format.md describes
 // both. Readers detect the form from the first bytes, so every consumer
 // (replay, convert, tests) goes through OpenTrace and never cares which it got.
 #pragma once
@@ -15,6 +15,8 @@
 #include "runtime/trace_record.h"
 
 namespace streamcheck {
+
+class PathMap;
 
 enum class TraceFormat { kBinary, kText };
 std::string_view TraceFormatName(TraceFormat format);  // "binary" / "text"
@@ -109,9 +111,10 @@ std::unique_ptr<TraceSink> CreateTextTraceWriter(std::FILE* file);
 
 // Copies every record of `in` into `out`. On a read error the records before
 // it are still written (and flushed); returns false with *error set.
-bool CopyTrace(TraceSource* in, TraceSink* out, std::string* error);
+// With `paths`, the paths the trace's strings name are rewritten (path_map.h).
+bool CopyTrace(TraceSource* in, TraceSink* out, std::string* error, const PathMap* paths = nullptr);
 // Converts the file at in_path into out_path written in `to`.
 bool ConvertTrace(const std::string& in_path, const std::string& out_path, TraceFormat to,
-                  std::string* error);
+                  std::string* error, const PathMap* paths = nullptr);
 
 }  // namespace streamcheck

@@ -40,4 +40,24 @@ std::string ProcessInfoField(std::string_view text, std::string_view key) {
   return {};
 }
 
+std::string EncodeProcessInfoValue(std::string_view value) {
+  std::string out;
+  for (char c : value) {
+    if (c == '%') out += "%25";
+    else if (c == ' ') out += "%20";
+    else out += c;
+  }
+  return out;
+}
+
+std::string DecodeProcessInfoValue(std::string_view value) {
+  std::string out;
+  for (size_t i = 0; i < value.size(); ++i) {
+    if (value.substr(i, 3) == "%25") out += '%', i += 2;
+    else if (value.substr(i, 3) == "%20") out += ' ', i += 2;
+    else out += value[i];
+  }
+  return out;
+}
+
 }  // namespace streamcheck

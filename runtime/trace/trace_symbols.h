@@ -34,4 +34,13 @@ class TraceSymbols : public StackResolver {
 // it has spaces). "" when the field is absent.
 std::string ProcessInfoField(std::string_view text, std::string_view key);
 
+// A process_info value with no spaces in it ('%' and ' ' as %25 and %20),
+// and back.
+std::string EncodeProcessInfoValue(std::string_view value);
+std::string DecodeProcessInfoValue(std::string_view value);
+
+// The field that says the traced run checked default-stream use
+// (`run --forbid-default-stream=GLOB`): its pattern, "*" for every object.
+inline constexpr char kForbidDefaultStreamField[] = "forbid_default_stream";
+
 }  // namespace streamcheck

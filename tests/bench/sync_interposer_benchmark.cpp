@@ -1,5 +1,5 @@
 // What the preloaded library's pthread interposers (tracer/preload/) cost a
-// program: run it as it is and with LD_PRELOAD=libstreamcheck_exit_hook.so.
+// program: run it as it is and with LD_PRELOAD=libstreamcheck_preload.so.
 // Without a tracer the library only forwards (a process with no CUDA, or one
 // before cuInit): BM_LockUnlock. BM_LockUnlockObserved* start it observing
 // as the tracer would and give the thread a clock of its own (a thread that
@@ -30,7 +30,7 @@ const streamcheck_thread_order_api* Library() {
 bool Observe(benchmark::State& state) {
   const streamcheck_thread_order_api* api = Library();
   if (api == nullptr) {
-    state.SkipWithError("run with LD_PRELOAD=libstreamcheck_exit_hook.so");
+    state.SkipWithError("run with LD_PRELOAD=libstreamcheck_preload.so");
     return false;
   }
   api->activate(nullptr, 0);

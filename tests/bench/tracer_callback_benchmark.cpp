@@ -135,7 +135,7 @@ void BM_TracedLaunch(benchmark::State& state) {
 BENCHMARK(BM_TracedLaunch)->ArgName("program_kib")->Arg(0)->Arg(64)->Arg(256)->UseRealTime();
 
 // A launch with the lock/unlock pairs a framework makes around it (PyTorch's
-// caching allocator, its dispatcher): run with LD_PRELOAD=libstreamcheck_exit_hook.so
+// caching allocator, its dispatcher): run with LD_PRELOAD=libstreamcheck_preload.so
 // to see what observing the program's synchronization adds.
 void BM_TracedLaunchWithLocks(benchmark::State& state) {
   ProgramWork program(static_cast<size_t>(state.range(0)) << 10);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "runtime/trace/trace_io.h"
+#include "tests/cli/cli_helpers.h"
 #include "tests/common/run_command.h"
 #include "store/reader.h"
 #include "store/store.h"
@@ -24,27 +25,9 @@ namespace fs = std::filesystem;
 
 using Result = testing::CommandResult;
 
-// stdout and stderr together.
-Result Streamcheck(const std::string& args) {
-  return testing::RunCommand(std::string(STREAMCHECK_BINARY) + " " + args + " 2>&1");
-}
-
-std::string TempPath(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("streamcheck_cli_test_" + std::to_string(getpid()));
-  fs::create_directories(dir);
-  return (dir / name).string();
-}
-
-std::vector<Finding> StoredFindings(const std::string& db_path) {
-  std::string error;
-  auto db = store::Store::Open(db_path, &error, {.read_only = true});
-  EXPECT_TRUE(db) << error;
-  std::vector<store::StoredFinding> stored;
-  std::vector<Finding> out;
-  if (!db || !store::ReadFindings(*db, {}, &stored, &error)) return out;
-  for (auto& s : stored) out.push_back(s.finding);
-  return out;
-}
+using cli_testing::StoredFindings;
+using cli_testing::Streamcheck;
+using cli_testing::TempPath;
 
 // One expected finding: rule, kind, substrings of both operations (kernel,
 // API or framework op; the second `-` for a finding of one operation), and
@@ -94,7 +77,7 @@ bool Matches(const Finding& f, const Expected& e) {
 // Every trace under testdata/ with a .expect file beside it.
 std::vector<fs::path> ExpectedTraces() {
   std::vector<fs::path> out;
-  for (const char* dir : {"testdata/examples", "testdata/traces"}) {
+  for (const char* dir : {"testdata/examples", "testdata/traces", "testdata/rules"}) {
     const fs::path root = fs::path(STREAMCHECK_SOURCE_DIR) / dir;
     if (!fs::exists(root)) continue;
     for (const auto& entry : fs::recursive_directory_iterator(root))
@@ -236,12 +219,12 @@ TEST(Run, PassesTheExitStatusAndPreloadsTheExitHook) {
   EXPECT_EQ(r.exit_code, 7) << r.output;
   r = Streamcheck("run -q --db " + db + " -- sh -c 'echo \"preload=$LD_PRELOAD\"'");
   EXPECT_EQ(r.exit_code, 0) << r.output;
-  EXPECT_NE(r.output.find("libstreamcheck_exit_hook.so"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("libstreamcheck_preload.so"), std::string::npos) << r.output;
   r = Streamcheck("run -q --db " + db + " -- env LD_PRELOAD=libmine.so sh -c 'echo \"preload=$LD_PRELOAD\"'");
   EXPECT_NE(r.output.find("preload=libmine.so"), std::string::npos) << r.output;  // what the program sets wins
   r = testing::RunCommand("LD_PRELOAD=libmine.so " + std::string(STREAMCHECK_BINARY) + " run -q --db " + db +
                          " -- sh -c 'echo \"preload=$LD_PRELOAD\"' 2>&1");
-  EXPECT_NE(r.output.find("libstreamcheck_exit_hook.so:libmine.so"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("libstreamcheck_preload.so:libmine.so"), std::string::npos) << r.output;
 }
 
 // A job's ranks under `run` (tests/cli/fake_ranks.cpp stands in for their
@@ -293,11 +276,17 @@ TEST(Run, NoHostGuardsTellsTheTracer) {
   EXPECT_NE(r.output.find("guards=."), std::string::npos) << r.output;
 }
 
-// The switches come from tracer/debug/debug_switches.def; a misspelt one is
-// named, not silently ignored.
-TEST(Run, HelpListsEveryDebugSwitchAndAnUnknownOneIsNamed) {
-  Result r = Streamcheck("run --help");
+// The switches come from tracer/debug/debug_switches.def, listed by
+// --help-debug apart from the options --help shows; a misspelt one is named,
+// not silently ignored.
+TEST(Run, HelpDebugListsEveryDebugSwitchAndAnUnknownOneIsNamed) {
+  Result help = Streamcheck("run --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.output.find("stack-cache-verify"), std::string::npos) << help.output;
+  EXPECT_NE(help.output.find("--help-debug"), std::string::npos) << help.output;
+  Result r = Streamcheck("run --help-debug");
   EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.output.find("STREAMCHECK_FRAMEWORKS"), std::string::npos) << r.output;
   for (const char* name : {"launch", "callbacks-only", "profile", "launch-timing", "stack-cache-verify",
                            "no-block-events", "inline-analysis", "drop-records", "skip-analysis"})
     EXPECT_NE(r.output.find(std::string("\n  ") + name + " "), std::string::npos) << name << "\n" << r.output;
@@ -305,6 +294,38 @@ TEST(Run, HelpListsEveryDebugSwitchAndAnUnknownOneIsNamed) {
                           TempPath("debug.db") + " -- true 2>&1");
   EXPECT_NE(r.output.find("no switch is named 'profil'"), std::string::npos) << r.output;
   EXPECT_EQ(r.output.find("named 'launch'"), std::string::npos) << r.output;
+}
+
+// A trace recorded in another checkout: `trace convert --path-map` rewrites
+// the files it names, and `report --path-map` shows a database's files
+// under the reader's paths (issue 41).
+TEST(PathMap, TraceConvertAndReportRewriteRecordedPaths) {
+  const std::string text = TempPath("elsewhere.trace.txt");
+  {
+    std::ofstream out(text);
+    out << "define_stack id=1 frame=\"main\":\"/ci/build/src/app.cu\":7\n"
+           "stream_create thread=1 stream=0x10 flags=0x1 api=\"cudaStreamCreateWithFlags\" stack=1\n"
+           "stream_create thread=1 stream=0x20 flags=0x1 api=\"cudaStreamCreateWithFlags\" stack=1\n"
+           "malloc thread=1 dst=0x1000 size=4096 api=\"cudaMalloc\" stack=1\n"
+           "memset thread=1 stream=0x10 dst=0x1000 size=4096 async=1 api=\"cudaMemsetAsync\" stack=1\n"
+           "memset thread=1 stream=0x20 dst=0x1000 size=4096 async=1 api=\"cudaMemsetAsync\" stack=1\n";
+  }
+  const std::string converted = TempPath("here.sctrace");
+  Result r = Streamcheck("trace convert --path-map /ci/build= --to binary " + text + " " + converted);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = Streamcheck("trace dump " + converted);
+  EXPECT_NE(r.output.find("\"src/app.cu\""), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("/ci/build"), std::string::npos) << r.output;
+
+  const std::string db = TempPath("elsewhere.db");
+  r = Streamcheck("replay -q --db " + db + " " + text);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = Streamcheck("report --format summary --path-map /ci/build=/home/me/app " + db);
+  EXPECT_EQ(r.output.rfind("/home/me/app/src/app.cu:7: ", 0), 0u) << r.output;
+  EXPECT_EQ(r.output.find("/ci/build"), std::string::npos) << r.output;
+  r = Streamcheck("report --path-map nothing " + db);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("--path-map 'nothing' is not OLD=NEW"), std::string::npos) << r.output;
 }
 
 TEST(Rules, ListsEveryRuleAndPrintsItsPage) {

@@ -5,7 +5,9 @@
 # without streamcheck, and its output (stdout) and exit status must be the
 # same traced and not: the tracer never changes the program (COMPARE_NATIVE=0
 # skips that).
-# A scenario's "// nvcc-flags: ..." line adds to its nvcc command.
+# A scenario's "// nvcc-flags: ..." line adds to its nvcc command, "// run-flags: ..."
+# to its `streamcheck run`, and "// nvcc-library: NAME" builds the same source
+# with -DSCENARIO_LIBRARY into libNAME.so first and links the program with it.
 # Usage: run_gpu_tests.sh STREAMCHECK_BINARY OUT_DIR [EXPECTATIONS_FILE...]
 #   (default: expectations.txt and pytorch/expectations.txt). JOBS runs at once (default 8).
 #   RUN_FLAGS adds options to every `streamcheck run` (e.g. --no-host-guards;
@@ -45,7 +47,11 @@ checks = dict(w.split("=", 1) for w in words if "=" in w)
 missing = [r for r in rules if r not in found]
 if missing:
     sys.exit("missing " + " ".join(missing) + " (found: " + (" ".join(found) or "nothing") + ")")
-for f in (f for f in findings if f["rule"] in rules):
+ruled = [f for f in findings if f["rule"] in rules]
+if "count" in checks and len(ruled) != int(checks["count"]):
+    sys.exit("%d findings of %s, expected %s: %s" % (len(ruled), " ".join(rules), checks["count"],
+                                                      [f["message"] for f in ruled]))
+for f in ruled:
     rule, accesses = f["rule"], f["accesses"]
     if "confidence" in checks and f.get("confidence") != checks["confidence"]:
         sys.exit("%s: confidence %s, expected %s" % (rule, f.get("confidence"), checks["confidence"]))
@@ -55,6 +61,8 @@ for f in (f for f in findings if f["rule"] in rules):
     for op in checks.get("ops", "").split(","):
         if op and not any(op in n for n in names):
             sys.exit("%s: no access names %s: %s" % (rule, op, names))
+    if "scope" in checks and not any(a.get("scope") == checks["scope"] for a in accesses):
+        sys.exit("%s: no access in scope %s: %s" % (rule, checks["scope"], [a.get("scope") for a in accesses]))
     for a in accesses if "stack" in checks else []:
         if not any(checks["stack"] in (fr.get("file") or "") for fr in a.get("stack") or []):
             sys.exit("%s: %s has no frame in %s" % (rule, a.get("op"), checks["stack"]))
@@ -65,16 +73,17 @@ print(" ".join(found))
 # run_one PROGRAM VARIANT EXPECTATION...: one traced run, one result line.
 run_one() {
   local program=$1 variant=$2; shift 2
-  local rest="$*" name=${program//\//_} exe
+  local rest="$*" name=${program//\//_} exe own_flags=()
   if [[ "$program" == pytorch/* ]]; then
     exe=("$py" "$here/pytorch/scenarios.py" "${program#pytorch/}")
   else
     exe=("$out/$program")
+    read -ra own_flags <<<"$(sed -n 's|^// run-flags: ||p' "$here/scenarios/$program.cu")"
   fi
   local db="$out/$name.$variant.db" want_rc=0 rc found
   rm -f "$db"*
   if [[ "$rest" == exit=* ]]; then read -r token rest <<<"$rest"; want_rc=${token#exit=}; fi
-  "$sc" run --db "$db" --trace "$out/$name.$variant.sctrace" "${run_flags[@]}" -- "${exe[@]}" "$variant" \
+  "$sc" run --db "$db" --trace "$out/$name.$variant.sctrace" "${run_flags[@]}" "${own_flags[@]}" -- "${exe[@]}" "$variant" \
     >"$out/$name.$variant.out" 2>"$out/$name.$variant.log"
   rc=$?
   if [[ $rc -ne $want_rc ]]; then
@@ -111,6 +120,14 @@ for file in "${files[@]}"; do
       flags=(-O2 -g -arch=sm_90 -std=c++17)
       [[ "$program" == *per_thread* ]] && flags+=(--default-stream per-thread)
       read -ra extra <<<"$(sed -n 's|^// nvcc-flags: ||p' "$here/scenarios/$program.cu")"
+      library=$(sed -n 's|^// nvcc-library: ||p' "$here/scenarios/$program.cu")
+      if [[ -n "$library" ]]; then
+        if ! "${NVCC:-nvcc}" "${flags[@]}" -shared -Xcompiler -fPIC -DSCENARIO_LIBRARY -o "$out/lib$library.so" \
+             "$here/scenarios/$program.cu" "${extra[@]}" >"$out/$program.library.build.log" 2>&1; then
+          echo "FAIL $program: library build failed" >"$out/results/$program.build"; cat "$out/$program.library.build.log"; continue
+        fi
+        extra+=(-L"$out" -l"$library" -Xlinker -rpath="$out")
+      fi
       if ! "${NVCC:-nvcc}" "${flags[@]}" -o "$out/$program" "$here/scenarios/$program.cu" "${extra[@]}" >"$out/$program.build.log" 2>&1; then
         echo "FAIL $program: build failed" >"$out/results/$program.build"; cat "$out/$program.build.log"; continue
       fi

@@ -112,6 +112,14 @@ class TraceBuilder {
   TraceBuilder& HostFuncEnd(uint32_t id) { auto& r = Add(OpCode::kHostFuncEnd, ""); r.id = id; r.api = 0; return *this; }
   TraceBuilder& HostRead(Address a, uint64_t n) { Add(OpCode::kHostAccess, "host read").accesses = {R(a, n)}; return *this; }
   TraceBuilder& HostWrite(Address a, uint64_t n) { Add(OpCode::kHostAccess, "host write").accesses = {W(a, n)}; return *this; }
+  // An MPI call starts operation `id` on these bytes (kMpiStart), or its
+  // completion is seen (kMpiComplete); a blocking call is both.
+  TraceBuilder& MpiStart(const std::string& call, uint32_t id, std::vector<MemoryAccess> accesses) {
+    auto& r = Add(OpCode::kMpiStart, call); r.id = id; r.accesses = std::move(accesses); return *this;
+  }
+  TraceBuilder& MpiComplete(const std::string& call, uint32_t id) {
+    Add(OpCode::kMpiComplete, call).id = id; return *this;
+  }
   TraceBuilder& BeginCapture(Handle s) { Add(OpCode::kStreamBeginCapture, "cudaStreamBeginCapture").stream = s; return *this; }
   // cudaStreamBeginCaptureToGraph: the stream's work joins `graph` after `deps`.
   TraceBuilder& BeginCaptureToGraph(Handle s, Handle graph, std::vector<Handle> deps) {
@@ -154,6 +162,14 @@ class TraceBuilder {
   TraceBuilder& ThreadAcquire(ThreadId thread, uint32_t epoch) {
     auto& r = Add(OpCode::kThreadAcquire, ""); r.deps = {ThreadEpochDep(thread, epoch)}; r.api = 0; return *this;
   }
+  // The current thread opens a scope named `name` inside the one it is in
+  // (docs/SCOPES.md), or closes its innermost.
+  TraceBuilder& ScopeBegin(const std::string& name) {
+    auto& r = Add(OpCode::kScopeBegin, ""); r.name = Intern(name); r.api = 0; r.stack = 0; return *this;
+  }
+  TraceBuilder& ScopeEnd() { auto& r = Add(OpCode::kScopeEnd, ""); r.api = 0; r.stack = 0; return *this; }
+  // The last call was made at stack `stack` (the same call site as another).
+  TraceBuilder& AtStack(StackId stack) { records_.back().stack = stack; return *this; }
   // Marks the last record with a framework op name (e.g. "aten::sum").
   TraceBuilder& FrameworkOp(const std::string& op) { records_.back().framework_op = Intern(op); return *this; }
   // Marks the last record as a library's own work (e.g. "nccl").
@@ -169,6 +185,17 @@ class TraceBuilder {
     defines_.push_back(def);
     return *this;
   }
+  // The last call was made by the code of the object (executable or shared
+  // library) at `path`: its stack's definition says so (define_stack's name).
+  TraceBuilder& CalledFromObject(const std::string& path) {
+    TraceRecord def;
+    def.op = OpCode::kDefineStack;
+    def.id = records_.back().stack;
+    def.frames = {{Intern("caller"), Intern("caller.cu"), 7, 0x7000}};
+    def.name = Intern(path);
+    defines_.push_back(def);
+    return *this;
+  }
 
   // String definitions first, then the calls in order.
   std::vector<TraceRecord> records() const {
@@ -177,9 +204,9 @@ class TraceBuilder {
     return all;
   }
 
-  std::vector<Finding> Run(EngineStats* stats = nullptr) const {
+  std::vector<Finding> Run(EngineStats* stats = nullptr, const EngineOptions& options = {}) const {
     CollectingSink sink;
-    Engine engine(&sink);
+    Engine engine(&sink, options);
     for (const TraceRecord& r : records()) engine.Process(r);
     engine.Finish();
     if (stats) *stats = engine.stats();

@@ -23,8 +23,7 @@ std::string MakeStore(const ScratchDir& dir, const std::string& name,
   int64_t run = store->BeginRun({.mode = "run", .command = name});
   int64_t process = store->AddProcess(run, {.pid = 100 + rank, .command = name, .rank = rank});
   store->AddCounters(run, process, "unmodeled_api", {{"cudaFooBar", 2}});
-  auto sink = store->MakeFindingSink(run, process);
-  for (size_t i = 0; i < fingerprints.size(); ++i) sink->OnFinding(i + 1, RaceFinding(fingerprints[i]));
+  for (size_t i = 0; i < fingerprints.size(); ++i) store->AddFinding(run, process, i + 1, RaceFinding(fingerprints[i]));
   store->EndRun(run, 0);
   return path;
 }
@@ -107,6 +106,48 @@ TEST(Merge, AFailedInputLeavesTheOutputAsItWas) {
   std::vector<StoredRun> runs;
   ASSERT_TRUE(ReadRuns(*out, &runs, &error));
   EXPECT_TRUE(runs.empty());
+}
+
+// A run merged before (or a copy of its file) is joined, not copied again:
+// the findings it lacked are added once, its end filled in, its counters
+// not added twice.
+TEST(Merge, ARunAlreadyThereIsJoinedNotCopied) {
+  ScratchDir dir;
+  std::string error;
+  const std::string path = dir.File("growing.db");
+  auto growing = Store::Open(path, &error);
+  ASSERT_TRUE(growing) << error;
+  const int64_t run = growing->BeginRun({.mode = "run", .command = "./app"});
+  const int64_t process = growing->AddProcess(run, {.pid = 7, .command = "./app"});
+  ASSERT_TRUE(growing->AddCounters(run, process, "unmodeled_api", {{"cudaFooBar", 2}}));
+  ASSERT_GT(growing->AddFinding(run, process, 1, RaceFinding("fp-a")), 0);
+  auto out = Store::Open(dir.File("all.db"), &error);
+  ASSERT_TRUE(out) << error;
+  MergeStats first;
+  ASSERT_TRUE(MergeInto(*out, *growing, &first, &error)) << error;
+  ASSERT_GT(growing->AddFinding(run, process, 2, RaceFinding("fp-b")), 0);
+  ASSERT_TRUE(growing->SetFindingCount(run, process, 1, 5));
+  ASSERT_TRUE(growing->EndRun(run, 3));
+  MergeStats again;
+  ASSERT_TRUE(MergeInto(*out, *growing, &again, &error)) << error;
+  EXPECT_EQ(again.runs, 0);
+  EXPECT_EQ(again.runs_already_there, 1);
+  EXPECT_EQ(again.processes, 0);
+  EXPECT_EQ(again.findings, 1);
+  EXPECT_EQ(again.findings_already_there, 1);
+
+  std::vector<StoredRun> runs;
+  ASSERT_TRUE(ReadRuns(*out, &runs, &error));
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].exit_status, 3);
+  std::vector<StoredFinding> findings;
+  ASSERT_TRUE(ReadFindings(*out, {}, &findings, &error));
+  ASSERT_EQ(findings.size(), 2u);
+  EXPECT_EQ(findings[0].finding.count, 5u) << "the higher count";
+  EXPECT_EQ(findings[0].process_id, findings[1].process_id);
+  std::map<std::string, std::map<std::string, uint64_t>> counters;
+  ASSERT_TRUE(ReadCounters(*out, runs[0].id, &counters, &error));
+  EXPECT_EQ(counters["unmodeled_api"]["cudaFooBar"], 2u) << "not added twice";
 }
 
 }  // namespace

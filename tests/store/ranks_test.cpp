@@ -5,13 +5,13 @@
 
 #include <sstream>
 
-#include "store/json_report.h"
+#include "report/json_report.h"
+#include "report/report_command.h"
+#include "report/report_model.h"
+#include "report/text_report.h"
 #include "store/merge.h"
 #include "store/reader.h"
-#include "store/report_command.h"
-#include "store/report_model.h"
 #include "store/store.h"
-#include "store/text_report.h"
 #include "tests/store/store_fixtures.h"
 
 namespace streamcheck::store {
@@ -63,29 +63,29 @@ TEST(Ranks, TheSameRaceOnSeveralRanksIsOneFindingWithTheRanksListed) {
   ASSERT_TRUE(store) << error;
   WriteJob(*store, {1, 0, -1}, 2);
   WriteJob(*store, {0}, 1);  // a second run: its findings stay its own
-  ReportData data;
+  report::ReportData data;
   data.db_path = "job.db";
   data.findings = Read(*store);
-  FoldAcrossRanks(&data.findings);
+  report::FoldAcrossRanks(&data.findings);
   ASSERT_EQ(data.findings.size(), 4u);
   EXPECT_EQ(data.findings[0].ranks, (std::vector<int32_t>{0, 1}));
   EXPECT_EQ(data.findings[0].finding.count, 4u);
-  EXPECT_EQ(DescribeRanks(data.findings[0]), "ranks 0, 1");
+  EXPECT_EQ(report::DescribeRanks(data.findings[0]), "ranks 0, 1");
   EXPECT_EQ(data.findings[1].finding.fingerprint, "fp-other");
-  EXPECT_EQ(DescribeRanks(data.findings[1]), "rank 1");
+  EXPECT_EQ(report::DescribeRanks(data.findings[1]), "rank 1");
   EXPECT_TRUE(data.findings[2].ranks.empty());  // no rank: not folded
   EXPECT_EQ(data.findings[3].ranks, std::vector<int32_t>{0});
   std::ostringstream text, summary;
-  WriteTextReport(data, text);
+  report::WriteTextReport(data, text);
   EXPECT_NE(text.str().find("  on ranks 0, 1 (host node1)\n"), std::string::npos) << text.str();
-  WriteSummaryReport(data, summary);
+  report::WriteSummaryReport(data, summary);
   EXPECT_NE(summary.str().find("(seen 4 times) [ranks 0, 1]"), std::string::npos) << summary.str();
-  EXPECT_EQ(JsonFinding(data.findings[0])["ranks"], nlohmann::json::array({0, 1}));
+  EXPECT_EQ(report::JsonFinding(data.findings[0])["ranks"], nlohmann::json::array({0, 1}));
 }
 
-nlohmann::json JsonReportOf(const ReportRequest& request) {
+nlohmann::json JsonReportOf(const report::ReportRequest& request) {
   std::ostringstream out, err;
-  EXPECT_EQ(RunReport(request, out, err), 0) << err.str();
+  EXPECT_EQ(report::RunReport(request, out, err), 0) << err.str();
   return nlohmann::json::parse(out.str());
 }
 
@@ -114,9 +114,9 @@ TEST(Ranks, ReportFoldsTheRanksAsItReadsTheFindings) {
   EXPECT_EQ(findings[3]["ranks"], nlohmann::json::array({0}));
 
   std::ostringstream text, summary, err;
-  ASSERT_EQ(RunReport({.db_path = db, .format = "text", .run = 1}, text, err), 0) << err.str();
+  ASSERT_EQ(report::RunReport({.db_path = db, .format = "text", .run = 1}, text, err), 0) << err.str();
   EXPECT_NE(text.str().find("  on ranks 0, 1 (host node1)\n"), std::string::npos) << text.str();
-  ASSERT_EQ(RunReport({.db_path = db, .format = "summary", .run = 1}, summary, err), 0) << err.str();
+  ASSERT_EQ(report::RunReport({.db_path = db, .format = "summary", .run = 1}, summary, err), 0) << err.str();
   EXPECT_NE(summary.str().find("(seen 4 times) [ranks 0, 1]"), std::string::npos) << summary.str();
 }
 

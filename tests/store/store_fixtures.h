@@ -11,7 +11,7 @@
 
 #include "runtime/finding.h"
 
-namespace streamcheck::store::testing {
+namespace streamcheck::testing {
 
 class ScratchDir {
  public:
@@ -118,4 +118,4 @@ inline Finding NamedRaceFinding(const std::string& fingerprint = "fp-normal-sum"
   return f;
 }
 
-}  // namespace streamcheck::store::testing
+}  // namespace streamcheck::testing

@@ -14,9 +14,10 @@
 #include <sstream>
 #include <string>
 
-#include "store/report_command.h"
+#include "report/report_command.h"
+#include "store/merge.h"
 
-namespace streamcheck::store::testing {
+namespace streamcheck::testing {
 
 inline void ExpectOrAbort(bool ok) {
   if (!ok) std::abort();
@@ -31,29 +32,29 @@ inline void ReadStoreBytes(const uint8_t* data, size_t size) {
   std::ofstream(db, std::ios::binary).write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
 
   for (const char* format : {"text", "summary", "json", "sarif", "html"}) {
-    ReportRequest request;
+    report::ReportRequest request;
     request.db_path = db;
     request.format = format;
     std::ostringstream out, err;
-    const int code = RunReport(request, out, err);
+    const int code = report::RunReport(request, out, err);
     ExpectOrAbort(code == 0 || code == 2);
     ExpectOrAbort(code == 0 || !err.str().empty());
     if (code == 0 && (request.format == "json" || request.format == "sarif"))
       ExpectOrAbort(!nlohmann::json::parse(out.str(), nullptr, false).is_discarded());
   }
-  ReportRequest baseline;
+  report::ReportRequest baseline;
   baseline.db_path = db;
   baseline.baseline_path = db;
-  baseline.run = kLatestRun;
+  baseline.run = report::kLatestRun;
   std::ostringstream out, err;
-  const int code = RunReport(baseline, out, err);
+  const int code = report::RunReport(baseline, out, err);
   ExpectOrAbort(code == 0 || code == 2);
 
   const std::string merged = dir + "/merged.db";
   for (const char* suffix : {"", "-wal", "-shm", "-journal"}) ::unlink((merged + suffix).c_str());
   std::ostringstream merge_err;
-  const int merge_code = RunMerge(merged, {db}, merge_err);
+  const int merge_code = store::RunMerge(merged, {db}, merge_err);
   ExpectOrAbort(merge_code == 0 || (merge_code == 2 && !merge_err.str().empty()));
 }
 
-}  // namespace streamcheck::store::testing
+}  // namespace streamcheck::testing

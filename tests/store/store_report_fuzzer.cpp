@@ -8,6 +8,6 @@
 #include "tests/store/store_fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  streamcheck::store::testing::ReadStoreBytes(data, size);
+  streamcheck::testing::ReadStoreBytes(data, size);
   return 0;
 }

@@ -161,6 +161,23 @@ TEST(StoreSafety, LockedDatabaseFailsClearlyAndLosesNothing) {
   EXPECT_EQ(findings.size(), 1u);
 }
 
+// A database at this build's version needs no migration and so no write
+// lock to open: a traced program starting while another process writes got
+// "locked", went on without the database, and its findings were lost (the
+// soak of issue 44 found it).
+TEST(StoreSafety, AnUpToDateDatabaseOpensWhileAnotherProcessWrites) {
+  ScratchDir dir;
+  std::string path = dir.File("busy.db");
+  MakeStore(path);
+  std::string error;
+  Database holder(path, false, false, &error);
+  ASSERT_TRUE(holder.Exec("BEGIN IMMEDIATE; INSERT INTO runs(mode, command, host, gpu, "
+                          "tool_version, start_time_ns) VALUES('run', 'holder', '', '', '', 1)"));
+  auto store = Store::Open(path, &error, {.check_integrity = true, .busy_timeout_ms = 50});
+  EXPECT_TRUE(store) << error;
+  ASSERT_TRUE(holder.Exec("COMMIT"));
+}
+
 TEST(StoreSafety, MigrationOfALockedDatabaseFailsClearly) {
   ScratchDir dir;
   std::string path = dir.File("old-locked.db");
@@ -254,14 +271,14 @@ TEST(StoreSafety, SchemaThreeFindingsReadWithoutTheNewColumns) {
   EXPECT_EQ(ReadAll(path), before) << "a read-only open changes nothing";
 }
 
-TEST(StoreSafety, SchemaThreeMigratesToFourKeepingItsFindings) {
+TEST(StoreSafety, SchemaThreeMigratesToTheNewestKeepingItsFindings) {
   ScratchDir dir;
   const std::string path = dir.File("v3.db");
   MakeSchemaThreeStore(path);
   std::string error;
   auto store = Store::Open(path, &error);
   ASSERT_TRUE(store) << error;
-  EXPECT_EQ(SchemaVersionOf(store->database(), &error), 4);
+  EXPECT_EQ(SchemaVersionOf(store->database(), &error), kSchemaVersion);
   ASSERT_GT(store->AddFinding(1, 0, 2, testing::NamedRaceFinding()), 0) << store->last_error();
   std::vector<StoredFinding> findings;
   ASSERT_TRUE(ReadFindings(*store, {}, &findings, &error)) << error;
@@ -270,6 +287,54 @@ TEST(StoreSafety, SchemaThreeMigratesToFourKeepingItsFindings) {
   EXPECT_EQ(findings[0].finding.accesses[1].stack[0].module, "");
   EXPECT_EQ(findings[1].finding.order_gap, "non-blocking-stream");
   EXPECT_EQ(findings[1].finding.syncs.size(), 1u);
+}
+
+// Schema 5: each access keeps its scope (the test it was made in); a
+// store of schema 4 reads with none, and migrates keeping its findings.
+TEST(StoreSafety, AccessesKeepTheirScopes) {
+  ScratchDir dir;
+  const std::string path = dir.File("scopes.db");
+  std::string error;
+  auto store = Store::Open(path, &error);
+  ASSERT_TRUE(store) << error;
+  Finding race = testing::NamedRaceFinding();
+  race.accesses[0].scope = "tests/test_loader.py::test_fill";
+  race.accesses[1].scope = "tests/test_loader.py::test_prefetch > warm-up";
+  ASSERT_GT(store->AddFinding(store->BeginRun({"run", "pytest", "h", "g"}), 0, 1, race), 0) << store->last_error();
+  std::vector<StoredFinding> findings;
+  ASSERT_TRUE(ReadFindings(*store, {}, &findings, &error)) << error;
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].finding.accesses[0].scope, "tests/test_loader.py::test_fill");
+  EXPECT_EQ(findings[0].finding.accesses[1].scope, "tests/test_loader.py::test_prefetch > warm-up");
+  EXPECT_EQ(findings[0].finding.syncs[0].scope, "");
+}
+
+TEST(StoreSafety, SchemaFourReadsWithoutScopesAndMigrates) {
+  ScratchDir dir;
+  const std::string path = dir.File("v4.db");
+  MakeSchemaThreeStore(path);
+  {
+    std::string error;
+    Database db(path, false, false, &error);
+    ASSERT_TRUE(Migrate(db, &error, 4)) << error;
+  }
+  std::string error;
+  {
+    auto old = Store::Open(path, &error, {.read_only = true});
+    ASSERT_TRUE(old) << error;
+    std::vector<StoredFinding> findings;
+    ASSERT_TRUE(ReadFindings(*old, {}, &findings, &error)) << error;
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].finding.accesses[1].scope, "");
+  }
+  auto store = Store::Open(path, &error);
+  ASSERT_TRUE(store) << error;
+  EXPECT_EQ(SchemaVersionOf(store->database(), &error), 5);
+  std::vector<StoredFinding> findings;
+  ASSERT_TRUE(ReadFindings(*store, {}, &findings, &error)) << error;
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0].finding.message, "old message");
+  EXPECT_EQ(findings[0].finding.accesses[0].scope, "");
 }
 
 }  // namespace

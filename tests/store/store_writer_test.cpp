@@ -3,8 +3,9 @@
 
 #include <iostream>
 
+#include "report/report_command.h"
 #include "store/database.h"
-#include "store/report_command.h"
+#include "store/merge.h"
 #include "store/reader.h"
 #include "store/store.h"
 #include "tests/store/store_fixtures.h"
@@ -53,8 +54,7 @@ TEST(StoreWriter, SinkWritesEachFindingImmediatelyAndUpdatesCounts) {
   ASSERT_TRUE(store) << error;
   int64_t run = store->BeginRun({.mode = "run", .command = "./app"});
   int64_t process = store->AddProcess(run, {.pid = 1, .command = "./app"});
-  auto sink = store->MakeFindingSink(run, process);
-  sink->OnFinding(1, RaceFinding());
+  store->AddFinding(run, process, 1, RaceFinding());
 
   // Another connection sees it before the run ends: a crash now loses nothing.
   {
@@ -64,7 +64,7 @@ TEST(StoreWriter, SinkWritesEachFindingImmediatelyAndUpdatesCounts) {
     ASSERT_TRUE(ReadFindings(*reader, {}, &findings, &error)) << error;
     ASSERT_EQ(findings.size(), 1u);
   }
-  sink->OnFindingCount(1, 17);
+  store->SetFindingCount(run, process, 1, 17);
 
   std::vector<StoredFinding> findings;
   ASSERT_TRUE(ReadFindings(*store, {}, &findings, &error)) << error;

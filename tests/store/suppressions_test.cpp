@@ -7,7 +7,7 @@
 namespace streamcheck {
 namespace {
 
-using store::testing::RaceFinding;
+using testing::RaceFinding;
 
 SuppressionList ParseOk(std::string_view text) {
   std::string error;
@@ -67,6 +67,55 @@ TEST(Suppressions, LoadReportsAMissingFile) {
   std::string error;
   EXPECT_FALSE(SuppressionList::Load("/nonexistent/streamcheck.supp", &error));
   EXPECT_NE(error.find("/nonexistent/streamcheck.supp"), std::string::npos);
+}
+
+TEST(Suppressions, AKeyGivenTwiceIsAnErrorWithItsLine) {
+  std::string error;
+  EXPECT_FALSE(SuppressionList::Parse("# x\ncross-stream-race kernel=A kernel=B -- which?\n", "s.supp", &error));
+  EXPECT_NE(error.find("s.supp:2: 'kernel' given twice"), std::string::npos) << error;
+  EXPECT_FALSE(SuppressionList::Parse("* file=a file=a -- x\n", "s.supp", &error));
+  EXPECT_NE(error.find("'file' given twice"), std::string::npos) << error;
+}
+
+// The index tries only some lines: the first line that matches must be the
+// one trying every line in order finds, for names and patterns of every shape.
+TEST(Suppressions, TheIndexFindsTheFirstMatchingLineAsTryingEachWould) {
+  const std::vector<std::string> names = {"sum_kernel", "gemm_fp16", "aten::sum", "/src/third_party/cub/x.cuh",
+                                          "model.py", "main", "ampere_sgemm", "k", ""};
+  const std::vector<std::string> patterns = {"sum_kernel", "sum_*", "*_kernel", "*third_party*", "*",  "?",
+                                             "a*n*m",      "*.py", "gemm?fp16", "*sum*",         "k*", "*e*_*"};
+  std::string text;
+  std::vector<Suppression> lines;
+  int n = 0;
+  for (const std::string& rule : {std::string("*"), std::string("cross-stream-race"), std::string("use-after-free")})
+    for (const char* key : {"kernel", "function", "file"})
+      for (const std::string& pattern : patterns) {
+        text += rule + " " + key + "=" + pattern + (n % 2 == 0 && std::string(key) == "kernel" ? " function=m*" : "") + " -- " + std::to_string(n) + "\n";
+        ++n;
+      }
+  text += "use-after-free -- every finding of the rule\n";
+  const SuppressionList list = ParseOk(text);
+  auto first_by_trying_each = [&](const Finding& f) -> const Suppression* {
+    for (const Suppression& s : list.entries()) {
+      if (s.rule != "*" && s.rule != f.rule) continue;
+      SuppressionList one = ParseOk(s.rule + (s.kernel.empty() ? "" : " kernel=" + s.kernel) +
+                                    (s.function.empty() ? "" : " function=" + s.function) +
+                                    (s.file.empty() ? "" : " file=" + s.file) + " -- x\n");
+      if (one.Suppressed(f)) return &s;
+    }
+    return nullptr;
+  };
+  for (const char* rule : {"cross-stream-race", "use-after-free", "host-device-race"})
+    for (const std::string& op : names)
+      for (const std::string& place : names) {
+        Finding f = RaceFinding();
+        f.rule = rule;
+        f.accesses[1].op = op;
+        f.accesses[0].stack = {{place, place, 1, 0, 0}};
+        const Suppression* indexed = list.Match(f);
+        const Suppression* tried = first_by_trying_each(f);
+        EXPECT_EQ(indexed ? indexed->line : 0, tried ? tried->line : 0) << rule << " " << op << " " << place;
+      }
 }
 
 }  // namespace

@@ -28,7 +28,9 @@ TEST(TraceRecordNames, EveryOpCodeHasAUniqueSnakeCaseName) {
     EXPECT_TRUE(seen.insert(name).second) << name;
     EXPECT_EQ(OpCodeFromName(name), op);
   }
-  EXPECT_EQ(testing::AllOpCodes().size(), 47u);
+  EXPECT_EQ(testing::AllOpCodes().size(), 49u);
+  EXPECT_EQ(OpCodeName(OpCode::kScopeBegin), "scope_begin");
+  EXPECT_EQ(OpCodeName(OpCode::kScopeEnd), "scope_end");
   EXPECT_EQ(OpCodeName(OpCode::kHostFuncBegin), "host_func_begin");
   EXPECT_EQ(OpCodeName(OpCode::kKernelLaunch), "kernel_launch");
   EXPECT_EQ(OpCodeName(OpCode::kStreamWaitEvent), "stream_wait_event");

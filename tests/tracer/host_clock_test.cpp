@@ -1,4 +1,4 @@
-#include "tracer/host_clock.h"
+#include "tracer/host_threads/host_clock.h"
 
 #include <gtest/gtest.h>
 

@@ -63,6 +63,10 @@ TEST_F(FakeNccl, TheCallingModuleIsTheFirstOutsideThePlumbing) {
   EXPECT_EQ(CallingModule(from_program, 2), "<program>");
   EXPECT_EQ(precise::VendorLibraryOf(CallingModule(from_program, 2)), "");
   EXPECT_EQ(CallingModule(&in_libc, 1), "");
+  // Its path, for `run --forbid-default-stream=GLOB`: as loaded, and the executable's own.
+  EXPECT_EQ(CallingObject(through_libc, 3), std::string(FAKE_NCCL_LIB));
+  EXPECT_TRUE(CallingObject(from_program, 2).ends_with("/tracer_tests")) << CallingObject(from_program, 2);
+  EXPECT_EQ(CallingObject(&in_libc, 1), "");
 }
 
 // Under --precise the Compute Sanitizer API's library dispatches the

@@ -1,8 +1,8 @@
 // Finding a statically linked CUDA runtime's code by its symbols
-// (tracer/static_cuda_runtime.h): the names, the runs they make, and a real
+// (tracer/host_threads/static_cuda_runtime.h): the names, the runs they make, and a real
 // ELF file, this test's own executable, which carries stand-ins named as
 // cudart 13 names its internal functions.
-#include "tracer/static_cuda_runtime.h"
+#include "tracer/host_threads/static_cuda_runtime.h"
 
 #include <gtest/gtest.h>
 #include <link.h>

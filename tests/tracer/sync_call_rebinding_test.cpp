@@ -1,8 +1,8 @@
-// RebindSyncCalls (tracer/sync_call_rebinding.h) on a library that imports
+// RebindSyncCalls (tracer/host_threads/sync_call_rebinding.h) on a library that imports
 // pthread's locks (rebind_target/), linked with a read-only GOT and with a
 // lazily bound writable one: afterwards its calls reach the functions given
 // as the real ones, nothing else changed.
-#include "tracer/sync_call_rebinding.h"
+#include "tracer/host_threads/sync_call_rebinding.h"
 
 #include <dlfcn.h>
 #include <gtest/gtest.h>

@@ -9,7 +9,7 @@
 #include <memory>
 
 #include "tests/runtime/differential_check.h"
-#include "tracer/host_thread_order.h"
+#include "tracer/host_threads/host_thread_order.h"
 #include "tracer/preload/thread_order_core.h"
 
 namespace streamcheck::testing {

@@ -23,7 +23,7 @@
 #include "tracer/tracer.h"
 
 // Stand-ins for a statically linked CUDA runtime's internal functions
-// (cudart 13 names them so; tracer/static_cuda_runtime.h): the locks they
+// (cudart 13 names them so; tracer/host_threads/static_cuda_runtime.h): the locks they
 // take themselves are the runtime's, not the program's.
 #define STAND_IN extern "C" __attribute__((noinline, used, visibility("hidden")))
 STAND_IN void libcudart_static_5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e5ca1ab1e(pthread_mutex_t* m, bool* ready) {

@@ -68,24 +68,14 @@ constexpr DriverCall kDriverHostFuncCallList[] = {
     {CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback, false}, {CUPTI_DRIVER_TRACE_CBID_cuStreamAddCallback_ptsz, true},
 };
 
-// Copies and memsets through the driver (memory_calls.cpp).
+// Copies and memsets through the driver (driver_copy_calls.def, memory_calls.cpp).
 constexpr DriverCall kDriverCopyCallList[] = {
-    {CUPTI_DRIVER_TRACE_CBID_cuMemcpy, false},                {CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync, false},           {CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2, false},         {CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2, false},    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2, false},         {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2, false},    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2, false},         {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2, false},    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer, false},            {CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync, false},       {CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2, false},           {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2, false},          {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2, false},          {CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, false},         {CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async, false},        {CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz, true},
-    {CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async, false},        {CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz, true},
+#define STREAMCHECK_DRIVER_COPY(call, variant, ...) \
+  {CUPTI_DRIVER_TRACE_CBID_##call, false}, {CUPTI_DRIVER_TRACE_CBID_##variant, true},
+#define STREAMCHECK_DRIVER_MEMSET STREAMCHECK_DRIVER_COPY
+#include "tracer/api_calls/driver_copy_calls.def"
+#undef STREAMCHECK_DRIVER_COPY
+#undef STREAMCHECK_DRIVER_MEMSET
 };
 
 // Allocations and frees through the driver (memory_calls.cpp): libraries and

@@ -26,6 +26,46 @@ TraceRecord CaptureRecord(const ApiCall& c, cudaStream_t stream, cudaStreamCaptu
   return r;
 }
 
+TraceRecord MemcpyNodeRecord(const ApiCall& c, const cudaGraphAddMemcpyNode_v10000_params& p) {
+  TraceRecord r = NodeRecord(c, OpCode::kMemcpy, p.pGraphNode, p.graph, p.pDependencies, p.numDependencies);
+  const cudaMemcpy3DParms* m = p.pCopyParams;
+  if (m == nullptr || m->srcArray || m->dstArray) {
+    c.tracer.CountUnmodeled("cudaGraphAddMemcpyNode with CUDA arrays");
+    r.node_op = OpCode::kHostFunc;  // keeps the node and its dependencies, touches nothing
+    return r;
+  }
+  r.dst = ToHandle(m->dstPtr.ptr) + m->dstPos.x;
+  r.src = ToHandle(m->srcPtr.ptr) + m->srcPos.x;
+  r.size = m->extent.width;
+  const uint64_t rows = uint64_t(m->extent.height) * (m->extent.depth ? m->extent.depth : 1);
+  r.height = rows > 1 ? rows : 0;
+  r.dst_pitch = rows > 1 ? m->dstPtr.pitch : 0;
+  r.src_pitch = rows > 1 ? m->srcPtr.pitch : 0;
+  r.copy_kind = static_cast<CopyKind>(m->kind);
+  return r;
+}
+
+TraceRecord MemsetNodeRecord(const ApiCall& c, const cudaGraphAddMemsetNode_v10000_params& p) {
+  TraceRecord r = NodeRecord(c, OpCode::kMemset, p.pGraphNode, p.graph, p.pDependencies, p.numDependencies);
+  const cudaMemsetParams* m = p.pMemsetParams;
+  r.dst = ToHandle(m->dst);
+  r.size = uint64_t(m->width) * m->elementSize;
+  r.height = m->height > 1 ? m->height : 0;
+  r.dst_pitch = m->height > 1 ? m->pitch : 0;
+  return r;
+}
+
+// Edges added between nodes that exist: one record per edge.
+void EmitAddedDependencies(const ApiCall& c, const cudaGraphAddDependencies_v12030_params& p) {
+  for (size_t i = 0; i < p.numDependencies; ++i) {
+    TraceRecord d = c.Record(OpCode::kGraphAddDependency);
+    d.graph = ToHandle(p.graph);
+    d.node = ToHandle(p.to[i]);
+    d.deps.push_back(ToHandle(p.from[i]));
+    c.tracer.Emit(d);
+  }
+}
+
 }  // namespace
 
 bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
@@ -68,35 +108,12 @@ bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
       TakePendingKernel(c, &r);
       break;
     }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemcpyNode_v10000: {
-      const auto& p = c.params<cudaGraphAddMemcpyNode_v10000_params>();
-      r = NodeRecord(c, OpCode::kMemcpy, p.pGraphNode, p.graph, p.pDependencies, p.numDependencies);
-      const cudaMemcpy3DParms* m = p.pCopyParams;
-      if (m == nullptr || m->srcArray || m->dstArray) {
-        t.CountUnmodeled("cudaGraphAddMemcpyNode with CUDA arrays");
-        r.node_op = OpCode::kHostFunc;  // keeps the node and its dependencies, touches nothing
-        break;
-      }
-      r.dst = ToHandle(m->dstPtr.ptr) + m->dstPos.x;
-      r.src = ToHandle(m->srcPtr.ptr) + m->srcPos.x;
-      r.size = m->extent.width;
-      const uint64_t rows = uint64_t(m->extent.height) * (m->extent.depth ? m->extent.depth : 1);
-      r.height = rows > 1 ? rows : 0;
-      r.dst_pitch = rows > 1 ? m->dstPtr.pitch : 0;
-      r.src_pitch = rows > 1 ? m->srcPtr.pitch : 0;
-      r.copy_kind = static_cast<CopyKind>(m->kind);
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemcpyNode_v10000:
+      r = MemcpyNodeRecord(c, c.params<cudaGraphAddMemcpyNode_v10000_params>());
       break;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemsetNode_v10000: {
-      const auto& p = c.params<cudaGraphAddMemsetNode_v10000_params>();
-      r = NodeRecord(c, OpCode::kMemset, p.pGraphNode, p.graph, p.pDependencies, p.numDependencies);
-      const cudaMemsetParams* m = p.pMemsetParams;
-      r.dst = ToHandle(m->dst);
-      r.size = uint64_t(m->width) * m->elementSize;
-      r.height = m->height > 1 ? m->height : 0;
-      r.dst_pitch = m->height > 1 ? m->pitch : 0;
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddMemsetNode_v10000:
+      r = MemsetNodeRecord(c, c.params<cudaGraphAddMemsetNode_v10000_params>());
       break;
-    }
     case CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddHostNode_v10000: {
       // Ordering only: its run is not followed (it runs at every launch of
       // the graph; host_func_trampoline.h follows runs that happen once).
@@ -109,17 +126,9 @@ bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
       r = NodeRecord(c, OpCode::kHostFunc, p.pGraphNode, p.graph, p.pDependencies, p.numDependencies);
       break;
     }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddDependencies_v12030: {
-      const auto& p = c.params<cudaGraphAddDependencies_v12030_params>();
-      for (size_t i = 0; i < p.numDependencies; ++i) {
-        TraceRecord d = c.Record(OpCode::kGraphAddDependency);
-        d.graph = ToHandle(p.graph);
-        d.node = ToHandle(p.to[i]);
-        d.deps.push_back(ToHandle(p.from[i]));
-        t.Emit(d);
-      }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddDependencies_v12030:
+      EmitAddedDependencies(c, c.params<cudaGraphAddDependencies_v12030_params>());
       return true;
-    }
     case CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000:
     case CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiateWithFlags_v11040: {
       const auto& p = c.params<cudaGraphInstantiate_v12000_params>();

@@ -12,7 +12,7 @@ namespace {
 
 CopyKind ToCopyKind(cudaMemcpyKind k) { return static_cast<CopyKind>(k); }
 
-const void* FromDevicePointer(CUdeviceptr p) { return reinterpret_cast<const void*>(static_cast<uintptr_t>(p)); }
+const void* Device(CUdeviceptr p) { return reinterpret_cast<const void*>(static_cast<uintptr_t>(p)); }
 
 // `stream`: where a stream-ordered allocation (kMallocAsync: cudaMallocAsync,
 // cudaMallocFromPoolAsync) becomes usable.
@@ -37,30 +37,51 @@ void EmitFree(const ApiCall& c, const void* ptr, OpCode op, Handle stream) {
   c.tracer.Emit(r);
 }
 
-void EmitCopy(const ApiCall& c, const void* dst, const void* src, uint64_t width, uint64_t height,
-              uint64_t dpitch, uint64_t spitch, cudaMemcpyKind kind, Handle stream, bool async) {
+// A copy as the calls describe it: a flat one of `width` bytes, or `height`
+// rows of `width` bytes at the pitches (2D and 3D copies).
+struct CopyRegion {
+  const void* dst;
+  const void* src;
+  uint64_t width;
+  uint64_t height = 1;
+  uint64_t dst_pitch = 0;
+  uint64_t src_pitch = 0;
+  cudaMemcpyKind kind;
+  Handle stream;
+  bool async;
+};
+
+void EmitCopy(const ApiCall& c, const CopyRegion& copy) {
   TraceRecord r = c.Record(OpCode::kMemcpy);
-  r.dst = ToHandle(dst);
-  r.src = ToHandle(src);
-  r.size = width;
-  r.height = height > 1 ? height : 0;
-  r.dst_pitch = height > 1 ? dpitch : 0;
-  r.src_pitch = height > 1 ? spitch : 0;
-  r.copy_kind = ToCopyKind(kind);
-  r.stream = stream;
-  r.is_async = async;
+  r.dst = ToHandle(copy.dst);
+  r.src = ToHandle(copy.src);
+  r.size = copy.width;
+  r.height = copy.height > 1 ? copy.height : 0;
+  r.dst_pitch = copy.height > 1 ? copy.dst_pitch : 0;
+  r.src_pitch = copy.height > 1 ? copy.src_pitch : 0;
+  r.copy_kind = ToCopyKind(copy.kind);
+  r.stream = copy.stream;
+  r.is_async = copy.async;
   c.tracer.Emit(r);
 }
 
-void EmitMemset(const ApiCall& c, const void* dst, uint64_t width, uint64_t height, uint64_t pitch,
-                Handle stream, bool async) {
+struct MemsetRegion {
+  const void* dst;
+  uint64_t width;
+  uint64_t height = 1;
+  uint64_t pitch = 0;
+  Handle stream;
+  bool async;
+};
+
+void EmitMemset(const ApiCall& c, const MemsetRegion& memset) {
   TraceRecord r = c.Record(OpCode::kMemset);
-  r.dst = ToHandle(dst);
-  r.size = width;
-  r.height = height > 1 ? height : 0;
-  r.dst_pitch = height > 1 ? pitch : 0;
-  r.stream = stream;
-  r.is_async = async;
+  r.dst = ToHandle(memset.dst);
+  r.size = memset.width;
+  r.height = memset.height > 1 ? memset.height : 0;
+  r.dst_pitch = memset.height > 1 ? memset.pitch : 0;
+  r.stream = memset.stream;
+  r.is_async = memset.async;
   c.tracer.Emit(r);
 }
 
@@ -70,8 +91,15 @@ void Emit3D(const ApiCall& c, const cudaMemcpy3DParms* p, Handle stream, bool as
     return;
   }
   const uint64_t rows = uint64_t(p->extent.height) * (p->extent.depth ? p->extent.depth : 1);
-  EmitCopy(c, static_cast<char*>(p->dstPtr.ptr) + p->dstPos.x, static_cast<char*>(p->srcPtr.ptr) + p->srcPos.x,
-           p->extent.width, rows, p->dstPtr.pitch, p->srcPtr.pitch, p->kind, stream, async);
+  EmitCopy(c, {.dst = static_cast<char*>(p->dstPtr.ptr) + p->dstPos.x,
+               .src = static_cast<char*>(p->srcPtr.ptr) + p->srcPos.x,
+               .width = p->extent.width,
+               .height = rows,
+               .dst_pitch = p->dstPtr.pitch,
+               .src_pitch = p->srcPtr.pitch,
+               .kind = p->kind,
+               .stream = stream,
+               .async = async});
 }
 
 // Symbols: the tracer cannot ask for a symbol's device address from inside a
@@ -108,25 +136,30 @@ void GuardHostMemoryAtEntry(const ApiCall& c, ApiDomain domain, ApiCallbackId cb
       case CUPTI_DRIVER_TRACE_CBID_cuMemFreeHost:
         return g->ForgetAtEntry(ToHandle(c.params<cuMemFreeHost_params>().p));
       case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:  // managed memory may be guarded
-        return g->ForgetAtEntry(ToHandle(FromDevicePointer(c.params<cuMemFree_v2_params>().dptr)));
+        return g->ForgetAtEntry(ToHandle(Device(c.params<cuMemFree_v2_params>().dptr)));
       case CUPTI_DRIVER_TRACE_CBID_cuMemHostUnregister:
         return g->ForgetAtEntry(ToHandle(c.params<cuMemHostUnregister_params>().p));
-      case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
-      case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: {
-        const auto& p = c.params<cuMemcpy_params>();
-        g->Suspend(ToHandle(FromDevicePointer(p.dst)), p.ByteCount);
-        return g->Suspend(ToHandle(FromDevicePointer(p.src)), p.ByteCount);
-      }
-      case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
-      case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds: {
-        const auto& p = c.params<cuMemcpyHtoD_v2_params>();
-        return g->Suspend(ToHandle(p.srcHost), p.ByteCount);
-      }
-      case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
-      case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds: {
-        const auto& p = c.params<cuMemcpyDtoH_v2_params>();
-        return g->Suspend(ToHandle(p.dstHost), p.ByteCount);
-      }
+        // A synchronous copy or memset: the host memory it reads or writes.
+#define STREAMCHECK_DRIVER_COPY(call, variant, Params, to, from, bytes, direction, on, is_async) \
+  case CUPTI_DRIVER_TRACE_CBID_##call:                                                           \
+  case CUPTI_DRIVER_TRACE_CBID_##variant:                                                        \
+    if (!(is_async)) {                                                                           \
+      const auto& p = c.params<Params>();                                                        \
+      g->Suspend(ToHandle(to), bytes);                                                           \
+      g->Suspend(ToHandle(from), bytes);                                                         \
+    }                                                                                            \
+    return;
+#define STREAMCHECK_DRIVER_MEMSET(call, variant, Params, element_bytes, on, is_async) \
+  case CUPTI_DRIVER_TRACE_CBID_##call:                                                \
+  case CUPTI_DRIVER_TRACE_CBID_##variant:                                             \
+    if (!(is_async)) {                                                                \
+      const auto& p = c.params<Params>();                                             \
+      g->Suspend(ToHandle(Device(p.dstDevice)), p.N * (element_bytes));                 \
+    }                                                                                 \
+    return;
+#include "tracer/api_calls/driver_copy_calls.def"
+#undef STREAMCHECK_DRIVER_COPY
+#undef STREAMCHECK_DRIVER_MEMSET
       default:
         return;
     }
@@ -200,7 +233,7 @@ bool DecodeDriverMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
       return true;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2:
-      EmitFree(c, FromDevicePointer(c.params<cuMemFree_v2_params>().dptr), OpCode::kFree, 0);
+      EmitFree(c, Device(c.params<cuMemFree_v2_params>().dptr), OpCode::kFree, 0);
       return true;
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync_ptsz: {
@@ -217,7 +250,7 @@ bool DecodeDriverMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync:
     case CUPTI_DRIVER_TRACE_CBID_cuMemFreeAsync_ptsz: {
       const auto& p = c.params<cuMemFreeAsync_params>();
-      EmitFree(c, FromDevicePointer(p.dptr), OpCode::kFreeAsync, c.Stream(p.hStream));
+      EmitFree(c, Device(p.dptr), OpCode::kFreeAsync, c.Stream(p.hStream));
       return true;
     }
     case CUPTI_DRIVER_TRACE_CBID_cuMemHostAlloc: {
@@ -249,128 +282,38 @@ bool DecodeDriverMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
   }
 }
 
-// Copies and memsets through the driver, made outside a runtime call (JAX's
-// XLA, Numba and other programs that drive CUDA themselves; inside one the
-// runtime call's record stands for them): the runtime's records, the copy's
-// direction from the call's name (cuMemcpy and cuMemcpyAsync infer it from
-// the pointers, as cudaMemcpyDefault does). The _ptds/_ptsz variants take
-// stream 0 as the per-thread default stream (ApiCall::per_thread_default).
+// Copies and memsets through the driver, made outside a runtime call
+// (driver_copy_calls.def): the runtime's records.
 bool DecodeDriverCopyCall(const ApiCall& c, ApiCallbackId cbid) {
-  const Handle legacy_or_per_thread = c.Stream(nullptr);
   switch (cbid) {
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpy_ptds: {
-      const auto& p = c.params<cuMemcpy_params>();
-      EmitCopy(c, FromDevicePointer(p.dst), FromDevicePointer(p.src), p.ByteCount, 1, 0, 0, cudaMemcpyDefault,
-               legacy_or_per_thread, false);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyAsync_ptsz: {
-      const auto& p = c.params<cuMemcpyAsync_params>();
-      EmitCopy(c, FromDevicePointer(p.dst), FromDevicePointer(p.src), p.ByteCount, 1, 0, 0, cudaMemcpyDefault,
-               c.Stream(p.hStream), true);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoD_v2_ptds: {
-      const auto& p = c.params<cuMemcpyHtoD_v2_params>();
-      EmitCopy(c, FromDevicePointer(p.dstDevice), p.srcHost, p.ByteCount, 1, 0, 0, cudaMemcpyHostToDevice,
-               legacy_or_per_thread, false);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyHtoDAsync_v2_ptsz: {
-      const auto& p = c.params<cuMemcpyHtoDAsync_v2_params>();
-      EmitCopy(c, FromDevicePointer(p.dstDevice), p.srcHost, p.ByteCount, 1, 0, 0, cudaMemcpyHostToDevice,
-               c.Stream(p.hStream), true);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoH_v2_ptds: {
-      const auto& p = c.params<cuMemcpyDtoH_v2_params>();
-      EmitCopy(c, p.dstHost, FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0, cudaMemcpyDeviceToHost,
-               legacy_or_per_thread, false);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoHAsync_v2_ptsz: {
-      const auto& p = c.params<cuMemcpyDtoHAsync_v2_params>();
-      EmitCopy(c, p.dstHost, FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0, cudaMemcpyDeviceToHost,
-               c.Stream(p.hStream), true);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoD_v2_ptds: {
-      const auto& p = c.params<cuMemcpyDtoD_v2_params>();
-      EmitCopy(c, FromDevicePointer(p.dstDevice), FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0,
-               cudaMemcpyDeviceToDevice, legacy_or_per_thread, false);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyDtoDAsync_v2_ptsz: {
-      const auto& p = c.params<cuMemcpyDtoDAsync_v2_params>();
-      EmitCopy(c, FromDevicePointer(p.dstDevice), FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0,
-               cudaMemcpyDeviceToDevice, c.Stream(p.hStream), true);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeer_ptds: {
-      const auto& p = c.params<cuMemcpyPeer_params>();
-      EmitCopy(c, FromDevicePointer(p.dstDevice), FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0,
-               cudaMemcpyDeviceToDevice, legacy_or_per_thread, false);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemcpyPeerAsync_ptsz: {
-      const auto& p = c.params<cuMemcpyPeerAsync_params>();
-      EmitCopy(c, FromDevicePointer(p.dstDevice), FromDevicePointer(p.srcDevice), p.ByteCount, 1, 0, 0,
-               cudaMemcpyDeviceToDevice, c.Stream(p.hStream), true);
-      return true;
-    }
-    // Memsets count elements of 1, 2 or 4 bytes.
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8_v2_ptds: {
-      const auto& p = c.params<cuMemsetD8_v2_params>();
-      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N, 1, 0, legacy_or_per_thread, false);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16_v2_ptds: {
-      const auto& p = c.params<cuMemsetD16_v2_params>();
-      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N * 2, 1, 0, legacy_or_per_thread, false);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32_v2_ptds: {
-      const auto& p = c.params<cuMemsetD32_v2_params>();
-      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N * 4, 1, 0, legacy_or_per_thread, false);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async_ptsz: {
-      const auto& p = c.params<cuMemsetD8Async_params>();
-      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N, 1, 0, c.Stream(p.hStream), true);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD16Async_ptsz: {
-      const auto& p = c.params<cuMemsetD16Async_params>();
-      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N * 2, 1, 0, c.Stream(p.hStream), true);
-      return true;
-    }
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async:
-    case CUPTI_DRIVER_TRACE_CBID_cuMemsetD32Async_ptsz: {
-      const auto& p = c.params<cuMemsetD32Async_params>();
-      EmitMemset(c, FromDevicePointer(p.dstDevice), p.N * 4, 1, 0, c.Stream(p.hStream), true);
-      return true;
-    }
+#define STREAMCHECK_DRIVER_COPY(call, variant, Params, to, from, bytes, direction, on, is_async)                      \
+  case CUPTI_DRIVER_TRACE_CBID_##call:                                                                                \
+  case CUPTI_DRIVER_TRACE_CBID_##variant: {                                                                           \
+    const auto& p = c.params<Params>();                                                                               \
+    EmitCopy(c,                                                                                                       \
+             {.dst = to, .src = from, .width = bytes, .kind = direction, .stream = c.Stream(on), .async = is_async}); \
+    return true;                                                                                                      \
+  }
+#define STREAMCHECK_DRIVER_MEMSET(call, variant, Params, element_bytes, on, is_async)                                \
+  case CUPTI_DRIVER_TRACE_CBID_##call:                                                                               \
+  case CUPTI_DRIVER_TRACE_CBID_##variant: {                                                                          \
+    const auto& p = c.params<Params>();                                                                              \
+    EmitMemset(                                                                                                      \
+        c, {.dst = Device(p.dstDevice), .width = p.N * (element_bytes), .stream = c.Stream(on), .async = is_async}); \
+    return true;                                                                                                     \
+  }
+#include "tracer/api_calls/driver_copy_calls.def"
+#undef STREAMCHECK_DRIVER_COPY
+#undef STREAMCHECK_DRIVER_MEMSET
     default:
       return false;
   }
 }
 
-bool DecodeMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
+namespace {
+
+// Allocations, frees and host registrations through the runtime.
+bool DecodeRuntimeAllocationCall(const ApiCall& c, ApiCallbackId cbid) {
   switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020: {
       const auto& p = c.params<cudaMalloc_v3020_params>();
@@ -432,33 +375,62 @@ bool DecodeMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaHostUnregister_v4000:
       EmitFree(c, c.params<cudaHostUnregister_v4000_params>().ptr, OpCode::kHostUnregister, 0);
       return true;
+    default:
+      return false;
+  }
+}
+
+// Copies and memsets through the runtime; the synchronous ones on the
+// call's default stream.
+bool DecodeRuntimeCopyCall(const ApiCall& c, ApiCallbackId cbid) {
+  const Handle default_stream = c.Stream(nullptr);
+  switch (cbid) {
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
       const auto& p = c.params<cudaMemcpy_v3020_params>();
-      EmitCopy(c, p.dst, p.src, p.count, 1, 0, 0, p.kind, c.Stream(nullptr), false);
+      EmitCopy(
+          c, {.dst = p.dst, .src = p.src, .width = p.count, .kind = p.kind, .stream = default_stream, .async = false});
       return true;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
       const auto& p = c.params<cudaMemcpyAsync_v3020_params>();
-      EmitCopy(c, p.dst, p.src, p.count, 1, 0, 0, p.kind, c.Stream(p.stream), true);
+      EmitCopy(
+          c,
+          {.dst = p.dst, .src = p.src, .width = p.count, .kind = p.kind, .stream = c.Stream(p.stream), .async = true});
       return true;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2D_ptds_v7000: {
       const auto& p = c.params<cudaMemcpy2D_v3020_params>();
-      EmitCopy(c, p.dst, p.src, p.width, p.height, p.dpitch, p.spitch, p.kind, c.Stream(nullptr), false);
+      EmitCopy(c, {.dst = p.dst,
+                   .src = p.src,
+                   .width = p.width,
+                   .height = p.height,
+                   .dst_pitch = p.dpitch,
+                   .src_pitch = p.spitch,
+                   .kind = p.kind,
+                   .stream = default_stream,
+                   .async = false});
       return true;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy2DAsync_ptsz_v7000: {
       const auto& p = c.params<cudaMemcpy2DAsync_v3020_params>();
-      EmitCopy(c, p.dst, p.src, p.width, p.height, p.dpitch, p.spitch, p.kind, c.Stream(p.stream), true);
+      EmitCopy(c, {.dst = p.dst,
+                   .src = p.src,
+                   .width = p.width,
+                   .height = p.height,
+                   .dst_pitch = p.dpitch,
+                   .src_pitch = p.spitch,
+                   .kind = p.kind,
+                   .stream = c.Stream(p.stream),
+                   .async = true});
       return true;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3D_ptds_v7000:
-      Emit3D(c, c.params<cudaMemcpy3D_v3020_params>().p, c.Stream(nullptr), false);
+      Emit3D(c, c.params<cudaMemcpy3D_v3020_params>().p, default_stream, false);
       return true;
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_v3020:
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy3DAsync_ptsz_v7000: {
@@ -468,69 +440,129 @@ bool DecodeMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeer_v4000: {
       const auto& p = c.params<cudaMemcpyPeer_v4000_params>();
-      EmitCopy(c, p.dst, p.src, p.count, 1, 0, 0, cudaMemcpyDeviceToDevice, c.Stream(nullptr), false);
+      EmitCopy(c, {.dst = p.dst,
+                   .src = p.src,
+                   .width = p.count,
+                   .kind = cudaMemcpyDeviceToDevice,
+                   .stream = default_stream,
+                   .async = false});
       return true;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyPeerAsync_v4000: {
       const auto& p = c.params<cudaMemcpyPeerAsync_v4000_params>();
-      EmitCopy(c, p.dst, p.src, p.count, 1, 0, 0, cudaMemcpyDeviceToDevice, c.Stream(p.stream), true);
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000: {
-      const auto& p = c.params<cudaMemcpyToSymbol_v3020_params>();
-      EmitCopy(c, static_cast<const char*>(p.symbol) + p.offset, p.src, p.count, 1, 0, 0,
-               SymbolCopyKind(p.kind, cudaMemcpyHostToDevice), c.Stream(nullptr), false);
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000: {
-      const auto& p = c.params<cudaMemcpyToSymbolAsync_v3020_params>();
-      EmitCopy(c, static_cast<const char*>(p.symbol) + p.offset, p.src, p.count, 1, 0, 0,
-               SymbolCopyKind(p.kind, cudaMemcpyHostToDevice), c.Stream(p.stream), true);
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000: {
-      const auto& p = c.params<cudaMemcpyFromSymbol_v3020_params>();
-      EmitCopy(c, p.dst, static_cast<const char*>(p.symbol) + p.offset, p.count, 1, 0, 0,
-               SymbolCopyKind(p.kind, cudaMemcpyDeviceToHost), c.Stream(nullptr), false);
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000: {
-      const auto& p = c.params<cudaMemcpyFromSymbolAsync_v3020_params>();
-      EmitCopy(c, p.dst, static_cast<const char*>(p.symbol) + p.offset, p.count, 1, 0, 0,
-               SymbolCopyKind(p.kind, cudaMemcpyDeviceToHost), c.Stream(p.stream), true);
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000: {
-      const auto& p = c.params<cudaMemset_v3020_params>();
-      EmitMemset(c, p.devPtr, p.count, 1, 0, c.Stream(nullptr), false);
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
-      const auto& p = c.params<cudaMemsetAsync_v3020_params>();
-      EmitMemset(c, p.devPtr, p.count, 1, 0, c.Stream(p.stream), true);
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000: {
-      const auto& p = c.params<cudaMemset2D_v3020_params>();
-      EmitMemset(c, p.devPtr, p.width, p.height, p.pitch, c.Stream(nullptr), false);
-      return true;
-    }
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020:
-    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000: {
-      const auto& p = c.params<cudaMemset2DAsync_v3020_params>();
-      EmitMemset(c, p.devPtr, p.width, p.height, p.pitch, c.Stream(p.stream), true);
+      EmitCopy(c, {.dst = p.dst,
+                   .src = p.src,
+                   .width = p.count,
+                   .kind = cudaMemcpyDeviceToDevice,
+                   .stream = c.Stream(p.stream),
+                   .async = true});
       return true;
     }
     default:
       return false;
   }
+}
+
+// Copies to and from a __device__ symbol.
+bool DecodeRuntimeSymbolCopyCall(const ApiCall& c, ApiCallbackId cbid) {
+  const Handle default_stream = c.Stream(nullptr);
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbol_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpyToSymbol_v3020_params>();
+      EmitCopy(c, {.dst = static_cast<const char*>(p.symbol) + p.offset,
+                   .src = p.src,
+                   .width = p.count,
+                   .kind = SymbolCopyKind(p.kind, cudaMemcpyHostToDevice),
+                   .stream = default_stream,
+                   .async = false});
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyToSymbolAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemcpyToSymbolAsync_v3020_params>();
+      EmitCopy(c, {.dst = static_cast<const char*>(p.symbol) + p.offset,
+                   .src = p.src,
+                   .width = p.count,
+                   .kind = SymbolCopyKind(p.kind, cudaMemcpyHostToDevice),
+                   .stream = c.Stream(p.stream),
+                   .async = true});
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbol_ptds_v7000: {
+      const auto& p = c.params<cudaMemcpyFromSymbol_v3020_params>();
+      EmitCopy(c, {.dst = p.dst,
+                   .src = static_cast<const char*>(p.symbol) + p.offset,
+                   .width = p.count,
+                   .kind = SymbolCopyKind(p.kind, cudaMemcpyDeviceToHost),
+                   .stream = default_stream,
+                   .async = false});
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyFromSymbolAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemcpyFromSymbolAsync_v3020_params>();
+      EmitCopy(c, {.dst = p.dst,
+                   .src = static_cast<const char*>(p.symbol) + p.offset,
+                   .width = p.count,
+                   .kind = SymbolCopyKind(p.kind, cudaMemcpyDeviceToHost),
+                   .stream = c.Stream(p.stream),
+                   .async = true});
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+// Memsets through the runtime.
+bool DecodeRuntimeMemsetCall(const ApiCall& c, ApiCallbackId cbid) {
+  const Handle default_stream = c.Stream(nullptr);
+  switch (cbid) {
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000: {
+      const auto& p = c.params<cudaMemset_v3020_params>();
+      EmitMemset(c, {.dst = p.devPtr, .width = p.count, .stream = default_stream, .async = false});
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemsetAsync_v3020_params>();
+      EmitMemset(c, {.dst = p.devPtr, .width = p.count, .stream = c.Stream(p.stream), .async = true});
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2D_ptds_v7000: {
+      const auto& p = c.params<cudaMemset2D_v3020_params>();
+      EmitMemset(c, {.dst = p.devPtr,
+                     .width = p.width,
+                     .height = p.height,
+                     .pitch = p.pitch,
+                     .stream = default_stream,
+                     .async = false});
+      return true;
+    }
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_v3020:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaMemset2DAsync_ptsz_v7000: {
+      const auto& p = c.params<cudaMemset2DAsync_v3020_params>();
+      EmitMemset(c, {.dst = p.devPtr,
+                     .width = p.width,
+                     .height = p.height,
+                     .pitch = p.pitch,
+                     .stream = c.Stream(p.stream),
+                     .async = true});
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+bool DecodeMemoryCall(const ApiCall& c, ApiCallbackId cbid) {
+  return DecodeRuntimeAllocationCall(c, cbid) || DecodeRuntimeCopyCall(c, cbid) ||
+         DecodeRuntimeSymbolCopyCall(c, cbid) || DecodeRuntimeMemsetCall(c, cbid);
 }
 
 }  // namespace streamcheck::tracer

@@ -1,6 +1,6 @@
 // STREAMCHECK_DEBUG: the switches of debug_switches.def, read from the
 // environment. Header-only and free of the tracer's other parts, so the
-// PyTorch plugin and `streamcheck run --help` use the same list.
+// PyTorch plugin and `streamcheck run --help-debug` use the same list.
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "tracer/environment.h"
 
 namespace streamcheck::tracer {
 
@@ -62,7 +64,7 @@ inline std::vector<std::string> UnknownDebugSwitches(std::string_view value) {
 // Callers read each switch once; the environment does not change under a
 // running program.
 inline bool DebugFlag(DebugSwitch s) {
-  const char* v = std::getenv("STREAMCHECK_DEBUG");
+  const char* v = std::getenv(environment::kDebug);
   return v != nullptr && DebugSwitchListed(v, s);
 }
 

@@ -11,7 +11,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "tracer/host_clock.h"
+#include "tracer/host_threads/host_clock.h"
 
 namespace streamcheck::tracer {
 

@@ -1,12 +1,14 @@
 // Framework plugins: when a framework the tracer knows is in the process
-// (PyTorch: libtorch_cuda.so), its plugin (tracer/pytorch/, built only where
-// the framework's headers are) is loaded from beside the tracer and given the
-// hooks of framework_hooks.h. Without a plugin everything still works at the
-// CUDA level; the plugin adds op names, Python stacks, exact tensor bytes and
-// the caching allocator's block reuse.
+// (PyTorch: libtorch_cuda.so), its plugin (tracer/frameworks/pytorch/) is
+// loaded and given the hooks of framework_hooks.h: the one beside the tracer
+// where one was built with it, else one built for this very PyTorch in the
+// per-user cache (torch_plugin_provider.h: built there on first use). Without
+// a plugin everything still works at the CUDA level; the plugin adds op names,
+// Python stacks, exact tensor bytes and the caching allocator's block reuse.
 #include "tracer/frameworks/framework_plugin.h"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
@@ -15,8 +17,10 @@
 #include <string>
 
 #include "tracer/frameworks/framework_ops.h"
+#include "tracer/frameworks/torch_plugin_provider.h"
 #include "tracer/host/host_guards.h"
 #include "tracer/tracer.h"
+#include "tracer/environment.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -94,27 +98,42 @@ struct KnownFramework {
   const char* marker_library;  // loaded in the process when the framework is
   const char* plugin;          // file name beside the tracer
   const char* name;
+  // Where no plugin beside the tracer loads: the path of one made for the
+  // framework in this process, or "" once it said why there is none.
+  std::string (*provide)(const std::string& tracer_dir);
 };
 constexpr KnownFramework kFrameworks[] = {
-    {"libtorch_cuda.so", "libstreamcheck_torch.so", "PyTorch"},
+    {"libtorch_cuda.so", "libstreamcheck_torch.so", "PyTorch", ProvideTorchPlugin},
 };
+
+// The framework's plugin, opened; nullptr after saying why not.
+void* OpenPlugin(const KnownFramework& f) {
+  std::string path = OwnDirectory() + "/" + f.plugin;
+  if (access(path.c_str(), F_OK) == 0) {
+    if (void* plugin = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return plugin;
+    std::fprintf(stderr, "streamcheck: the %s plugin beside the tracer did not load (%s)%s\n", f.name, dlerror(),
+                 f.provide != nullptr ? "; using one built for this process's framework instead" : "");
+  }
+  if (f.provide == nullptr || (path = f.provide(OwnDirectory())).empty()) return nullptr;
+  void* plugin = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (plugin == nullptr)
+    std::fprintf(stderr,
+                 "streamcheck: %s is in the process but its plugin did not load (%s); races are still found "
+                 "at the CUDA level, without op names, Python stacks or caching-allocator reuse (remove %s to "
+                 "build it again)\n",
+                 f.name, dlerror(), path.c_str());
+  return plugin;
+}
 
 }  // namespace
 
 void LoadFrameworkPlugins() {
-  const char* disabled = std::getenv("STREAMCHECK_FRAMEWORKS");
+  const char* disabled = std::getenv(environment::kFrameworks);
   if (disabled != nullptr && std::string(disabled) == "0") return;
   for (const KnownFramework& f : kFrameworks) {
     if (dlopen(f.marker_library, RTLD_NOLOAD | RTLD_LAZY) == nullptr) continue;
-    const std::string path = OwnDirectory() + "/" + f.plugin;
-    void* plugin = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (plugin == nullptr) {
-      std::fprintf(stderr,
-                   "streamcheck: %s is in the process but its plugin did not load (%s); races are still found "
-                   "at the CUDA level, without op names, Python stacks or caching-allocator reuse\n",
-                   f.name, dlerror());
-      continue;
-    }
+    void* plugin = OpenPlugin(f);
+    if (plugin == nullptr) continue;
     auto attach = reinterpret_cast<StreamcheckFrameworkAttach>(dlsym(plugin, "streamcheck_framework_attach"));
     const char* why = "no streamcheck_framework_attach in the plugin";
     if (attach == nullptr || attach(&kHooks, &why) != 0) {

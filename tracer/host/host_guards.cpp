@@ -262,7 +262,7 @@ void HostGuards::RecordAccess(const FaultSite& site) {
     // A locked read-modify-write is synchronization with the device, as a
     // system-scope atomic on its side is (PTX's memory model orders atomics
     // at system scope with each other): left out and counted, as kernel
-    // arguments pointing to volatile memory are (docs/HOST_GUARDS.md).
+    // arguments pointing to volatile memory are (docs/internals/host-guards.md).
     if (site.atomic) return tracer_.CountUnmodeled("host atomic read-modify-writes (synchronization, not checked)");
     TraceRecord r;
     r.op = OpCode::kHostAccess;

@@ -1,6 +1,9 @@
 #include "tracer/libraries/library_modules.h"
 
 #include <link.h>
+#include <unistd.h>
+
+#include <string>
 
 #include "tracer/stacks/native_unwinder.h"
 
@@ -36,7 +39,7 @@ bool IsCRuntime(std::string_view name) {
 // Where a thread's stack begins before the code that started it: the C
 // runtime's start, and the preloaded library's ThreadStart
 // (tracer/preload/thread_interposers.c), which runs every start routine.
-bool IsThreadStart(std::string_view name) { return IsCRuntime(name) || name.starts_with("libstreamcheck_exit_hook."); }
+bool IsThreadStart(std::string_view name) { return IsCRuntime(name) || name.starts_with("libstreamcheck_preload."); }
 
 // The file of the loaded object holding `pc` ("<program>" for the main
 // executable), or "" for none. Through dl_iterate_phdr, not dladdr: the
@@ -66,6 +69,27 @@ std::string_view ModuleOf(uint64_t pc) {
   return search.name != nullptr ? search.name : std::string_view();
 }
 
+// The executable's path, read once ("<program>" when /proc is not there).
+std::string_view ExecutablePath() {
+  static const std::string path = [] {
+    char buffer[4096];
+    const ssize_t n = readlink("/proc/self/exe", buffer, sizeof buffer - 1);
+    return n > 0 ? std::string(buffer, static_cast<size_t>(n)) : std::string("<program>");
+  }();
+  return path;
+}
+
+// The loaded object (ModuleOf) of the first of `pcs` outside the plumbing.
+std::string_view CallingModulePath(const uint64_t* pcs, size_t count) {
+  for (size_t i = 0; i < count; ++i) {
+    const std::string_view path = ModuleOf(pcs[i]);
+    const std::string_view module = BaseName(path);
+    if (module.empty() || IsPlumbing(module)) continue;
+    return path;
+  }
+  return {};
+}
+
 }  // namespace
 
 std::string_view LibraryOfModule(std::string_view path) {
@@ -81,7 +105,7 @@ std::string_view LibraryOfModule(std::string_view path) {
       // older jaxlib that held the GPU client itself. Every CUDA buffer and
       // staging buffer of a JAX program is XLA's, ordered by XLA on its own
       // threads through absl's synchronization, which streamcheck does not
-      // see (docs/NCCL.md, "A library's own work").
+      // see (docs/internals/nccl.md, "A library's own work").
       {"xla_cuda_plugin", "xla"}, {"xla_extension", "xla"},
   };
   const std::string_view name = BaseName(path);
@@ -90,13 +114,11 @@ std::string_view LibraryOfModule(std::string_view path) {
   return {};
 }
 
-std::string_view CallingModule(const uint64_t* pcs, size_t count) {
-  for (size_t i = 0; i < count; ++i) {
-    const std::string_view module = BaseName(ModuleOf(pcs[i]));
-    if (module.empty() || IsPlumbing(module)) continue;
-    return module;
-  }
-  return {};
+std::string_view CallingModule(const uint64_t* pcs, size_t count) { return BaseName(CallingModulePath(pcs, count)); }
+
+std::string_view CallingObject(const uint64_t* pcs, size_t count) {
+  const std::string_view path = CallingModulePath(pcs, count);
+  return path == "<program>" ? ExecutablePath() : path;
 }
 
 std::string_view LibraryOfCaller(const uint64_t* pcs, size_t count) {

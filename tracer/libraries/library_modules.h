@@ -27,6 +27,11 @@ std::string_view CallingModule(const uint64_t* pcs, size_t count);
 // program's (or no frame is).
 std::string_view LibraryOfCaller(const uint64_t* pcs, size_t count);
 
+// The path of the object CallingModule names, as it was loaded (a shared
+// library's path; the executable's own, from /proc/self/exe): what
+// `run --forbid-default-stream=GLOB` matches. "" when no frame is outside.
+std::string_view CallingObject(const uint64_t* pcs, size_t count);
+
 // CallingModule of the calling thread's stack: the code that made the CUDA
 // call in progress (its first 64 frames unwound; "" past them).
 std::string_view CallingModuleOfThisThread();

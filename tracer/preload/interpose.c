@@ -75,7 +75,7 @@ static int CallerIgnored(uintptr_t pc) {
  * models (a kernel launch is taken from the driver's call inside
  * cudaLaunchKernel), and the runtime locks before the entry callback and
  * after the exit; the ranges of a statically linked runtime's functions,
- * read from the object's symbols (tracer/static_cuda_runtime.h), cover all
+ * read from the object's symbols (tracer/host_threads/static_cuda_runtime.h), cover all
  * of its code where the object keeps them. */
 static inline int Observed(const void* caller) {
   if (streamcheck_this_thread.busy | streamcheck_this_thread.in_cuda_call) return 0;

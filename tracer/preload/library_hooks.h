@@ -16,7 +16,7 @@
 extern "C" {
 #endif
 
-#define STREAMCHECK_LIBRARY_HOOKS_VERSION 1
+#define STREAMCHECK_LIBRARY_HOOKS_VERSION 2
 
 /* The NCCL calls whose effect on the program's memory is modeled; every
  * other interposed NCCL call (initialization, destruction, registration)
@@ -62,6 +62,51 @@ typedef struct StreamcheckNcclCall {
   int32_t result; /* ncclResult_t of the call, set before `leave` */
 } StreamcheckNcclCall;
 
+/* What an interposed MPI call does (mpi_interposers.c), by the MPI
+ * standard's "Nonblocking Communication": */
+typedef enum StreamcheckMpiKind {
+  /* Uses its buffers during the call (MPI_Send, MPI_Recv, MPI_Allreduce). */
+  STREAMCHECK_MPI_BLOCKING = 1,
+  /* Starts an operation on its buffers that lasts until its request
+   * (`new_request` after the call) completes (MPI_Isend, MPI_Iallreduce). */
+  STREAMCHECK_MPI_NONBLOCKING = 2,
+  /* Makes a persistent request (`new_request`) for its buffers, which each
+   * MPI_Start of it starts (MPI_Send_init, MPI_Recv_init). */
+  STREAMCHECK_MPI_PERSISTENT_INIT = 3,
+  /* Starts the persistent `requests` (MPI_Start, MPI_Startall). */
+  STREAMCHECK_MPI_START = 4,
+  /* May complete `requests`: `completed` says which did (MPI_Wait*, MPI_Test*). */
+  STREAMCHECK_MPI_COMPLETE = 5,
+  /* Frees `requests` (MPI_Request_free): their completion can no longer be seen. */
+  STREAMCHECK_MPI_FREE = 6,
+} StreamcheckMpiKind;
+
+enum { STREAMCHECK_MPI_READ = 1, STREAMCHECK_MPI_WRITE = 2, STREAMCHECK_MPI_READ_WRITE = 3 };
+
+typedef struct StreamcheckMpiBuffer {
+  uint64_t address;
+  uint64_t size; /* bytes from `address` the datatype and count span */
+  int32_t mode;  /* STREAMCHECK_MPI_READ, _WRITE or _READ_WRITE */
+} StreamcheckMpiBuffer;
+
+/* One MPI call. Handles are opaque: an MPI_Request is a pointer in Open
+ * MPI and an int in MPICH; the interposers read each at its ABI's width. */
+typedef struct StreamcheckMpiCall {
+  int32_t kind;     /* StreamcheckMpiKind */
+  const char* name; /* "MPI_Isend": static storage */
+  StreamcheckMpiBuffer buffers[2];
+  int32_t buffer_count;
+  /* Unknown datatype extents or counts: the call's bytes are not known
+   * (the tracer counts it as not modeled). */
+  int32_t unknown_extent;
+  const uint64_t* requests; /* START, COMPLETE, FREE: the handles, read before the call */
+  int32_t request_count;
+  const uint8_t* completed; /* COMPLETE, after the call: 1 for each request it completed */
+  uint64_t new_request;     /* NONBLOCKING, PERSISTENT_INIT, after the call */
+  int32_t result;           /* the call's return code (MPI_SUCCESS = 0), set before `leave` */
+  uint32_t operation;       /* the tracer's, from `enter` to `leave` */
+} StreamcheckMpiCall;
+
 typedef struct StreamcheckLibraryHooks {
   uint32_t version;
   /* Around each interposed NCCL call, on the calling thread: what CUDA work
@@ -69,6 +114,9 @@ typedef struct StreamcheckLibraryHooks {
    * its result; it is called only where `enter` was. */
   void (*nccl_enter)(const StreamcheckNcclCall* call);
   void (*nccl_leave)(const StreamcheckNcclCall* call);
+  /* Around each interposed MPI call, the same way; NULL: MPI not observed. */
+  void (*mpi_enter)(StreamcheckMpiCall* call);
+  void (*mpi_leave)(StreamcheckMpiCall* call);
 } StreamcheckLibraryHooks;
 
 /* Defined by the preloaded library; the tracer calls it once when it starts

@@ -12,7 +12,7 @@
  * libtorch_cuda.so has it as a needed library), or a dlopen with
  * RTLD_GLOBAL. A program that links NCCL statically, or calls it through
  * pointers it took with dlsym on NCCL's own handle, is not seen
- * (docs/NCCL.md). Prototypes are declared here with the ABI's plain types:
+ * (docs/internals/nccl.md). Prototypes are declared here with the ABI's plain types:
  * NCCL's header is not needed to build this. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -38,6 +38,10 @@ __attribute__((visibility("default"))) void streamcheck_set_library_hooks(const 
 }
 
 static const StreamcheckLibraryHooks* Hooks(void) { return __atomic_load_n(&g_library_hooks, __ATOMIC_ACQUIRE); }
+/* For the other libraries' interposers (mpi_interposers.c). */
+__attribute__((visibility("hidden"))) const StreamcheckLibraryHooks* streamcheck_library_hooks(void) {
+  return Hooks();
+}
 
 /* NCCL's own definition of `name`: the next one in the global scope, or,
  * where NCCL was loaded into a local scope (a dlopen without RTLD_GLOBAL,

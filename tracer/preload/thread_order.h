@@ -92,7 +92,7 @@ struct streamcheck_thread_order_api {
   uint64_t (*overflowed)(void);
   /* The function the interposer of the synchronization function `name`
    * forwards to (libc's); NULL for a name that is none of them. The tracer
-   * binds ignored objects' calls to it (tracer/sync_call_rebinding.h). */
+   * binds ignored objects' calls to it (tracer/host_threads/sync_call_rebinding.h). */
   void* (*real_sync_function)(const char* name);
 };
 

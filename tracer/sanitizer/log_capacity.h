@@ -1,9 +1,8 @@
 // How much room a launch's log (device_summary_layout.h) gets per segment.
 // Pinned memory is slow to get (pinning 16 MiB takes milliseconds) and a
 // launch in flight holds its own: the cuda-samples' simpleHyperQ queues 64
-// single-thread kernels on 32 streams at once, and gave each 16 MiB of
-// pinned log, some 300 ms of its run (749 ms under --precise against 572
-// under memcheck; 465 against 560 with logs sized by warps, H200). So a
+// single-thread kernels on 32 streams at once, and giving each 16 MiB of
+// pinned log cost it more than memcheck's whole run (tests/gpu/bench/results/README.md). So a
 // first launch gets room in proportion to its warps, a later one what its
 // kernel needed before. A first launch that overflows takes guesses, so the
 // room per warp is generous: a warp looping 128 times over a read and a

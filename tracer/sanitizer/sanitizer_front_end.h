@@ -1,4 +1,4 @@
-// The precise front-end (`streamcheck run --precise[=GLOB]`, docs/PRECISE.md):
+// The precise front-end (`streamcheck run --precise[=GLOB]`, docs/PRECISE.md; design: docs/internals/precise.md):
 // the Compute Sanitizer API in place of CUPTI, which cannot both subscribe in
 // one process. Its runtime and driver API callbacks take the same route to
 // the same decoders as CUPTI's (tracer/api_calls/), so both front-ends make

@@ -2,21 +2,16 @@
 
 #include <dlfcn.h>
 
-#include <cstdlib>
-#include <vector>
+#include <string>
+
+#include "tracer/sanitizer/sanitizer_library_paths.h"
 
 namespace streamcheck::tracer::precise {
 
 bool SanitizerLibrary::Load(std::string* error) {
-  std::vector<std::string> candidates;
-  if (const char* path = std::getenv("STREAMCHECK_SANITIZER_LIB")) candidates.emplace_back(path);
-  for (const char* home : {std::getenv("CUDA_HOME"), std::getenv("CUDA_PATH")})
-    if (home != nullptr) candidates.push_back(std::string(home) + "/compute-sanitizer/libsanitizer-public.so");
-  candidates.emplace_back("/usr/local/cuda/compute-sanitizer/libsanitizer-public.so");
-  candidates.emplace_back("libsanitizer-public.so");
   void* handle = nullptr;
   std::string tried;
-  for (const std::string& path : candidates) {
+  for (const std::string& path : SanitizerLibraryCandidates()) {
     handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (handle != nullptr) break;
     tried += (tried.empty() ? "" : ", ") + path;

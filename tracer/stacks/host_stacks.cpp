@@ -15,6 +15,7 @@
 #include "tracer/stacks/native_unwinder.h"
 #include "tracer/stacks/program_frames.h"
 #include "tracer/stacks/repeated_stacks.h"
+#include "tracer/environment.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -31,7 +32,7 @@ uint64_t HashPcs(const uint64_t* pcs, size_t n) {
 std::atomic<uint64_t> g_next_owner{1};
 
 bool RepeatedStacksWanted() {
-  const char* v = std::getenv("STREAMCHECK_STACK_CACHE");
+  const char* v = std::getenv(environment::kStackCache);
   return v == nullptr || std::strcmp(v, "0") != 0;
 }
 

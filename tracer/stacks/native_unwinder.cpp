@@ -12,6 +12,7 @@
 #include <libunwind.h>
 
 #include "tracer/hot_path.h"
+#include "tracer/environment.h"
 
 namespace streamcheck::tracer {
 namespace {
@@ -53,7 +54,7 @@ StackBounds StackBounds::OfThisThread() {
 // and is several times faster once warm, so it is used when the system has
 // it (loaded privately, never interposing on the program's own unwinder).
 NativeUnwinder::NativeUnwinder() : backtrace_(&backtrace) {
-  const char* forced = std::getenv("STREAMCHECK_UNWINDER");
+  const char* forced = std::getenv(environment::kUnwinder);
   if (forced != nullptr && std::strcmp(forced, "glibc") == 0) return;
   void* lib = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
   if (lib == nullptr) return;

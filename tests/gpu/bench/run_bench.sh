@@ -17,7 +17,7 @@
 # the traced run without observing host-thread synchronization (what the
 # pthread interposers cost); BENCH_REBIND=1, the traced run with the CUDA
 # libraries' lock calls passing the interposers' check instead of going
-# straight to libc (what tracer/sync_call_rebinding.h saves). BENCH_LAUNCH=0,
+# straight to libc (what tracer/host_threads/sync_call_rebinding.h saves). BENCH_LAUNCH=0,
 # BENCH_LOOP=0, BENCH_TRANSFORMER=0 and BENCH_PINNED=0 (many small
 # non_blocking copies of pinned tensors, torch_pinned_copies.py) leave a
 # workload out.

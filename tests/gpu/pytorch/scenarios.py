@@ -612,6 +612,74 @@ def pinned_dataloader(racy):
     return model
 
 
+# Handovers between frameworks (issue 45): DLPack and __cuda_array_interface__
+# carry a stream so that the consumer can be ordered after the producer's
+# work. DLPack: the consumer passes its current stream to __dlpack__(stream=),
+# and the producer makes that stream wait for the producer's *current* stream,
+# not for the stream the buffer was written on. CAI as PyTorch exports it
+# (version 2) carries no stream at all: the consumer must synchronize.
+
+
+@scenario
+def dlpack_torch_to_cupy(racy):
+    # Written by PyTorch on a side stream, read by CuPy on a stream of its own.
+    # Handed over with PyTorch's default stream current, CuPy's stream waits
+    # for the default stream only: its sum reads what normal_ may be writing.
+    import cupy
+
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        a = torch.empty(N, device="cuda").normal_()
+    cs = cupy.cuda.Stream(non_blocking=True)
+    with cs:
+        if racy:
+            b = cupy.from_dlpack(a)
+        else:
+            with torch.cuda.stream(side):  # the producing stream current: CuPy's waits for it
+                b = cupy.from_dlpack(a)
+        total = b.sum()
+    cs.synchronize()
+    return a, b, total
+
+
+@scenario
+def dlpack_cupy_to_torch(racy):
+    # Written by CuPy on a non-blocking stream, read by PyTorch on its default
+    # stream. Handed over outside that stream's context, CuPy's current stream
+    # is the default one: PyTorch's stream is ordered after nothing CuPy did.
+    import cupy
+
+    cs = cupy.cuda.Stream(non_blocking=True)
+    with cs:
+        x = cupy.arange(N, dtype=cupy.float32) * 2
+        if not racy:
+            t = torch.from_dlpack(x)  # CuPy makes PyTorch's stream wait for cs
+    if racy:
+        t = torch.from_dlpack(x)
+    total = t.sum()
+    cs.synchronize()
+    return x, t, total
+
+
+@scenario
+def cai_torch_to_cupy(racy):
+    # __cuda_array_interface__ from PyTorch has no stream: CuPy assumes the
+    # data is ready. Written on a side stream and not synchronized, it is not.
+    import cupy
+
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        a = torch.empty(N, device="cuda").normal_()
+    if not racy:
+        side.synchronize()
+    cs = cupy.cuda.Stream(non_blocking=True)
+    with cs:
+        b = cupy.asarray(a)
+        total = b.sum()
+    cs.synchronize()
+    return a, b, total
+
+
 if __name__ == "__main__":
     name, variant = sys.argv[1], sys.argv[2]
     keep = SCENARIOS[name](variant == "racy")

@@ -12,6 +12,7 @@
 
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/pytorch/python_frames.h"
+#include "tracer/environment.h"
 
 namespace streamcheck::pytorch {
 namespace {
@@ -251,7 +252,7 @@ uint32_t StackOfApiWalk(const CPython& py, const StreamcheckFrameworkHooks& hook
 uint32_t CurrentPythonStack(const StreamcheckFrameworkHooks& hooks, bool take_gil) {
   // `streamcheck run --no-stacks` (STREAMCHECK_STACKS=0) turns Python stacks off too.
   static const bool wanted = [] {
-    const char* v = std::getenv("STREAMCHECK_STACKS");
+    const char* v = std::getenv(environment::kStacks);
     return v == nullptr || std::string(v) != "0";
   }();
   if (!wanted) return 0;

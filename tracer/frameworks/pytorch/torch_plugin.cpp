@@ -35,6 +35,7 @@
 #include "tracer/frameworks/pytorch/observer_core.h"
 #include "tracer/frameworks/pytorch/python_stack.h"
 #include "tracer/debug/tracer_profile.h"
+#include "tracer/environment.h"
 
 namespace streamcheck::pytorch {
 
@@ -422,7 +423,7 @@ extern "C" __attribute__((visibility("default"))) int streamcheck_framework_atta
   g_block_events = !DebugFlag(DebugSwitch::kNoBlockEvents);
   if (DebugFlag(DebugSwitch::kHideNestedOps)) g_nested_ops = NestedOps::kHide;
   if (DebugFlag(DebugSwitch::kPassOverNestedOps)) g_nested_ops = NestedOps::kPassOver;
-  const char* all_ops = std::getenv("STREAMCHECK_TORCH_ALL_OPS");
+  const char* all_ops = std::getenv(streamcheck::environment::kTorchAllOps);
   g_observe_nested_ops = all_ops != nullptr && std::string(all_ops) == "1";
   if (g_profile.on())
     std::atexit([] {
@@ -432,7 +433,7 @@ extern "C" __attribute__((visibility("default"))) int streamcheck_framework_atta
                    static_cast<unsigned long long>(counts.in_place),
                    static_cast<unsigned long long>(counts.through_api));
     });
-  const char* observer = std::getenv("STREAMCHECK_TORCH_OBSERVER");
+  const char* observer = std::getenv(streamcheck::environment::kTorchObserver);
   if (observer == nullptr || std::string(observer) != "record-function") {
     std::string refused;
     g_dispatch_observer = AttachDispatchObserver(&refused);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "tracer/libraries/mpi/mpi_hooks.h"
 #include "tracer/libraries/nccl/nccl_operations.h"
 #include "tracer/thread_state.h"
 #include "tracer/tracer.h"
@@ -52,7 +53,9 @@ void OnNcclLeave(const StreamcheckNcclCall* call) {
   });
 }
 
-const StreamcheckLibraryHooks kHooks = {STREAMCHECK_LIBRARY_HOOKS_VERSION, OnNcclEnter, OnNcclLeave};
+// MPI's are in tracer/libraries/mpi/.
+const StreamcheckLibraryHooks kHooks = {STREAMCHECK_LIBRARY_HOOKS_VERSION, OnNcclEnter, OnNcclLeave, MpiEnter,
+                                        MpiLeave};
 
 }  // namespace
 
@@ -60,6 +63,7 @@ const StreamcheckLibraryHooks* LibraryHooksFor(Tracer* tracer) {
   g_tracer = tracer;
   std::lock_guard<TracerLock> lock(tracer->tracer_lock());
   g_nccl_library = tracer->Intern("nccl");
+  SetMpiTracer(tracer);
   return &kHooks;
 }
 

@@ -1,0 +1,41 @@
+// What the binary's end-to-end tests share: `streamcheck` run in a shell,
+// a scratch folder per test binary, and the findings a database holds.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "store/reader.h"
+#include "store/store.h"
+#include "tests/common/run_command.h"
+
+namespace streamcheck::cli_testing {
+
+// stdout and stderr together.
+inline testing::CommandResult Streamcheck(const std::string& args) {
+  return testing::RunCommand(std::string(STREAMCHECK_BINARY) + " " + args + " 2>&1");
+}
+
+inline std::string TempPath(const std::string& name) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("streamcheck_cli_test_" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  return (dir / name).string();
+}
+
+inline std::vector<Finding> StoredFindings(const std::string& db_path) {
+  std::string error;
+  auto db = store::Store::Open(db_path, &error, {.read_only = true});
+  EXPECT_TRUE(db) << error;
+  std::vector<store::StoredFinding> stored;
+  std::vector<Finding> out;
+  if (!db || !store::ReadFindings(*db, {}, &stored, &error)) return out;
+  for (auto& s : stored) out.push_back(s.finding);
+  return out;
+}
+
+}  // namespace streamcheck::cli_testing

@@ -1,0 +1,66 @@
+/* A program's use of MPI, in a library linked with a fake MPI (either ABI's
+ * build of fake_mpi.c), as an application or mpi4py's extension is: the
+ * interposer probe loads it into the global scope or a local one. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef FAKE_MPI_INT_HANDLES
+typedef int Handle;
+#else
+typedef uintptr_t Handle;
+#endif
+typedef Handle Request;
+
+int MPI_Send(const void*, int, Handle, int, int, Handle);
+int MPI_Recv(void*, int, Handle, int, int, Handle, void*);
+int MPI_Isend(const void*, int, Handle, int, int, Handle, Request*);
+int MPI_Irecv(void*, int, Handle, int, int, Handle, Request*);
+int MPI_Send_init(const void*, int, Handle, int, int, Handle, Request*);
+int MPI_Start(Request*);
+int MPI_Request_free(Request*);
+int MPI_Wait(Request*, void*);
+int MPI_Test(Request*, int*, void*);
+int MPI_Waitall(int, Request*, void*);
+int MPI_Waitany(int, Request*, int*, void*);
+int MPI_Bcast(void*, int, Handle, int, Handle);
+int MPI_Allreduce(const void*, void*, int, Handle, Handle, Handle);
+int MPI_Iallreduce(const void*, void*, int, Handle, Handle, Handle, Request*);
+void fake_mpi_set_result(int);
+void fake_mpi_set_test_flag(int);
+void* fake_mpi_in_place(void);
+
+__attribute__((visibility("default"))) int run_mpi_program(void) {
+  const Handle kFloat = 4, kDouble = 8, kOp = 0;
+  const Handle comm = 2 * 100 + 1; /* two ranks, this one is rank 1 */
+  char* x = (char*)0x10000;
+  char* y = (char*)0x80000;
+  int rc = 0, flag = 0, index = -1;
+  Request reqs[2];
+  rc |= MPI_Send(x, 10, kFloat, 0, 0, comm);
+  rc |= MPI_Recv(y, 4, kDouble, 0, 0, comm, NULL);
+  rc |= MPI_Irecv(y, 16, kFloat, 0, 0, comm, &reqs[0]);
+  rc |= MPI_Isend(x, 16, kFloat, 0, 0, comm, &reqs[1]);
+  fake_mpi_set_test_flag(0);
+  rc |= MPI_Test(&reqs[0], &flag, NULL);
+  fake_mpi_set_test_flag(1);
+  rc |= MPI_Waitany(2, reqs, &index, NULL);
+  rc |= MPI_Waitall(1, reqs, NULL);
+  rc |= MPI_Bcast(x, 3, kDouble, /*root*/ 1, comm);
+  rc |= MPI_Bcast(y, 3, kDouble, /*root*/ 0, comm);
+  rc |= MPI_Allreduce(fake_mpi_in_place(), y, 5, kFloat, kOp, comm);
+  rc |= MPI_Iallreduce(x, y, 2, kDouble, kOp, comm, &reqs[0]);
+  rc |= MPI_Wait(&reqs[0], NULL);
+  Request persistent;
+  rc |= MPI_Send_init(x, 1, kDouble, 0, 0, comm, &persistent);
+  rc |= MPI_Start(&persistent);
+  rc |= MPI_Test(&persistent, &flag, NULL);
+  rc |= MPI_Request_free(&persistent);
+  fake_mpi_set_result(/*MPI_ERR_BUFFER*/ 1);
+  errno = 0;
+  const int failed = MPI_Send(x, 1, kFloat, 0, 0, comm);
+  const int failed_errno = errno;
+  fake_mpi_set_result(0);
+  printf("program: results %d, failed call %d, errno %d\n", rc, failed, failed_errno);
+  return rc;
+}

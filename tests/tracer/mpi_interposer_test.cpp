@@ -1,0 +1,92 @@
+// tracer/preload/mpi_interposers.c against stand-in MPIs of both ABIs
+// (tests/tracer/fake_mpi/): every call reaches MPI's own function with its
+// arguments, result and errno unchanged; hooks registered as the tracer
+// registers them see each call around it with the bytes its datatype and
+// count span (MPI_IN_PLACE, the root of a broadcast), the requests it
+// starts and which ones a wait or test completed, whether MPI's handles are
+// pointers (Open MPI) or ints (MPICH), and whether MPI is in the global
+// scope or a local one (mpi4py). A process without MPI does not appear to
+// have it.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/common/run_command.h"
+
+namespace {
+
+using Outcome = streamcheck::testing::CommandResult;
+
+Outcome RunProbe(bool preload, const std::string& scope, const char* program, const std::string& hooks) {
+  return streamcheck::testing::RunCommand((preload ? std::string("LD_PRELOAD=") + EXIT_HOOK_LIB + " " : "") +
+                                          MPI_INTERPOSER_PROBE + " " + scope + " " + program + " " + hooks);
+}
+
+const char kMpiCalls[] =
+    "mpi: MPI_Send\nmpi: MPI_Recv\nmpi: MPI_Irecv\nmpi: MPI_Isend\nmpi: MPI_Test\nmpi: MPI_Waitany\n"
+    "mpi: MPI_Waitall\nmpi: MPI_Bcast\nmpi: MPI_Bcast\nmpi: MPI_Allreduce\nmpi: MPI_Iallreduce\nmpi: MPI_Wait\n"
+    "mpi: MPI_Send_init\nmpi: MPI_Start\nmpi: MPI_Test\nmpi: MPI_Request_free\nmpi: MPI_Send\n";
+const char kProgramEnd[] =
+    "program: results 0, failed call 1, errno 42\n"
+    "calls that reached mpi: 17\n";
+
+// In-place is 1 in Open MPI and -1 in MPICH; the rest is the same.
+std::string HookedOutput() {
+  return std::string("preloaded: yes\nMPI_Init visible: no\n") +
+         "enter MPI_Send kind=1 buffer=0x10000+40:1\nmpi: MPI_Send\nleave MPI_Send result=0\n"
+         "enter MPI_Recv kind=1 buffer=0x80000+32:2\nmpi: MPI_Recv\nleave MPI_Recv result=0\n"
+         "enter MPI_Irecv kind=2 buffer=0x80000+64:2\nmpi: MPI_Irecv\nleave MPI_Irecv result=0 new_request=0x700\n"
+         "enter MPI_Isend kind=2 buffer=0x10000+64:1\nmpi: MPI_Isend\nleave MPI_Isend result=0 new_request=0x701\n"
+         "enter MPI_Test kind=5 request=0x700\nmpi: MPI_Test\nleave MPI_Test result=0 completed=0\n"
+         "enter MPI_Waitany kind=5 request=0x700 request=0x701\nmpi: MPI_Waitany\n"
+         "leave MPI_Waitany result=0 completed=0 completed=1\n"
+         "enter MPI_Waitall kind=5 request=0x700\nmpi: MPI_Waitall\nleave MPI_Waitall result=0 completed=1\n"
+         "enter MPI_Bcast kind=1 buffer=0x10000+24:1\nmpi: MPI_Bcast\nleave MPI_Bcast result=0\n"
+         "enter MPI_Bcast kind=1 buffer=0x80000+24:2\nmpi: MPI_Bcast\nleave MPI_Bcast result=0\n"
+         "enter MPI_Allreduce kind=1 buffer=0x80000+20:3\nmpi: MPI_Allreduce\nleave MPI_Allreduce result=0\n"
+         "enter MPI_Iallreduce kind=2 buffer=0x10000+16:1 buffer=0x80000+16:2\nmpi: MPI_Iallreduce\n"
+         "leave MPI_Iallreduce result=0 new_request=0x702\n"
+         "enter MPI_Wait kind=5 request=0x702\nmpi: MPI_Wait\nleave MPI_Wait result=0 completed=1\n"
+         "enter MPI_Send_init kind=3 buffer=0x10000+8:1\nmpi: MPI_Send_init\n"
+         "leave MPI_Send_init result=0 new_request=0x703\n"
+         "enter MPI_Start kind=4 request=0x703\nmpi: MPI_Start\nleave MPI_Start result=0\n"
+         "enter MPI_Test kind=5 request=0x703\nmpi: MPI_Test\nleave MPI_Test result=0 completed=1\n"
+         "enter MPI_Request_free kind=6 request=0x703\nmpi: MPI_Request_free\nleave MPI_Request_free result=0\n"
+         "enter MPI_Send kind=1 buffer=0x10000+4:1\nmpi: MPI_Send\nleave MPI_Send result=1\n" +
+         kProgramEnd;
+}
+
+TEST(MpiInterposers, HooksSeeEveryCallAroundMpisOwnWithOpenMpisAbi) {
+  const Outcome o = RunProbe(true, "global", FAKE_MPI_PROGRAM_OMPI, "hooked");
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.output, HookedOutput());
+}
+
+TEST(MpiInterposers, HooksSeeEveryCallAroundMpisOwnWithMpichsAbi) {
+  const Outcome o = RunProbe(true, "global", FAKE_MPI_PROGRAM_MPICH, "hooked");
+  EXPECT_EQ(o.exit_code, 0);
+  EXPECT_EQ(o.output, HookedOutput());
+}
+
+// mpi4py's extension is loaded into a scope of its own, and MPI with it.
+TEST(MpiInterposers, MpiInALocalScopeIsFoundToo) {
+  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
+    const Outcome o = RunProbe(true, "local", program, "hooked");
+    EXPECT_EQ(o.exit_code, 0);
+    EXPECT_EQ(o.output, HookedOutput()) << program;
+  }
+}
+
+// Without hooks (no tracer, or before cuInit) and without the preloaded
+// library, the program sees the same calls, results and errno.
+TEST(MpiInterposers, WithoutATracerTheProgramRunsAsWithoutThem) {
+  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
+    const Outcome unhooked = RunProbe(true, "local", program, "unhooked");
+    const Outcome bare = RunProbe(false, "local", program, "unhooked");
+    EXPECT_EQ(unhooked.exit_code, 0);
+    EXPECT_EQ(unhooked.output, std::string("preloaded: yes\nMPI_Init visible: no\n") + kMpiCalls + kProgramEnd);
+    EXPECT_EQ(bare.output, std::string("preloaded: no\nMPI_Init visible: no\n") + kMpiCalls + kProgramEnd);
+  }
+}
+
+}  // namespace
