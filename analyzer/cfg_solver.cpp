@@ -307,7 +307,15 @@ class FunctionAnalyzer::CfgRun {
       }
     }
     if (pred->succ_size() != 2) return st;
-    if (!TakeCondition(cond, *pred->succ_begin() == succ, st)) return FlowState{};
+    const bool edge_true = *pred->succ_begin() == succ;
+    if (!TakeCondition(cond, edge_true, st)) return FlowState{};
+    // The left operand of `a && b` found false (of `a || b` true) decides the
+    // whole condition too: a helper's `if (a && b) return;` and its caller's
+    // `if (a && b) sync();` then meet on one key (nccl-tests' completeColl).
+    if (const auto* op = llvm::dyn_cast_or_null<clang::BinaryOperator>(pred->getTerminatorStmt());
+        op != nullptr && op->isLogicalOp() && edge_true == (op->getOpcode() == clang::BO_LOr)) {
+      if (!TakeCondition(op, edge_true, st)) return FlowState{};
+    }
     const QueryTest test = QueryBranch(cond, fa_.ast_);
     if (test.tested == nullptr) return st;
     // The first successor is taken when the condition is true.

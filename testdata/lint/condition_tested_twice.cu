@@ -37,9 +37,15 @@ void start_unless(float* pinned, const float* d, cudaStream_t s, int iters, bool
   cudaStreamSynchronize(s);
 }
 
-// A conjunction is a branch per operand, and a path that left through both
-// is not yet known to take both again (a limitation: the second test of
-// `blocking && iters <= 1` after this helper would be reported).
+// A conjunction: its left operand found false decides it as a whole, so the
+// helper's three paths meet the caller's test on one key (nccl-tests'
+// completeColl and its caller).
+float fixed_conjunction(float* d, float* pinned, cudaStream_t s, int iters, bool blocking) {
+  start_unless(pinned, d, s, iters, blocking);
+  if (blocking && iters <= 1) cudaStreamSynchronize(s);
+  return pinned[0];
+}
+
 float racy_one_operand(float* d, float* pinned, cudaStream_t s, int iters, bool blocking) {
   start_unless(pinned, d, s, iters, blocking);
   if (iters <= 1) cudaStreamSynchronize(s);
