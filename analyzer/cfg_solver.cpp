@@ -342,6 +342,7 @@ class FunctionAnalyzer::CfgRun {
     // Ops pending only had the condition gone the other way are done.
     if (auto other = st.guarded.find(GuardKey(*key, !value)); other != st.guarded.end()) {
       Complete(st, other->second.ops);
+      st.events_host_complete.insert(other->second.events.begin(), other->second.events.end());
       st.guarded.erase(other);
     }
     st.guarded.erase(GuardKey(*key, value));

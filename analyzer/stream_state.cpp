@@ -1,6 +1,8 @@
 #include "analyzer/stream_state.h"
 
 #include <algorithm>
+#include <iterator>
+#include <tuple>
 
 namespace streamcheck::lint {
 namespace {
@@ -175,22 +177,29 @@ std::string GuardKey(const std::string& condition, bool value) { return conditio
 namespace {
 
 // The guards of a join: each side's that the other side's path agrees with
-// (the op is not pending there, or guarded alike), and, for a condition the
-// two sides found different values of, the ops pending on one side only.
+// (the op is not pending there, the event complete there, or guarded alike),
+// and, for a condition the two sides found different values of, the ops
+// pending and the events not waited for on one side only.
 void JoinGuards(const FlowState& a, const FlowState& b, FlowState* out) {
   for (const auto* side : {&a, &b}) {
     const FlowState& other = side == &a ? b : a;
     for (const auto& [key, guard] : side->guarded) {
       auto theirs = other.guarded.find(key);
+      const bool alike = theirs != other.guarded.end();
       OpSet kept;
       for (int id : guard.ops) {
-        if (other.pending.count(id) == 0 || (theirs != other.guarded.end() && theirs->second.ops.count(id) != 0)) {
-          kept.insert(id);
+        if (other.pending.count(id) == 0 || (alike && theirs->second.ops.count(id) != 0)) kept.insert(id);
+      }
+      std::set<std::string> kept_events;
+      for (const std::string& e : guard.events) {
+        if (other.events_host_complete.count(e) != 0 || (alike && theirs->second.events.count(e) != 0)) {
+          kept_events.insert(e);
         }
       }
-      if (kept.empty()) continue;
+      if (kept.empty() && kept_events.empty()) continue;
       FlowState::Guard& g = out->guarded[key];
       g.ops.insert(kept);
+      g.events.insert(kept_events.begin(), kept_events.end());
       g.vars = guard.vars;
     }
   }
@@ -200,10 +209,20 @@ void JoinGuards(const FlowState& a, const FlowState& b, FlowState* out) {
     OpSet only_a = a.pending, only_b = b.pending;
     only_a.erase(b.pending);
     only_b.erase(a.pending);
-    for (const auto& [value, ops] : {std::pair{fact.value, only_a}, std::pair{it->second.value, only_b}}) {
-      if (ops.empty()) continue;
+    // Events waited for on one side are outstanding only on the other's value.
+    std::set<std::string> waiting_a, waiting_b;
+    std::set_difference(b.events_host_complete.begin(), b.events_host_complete.end(),
+                        a.events_host_complete.begin(), a.events_host_complete.end(),
+                        std::inserter(waiting_a, waiting_a.end()));
+    std::set_difference(a.events_host_complete.begin(), a.events_host_complete.end(),
+                        b.events_host_complete.begin(), b.events_host_complete.end(),
+                        std::inserter(waiting_b, waiting_b.end()));
+    for (const auto& [value, ops, events] :
+         {std::tuple{fact.value, only_a, waiting_a}, std::tuple{it->second.value, only_b, waiting_b}}) {
+      if (ops.empty() && events.empty()) continue;
       FlowState::Guard& g = out->guarded[GuardKey(key, value)];
       g.ops.insert(ops);
+      g.events.insert(events.begin(), events.end());
       g.vars = fact.vars;
     }
   }
@@ -579,6 +598,11 @@ void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, c
   s.event_recorded[event] = loc;
   s.event_stream[event] = stream;
   s.events_host_complete.erase(event);
+  // A condition's later edge says nothing of the new record.
+  for (auto it = s.guarded.begin(); it != s.guarded.end();) {
+    it->second.events.erase(event);
+    it = it->second.ops.empty() && it->second.events.empty() ? s.guarded.erase(it) : std::next(it);
+  }
 }
 
 void StreamWaitEvent(FlowState& s, const std::string& stream, const std::string& event) {

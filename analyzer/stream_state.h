@@ -161,12 +161,13 @@ struct FlowState {
     bool operator==(const Fact&) const = default;
   };
   std::map<std::string, Fact> facts;
-  // Ops pending only on the paths where a condition had a value ("KEY=1"),
-  // from a join of paths that went both ways (a helper's early return that
-  // skips its synchronize): the same test later, going the other way, knows
-  // they are done.
+  // Ops pending, and events the host has not waited for, only on the paths
+  // where a condition had a value ("KEY=1"), from a join of paths that went
+  // both ways (a helper's early return that skips its synchronize): the same
+  // test later, going the other way, knows they are done.
   struct Guard {
     OpSet ops;
+    std::set<std::string> events;  // in events_host_complete on the other value's paths
     std::vector<std::string> vars;  // what the condition reads, as in Fact
     bool operator==(const Guard&) const = default;
   };
