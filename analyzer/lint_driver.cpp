@@ -13,6 +13,7 @@
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Option/ArgList.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include "analyzer/compile_flags.h"
 #include "analyzer/function_analyzer.h"
 #include "analyzer/lint_check.h"
+#include "analyzer/launch_config_braces.h"
 #include "analyzer/prelude/prelude_files.h"
 
 namespace streamcheck::lint {
@@ -283,12 +285,25 @@ std::vector<std::string> KnownFlags(const std::vector<std::string>& argv, std::v
   return out;
 }
 
-// The real file system with the prelude headers laid over it at kPreludeDir.
-llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FileSystemWithPrelude(const std::string& directory) {
+// The real file system with the prelude headers laid over it at kPreludeDir,
+// and the source file as clang can parse what nvcc accepts in it (braced
+// launch-configuration arguments, launch_config_braces.h).
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FileSystemWithPrelude(const std::string& directory,
+                                                                     const std::string& file) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> real = llvm::vfs::createPhysicalFileSystem();
   llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> prelude(new llvm::vfs::InMemoryFileSystem);
   for (const PreludeFile& f : PreludeFiles()) {
     prelude->addFile(std::string(kPreludeDir) + "/" + f.path, 0, llvm::MemoryBuffer::getMemBuffer(f.text, f.path));
+  }
+  llvm::SmallString<256> path(file);
+  if (!directory.empty() && llvm::sys::path::is_relative(path)) {
+    path = directory;
+    llvm::sys::path::append(path, file);
+  }
+  if (auto source = llvm::MemoryBuffer::getFile(path); source) {
+    if (std::optional<std::string> parsable = BracedLaunchConfigAsParens((*source)->getBuffer())) {
+      prelude->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(*parsable, path));
+    }
   }
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> fs(new llvm::vfs::OverlayFileSystem(real));
   fs->pushOverlay(prelude);
@@ -300,7 +315,7 @@ void RunOne(const LintJob& job, const SummaryTable* summaries, const LintLimits&
   const auto start = std::chrono::steady_clock::now();
   result->file = job.file;
   llvm::IntrusiveRefCntPtr<clang::FileManager> files(
-      new clang::FileManager(clang::FileSystemOptions(), FileSystemWithPrelude(job.directory)));
+      new clang::FileManager(clang::FileSystemOptions(), FileSystemWithPrelude(job.directory, job.file)));
   std::string output;
   llvm::raw_string_ostream os(output);
   clang::DiagnosticOptions diag_options;
