@@ -41,6 +41,9 @@ struct EventWait {
 struct ClockRead {
   std::string api;
   clang::SourceLocation loc;
+  clang::SourceLocation inner_loc;  // inside the inlined helper; equal to loc when not inlined
+  std::string helper;
+  std::string context;  // the inlined helper's call-site chain; "" at the top
 };
 
 struct ElapsedTime {

@@ -311,7 +311,10 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   });
   if (a.since_clock || b.since_clock) {
     out.since_clock = Union(a.since_clock.value_or(OpSet{}), b.since_clock.value_or(OpSet{}));
-    out.clock_loc = a.since_clock ? a.clock_loc : b.clock_loc;
+    const FlowState& read = a.since_clock ? a : b;
+    out.clock_loc = read.clock_loc;
+    out.clock_inner_loc = read.clock_inner_loc;
+    out.clock_context = read.clock_context;
   }
   out.capturing = a.capturing;
   out.capturing.insert(b.capturing.begin(), b.capturing.end());

@@ -122,6 +122,8 @@ struct FlowState {
   std::map<std::string, Symbol> values;                         // `cfg.stream = s`, `cur = s1`
   std::optional<OpSet> since_clock;                             // ops issued since the last host clock read
   clang::SourceLocation clock_loc;
+  clang::SourceLocation clock_inner_loc;  // inside the inlined helper that read it
+  std::string clock_context;              // that helper's call-site chain; "" at the top
   std::map<std::string, std::string> capturing;                 // stream -> origin stream of its capture
   std::map<std::string, GraphInfo> graphs;                      // graph / exec
   // Ops of non-blocking streams that a legacy-stream op or sync would have

@@ -578,11 +578,14 @@ void TransferWalker::Call(const clang::CallExpr* call) {
   if (!user_code) {
     if (IsHostClock(fd->getQualifiedNameAsString())) {
       if (report_) {
-        ClockRead r{fd->getQualifiedNameAsString(), Loc(call->getBeginLoc())};
+        ClockRead r{fd->getQualifiedNameAsString(), Loc(call->getBeginLoc()), call->getBeginLoc(), frame_.helper,
+                    frame_.context};
         for (const auto& check : fa_.checks_) check->OnHostClock(r, s_, fa_.ctx_);
       }
       s_.since_clock = OpSet{};
       s_.clock_loc = Loc(call->getBeginLoc());
+      s_.clock_inner_loc = call->getBeginLoc();
+      s_.clock_context = frame_.context;
       return;
     }
     if (const ApiModel* api = FindApi(name)) {
