@@ -3,6 +3,7 @@
 // the CUDA runtime's "API synchronization behavior" and the programming
 // guide's stream rules. Grep an API name in cuda_api.cpp for its row and its
 // ApiKind here for its effect.
+#include "analyzer/kernel_index_params.h"
 #include "analyzer/transfer_walker.h"
 
 #include <clang/AST/ASTContext.h>
@@ -101,9 +102,21 @@ void TransferWalker::KernelArgs(DeviceOp& op, const clang::FunctionDecl* kernel,
                                 const std::vector<const clang::Expr*>& args) {
   if (kernel == nullptr) return;
   const std::vector<AccessMode>& modes = fa_.summaries_.ParamModes(kernel);
+  const std::vector<std::vector<unsigned>> indexing = ScalarParamsIndexing(kernel);
   for (size_t i = 0; i < args.size() && i < modes.size(); ++i) {
     if (args[i] == nullptr || !kernel->getParamDecl(i)->getType()->isPointerType()) continue;
+    const size_t before = op.accesses.size();
     AddAccess(op, args[i], modes[i], nullptr);
+    if (op.accesses.size() == before) continue;
+    op.accesses.back().atomic = fa_.summaries_.AtomicOnly(kernel)[i];
+    if (i >= indexing.size() || indexing[i].empty()) continue;
+    std::string range = kernel->getNameAsString() + "(";
+    for (unsigned q : indexing[i]) {
+      const clang::Expr* arg = q < args.size() ? args[q] : nullptr;
+      const Symbol v = arg != nullptr ? Sym(arg) : Symbol{};
+      range += (v.empty() ? (arg != nullptr ? TextOf(arg, ast_) : "?") : v.key) + ",";
+    }
+    op.accesses.back().index_range = range + ")";
   }
 }
 

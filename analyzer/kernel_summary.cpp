@@ -25,6 +25,12 @@ class ParamUseWalker {
     Visit(body, Use::kValue);
     return modes_;
   }
+  // Parameters whose memory is touched only by atomic read-modify-writes.
+  std::vector<bool> AtomicOnly() const {
+    std::vector<bool> out(modes_.size());
+    for (size_t i = 0; i < out.size(); ++i) out[i] = atomic_[i] && !plain_[i];
+    return out;
+  }
 
  private:
   // How the value of an lvalue expression is used.
@@ -46,6 +52,9 @@ class ParamUseWalker {
   std::map<const clang::ValueDecl*, int> aliases_;
   std::vector<AccessMode> modes_;
   std::vector<bool> seen_;
+  bool in_atomic_ = false;
+  std::vector<bool> atomic_ = std::vector<bool>(modes_.size(), false);
+  std::vector<bool> plain_ = std::vector<bool>(modes_.size(), false);
 };
 
 int ParamUseWalker::ParamOf(const clang::Expr* e) const {
@@ -89,6 +98,7 @@ void ParamUseWalker::Record(int param, Use use) {
   }
   modes_[param] = seen_[param] ? MergeAccessModes(modes_[param], m) : m;
   seen_[param] = true;
+  (in_atomic_ ? atomic_ : plain_)[param] = true;
 }
 
 // A pointer passed to a callee: the callee's summary says what happens to
@@ -105,7 +115,9 @@ void ParamUseWalker::Call(const clang::CallExpr* call) {
     if (p < 0) {
       Visit(arg, Use::kValue);
     } else if (atomic) {
+      in_atomic_ = true;
       Record(p, Use::kReadWrite);
+      in_atomic_ = false;
     } else if (callee_modes != nullptr && i < callee_modes->size()) {
       const AccessMode m = (*callee_modes)[i];
       Record(p, m == AccessMode::kRead        ? Use::kRead
@@ -229,7 +241,9 @@ const std::vector<AccessMode>& KernelSummaries::ParamModes(const clang::Function
   const bool broken = compile_error_ && compile_error_(fn) != nullptr;
   if (fn->hasBody() && depth_ < 8 && !broken) {
     ++depth_;
-    modes = ParamUseWalker(fn, *this).Run(fn->getBody());
+    ParamUseWalker walker(fn, *this);
+    modes = walker.Run(fn->getBody());
+    atomic_only_[fn] = walker.AtomicOnly();
     --depth_;
   } else {
     for (unsigned i = 0; i < fn->getNumParams(); ++i) {
@@ -248,5 +262,12 @@ const std::vector<AccessMode>& KernelSummaries::ParamModes(const clang::Function
   return cache_[fn] = modes;
 }
 
-}  // namespace streamcheck::lint
+const std::vector<bool>& KernelSummaries::AtomicOnly(const clang::FunctionDecl* fn) {
+  ParamModes(fn);
+  fn = fn->getDefinition() != nullptr ? fn->getDefinition() : fn;
+  std::vector<bool>& out = atomic_only_[fn];
+  out.resize(fn->getNumParams(), false);
+  return out;
+}
 
+}  // namespace streamcheck::lint

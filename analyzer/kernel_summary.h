@@ -28,11 +28,15 @@ class KernelSummaries {
       : ctx_(ctx), compile_error_(std::move(compile_error)) {}
   // One mode per parameter; kRead for non-pointers (they are copied at launch).
   const std::vector<AccessMode>& ParamModes(const clang::FunctionDecl* fn);
+  // Per parameter: its memory is touched only by atomics (`atomicAdd(sum, x)`),
+  // which concurrent kernels may do to the same address without a race.
+  const std::vector<bool>& AtomicOnly(const clang::FunctionDecl* fn);
 
  private:
   const clang::ASTContext& ctx_;
   CompileError compile_error_;
   std::map<const clang::FunctionDecl*, std::vector<AccessMode>> cache_;
+  std::map<const clang::FunctionDecl*, std::vector<bool>> atomic_only_;
   int depth_ = 0;
 };
 

@@ -351,6 +351,10 @@ FlowState Join(const FlowState& a, const FlowState& b) {
 
 Overlap Overlaps(const BufferAccess& a, const BufferAccess& b) {
   if (a.ref.base.key != b.ref.base.key) return Overlap::kNo;
+  if (!a.index_range.empty() && !b.index_range.empty() && a.index_range != b.index_range &&
+      a.ref.offset_key == b.ref.offset_key) {
+    return Overlap::kMaybe;
+  }
   if (a.ref.offset_key == b.ref.offset_key) return Overlap::kYes;
   if (a.ref.offset_bytes && b.ref.offset_bytes) {
     const int64_t lo_a = *a.ref.offset_bytes, lo_b = *b.ref.offset_bytes;
@@ -404,6 +408,7 @@ std::optional<FindingKind> KindOfPair(AccessMode earlier, AccessMode later) {
 void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_assumed,
              std::vector<Conflict>* out) {
   for (const BufferAccess& ea : earlier.accesses) {
+    if (ea.atomic && later.atomic) continue;
     if (OverlapsAtSomeStep(ea, later) != Overlap::kYes) continue;
     const std::optional<FindingKind> kind = KindOfPair(ea.mode, later.mode);
     if (!kind) continue;

@@ -37,6 +37,11 @@ struct BufferAccess {
   // where the first iteration's access starts. It meets work from outside the
   // loop there; work of the same iteration matches the offset as written.
   std::optional<BufferRef> first_step;
+  // A kernel's pointer argument indexed by its scalar arguments: the kernel
+  // and those arguments ("relax(iy_start, nx)"; kernel_index_params.h). One
+  // kernel launched with others there may touch another part.
+  std::string index_range;
+  bool atomic = false;  // a kernel's atomic read-modify-writes only: no race with another's
   bool operator==(const BufferAccess&) const = default;
 };
 
