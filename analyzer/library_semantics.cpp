@@ -24,9 +24,17 @@ bool IsOpaqueHandle(clang::QualType t) {
 // A pointer parameter the call reads or writes through: not the handle or a
 // descriptor, not a host scalar (alpha, beta, a dot product's result, whose
 // pointer mode may make the call read or write them during the call).
+// cuFFT's multi-GPU descriptor (cudaLibXtDesc): a host structure that lists
+// the buffers on each GPU, filled in by cufftXtMalloc before it returns; the
+// work is on the buffers it lists, never on the structure.
+bool IsHostDescriptor(clang::QualType t) {
+  while (t->isPointerType()) t = t->getPointeeType();
+  return t.getUnqualifiedType().getAsString().find("XtDesc") != std::string::npos;
+}
+
 bool IsDataPointer(const clang::ParmVarDecl* p) {
   const clang::QualType t = p->getType();
-  if (!t->isPointerType() || IsOpaqueHandle(t) || IsHandleType(t)) return false;
+  if (!t->isPointerType() || IsOpaqueHandle(t) || IsHandleType(t) || IsHostDescriptor(t)) return false;
   const llvm::StringRef name = p->getName();
   return name != "alpha" && name != "beta" && name != "result";
 }
@@ -104,7 +112,7 @@ void TransferWalker::LibraryCall(const clang::CallExpr* call, const clang::Funct
       }
       continue;
     }
-    if (!IsDataPointer(p)) continue;
+    if (!IsDataPointer(p) || IsHostDescriptor(call->getArg(i)->IgnoreParenCasts()->getType())) continue;
     const bool read = t->getPointeeType().isConstQualified() || static_cast<int>(i) == read_only;
     AddAccess(op, call->getArg(i), read ? AccessMode::kRead : AccessMode::kWrite, nullptr);
   }
