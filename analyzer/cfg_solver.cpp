@@ -421,7 +421,13 @@ class FunctionAnalyzer::CfgRun {
       // after a helper is that of its successful returns.
       if (exit && (p->hasNoReturnElement() || EndsInThrow(*p))) continue;
       if (error_paths_apart && ReturnsError(*p, fn_, fa_.ast_)) continue;
-      in = Join(in, EdgeState(p, b));
+      FlowState edge = EdgeState(p, b);
+      // The first reached edge is the state itself, moved rather than copied by Join.
+      if (!in.reached) {
+        in = std::move(edge);
+      } else if (edge.reached) {
+        in = Join(in, edge);
+      }
     }
     return in;
   }
