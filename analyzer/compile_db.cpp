@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "analyzer/compile_flags.h"
@@ -85,8 +86,16 @@ std::optional<CompileDatabase> ParseCompileDatabase(const std::string& text, con
 
 std::vector<CompileEntry> SelectEntries(const CompileDatabase& db, const std::vector<std::string>& files,
                                         std::vector<std::string>* missing) {
-  if (files.empty()) return db.entries;
   std::vector<CompileEntry> out;
+  if (files.empty()) {
+    // A file several targets compile (a shared common.cu) is one file to lint:
+    // its first command, as run-clang-tidy and clangd take it.
+    std::set<std::string> seen;
+    for (const CompileEntry& e : db.entries) {
+      if (seen.insert(e.file).second) out.push_back(e);
+    }
+    return out;
+  }
   for (const std::string& f : files) {
     std::error_code ec;
     const std::string absolute = fs::absolute(f, ec).lexically_normal().string();

@@ -27,8 +27,9 @@ std::optional<CompileDatabase> ParseCompileDatabase(const std::string& text, con
                                                     std::string* error);
 
 // The entries to lint: those for `files` (matched by absolute path, or by path
-// suffix so `src/a.cu` works), or every entry when `files` is empty. Files
-// with no entry are reported through `missing`.
+// suffix so `src/a.cu` works), or every file's first entry when `files` is
+// empty (a file several targets compile is linted once). Files with no entry
+// are reported through `missing`.
 std::vector<CompileEntry> SelectEntries(const CompileDatabase& db, const std::vector<std::string>& files,
                                         std::vector<std::string>* missing);
 

@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string_view>
 
 namespace streamcheck::lint {
@@ -39,7 +41,7 @@ constexpr std::array kDropped = {
     NvccOption{"-diag-suppress", "--diag-suppress", true},
     NvccOption{"-diag-warn", "--diag-warn", true},
     NvccOption{"-diag-error", "--diag-error", true},
-    NvccOption{"-optf", "--options-file", true},
+    NvccOption{"-optf", "--options-file", true},  // one ExpandResponseFiles could not read
     NvccOption{"-code", "--gpu-code", true},
     NvccOption{"-odir", "--output-directory", true},
     NvccOption{"-MF", "--dependency-output", true},
@@ -178,6 +180,11 @@ bool IsCudaSource(std::string_view file) {
   return EndsWith(file, ".cu") || EndsWith(file, ".cuh");
 }
 
+bool IsCppSource(std::string_view file) {
+  return EndsWith(file, ".cpp") || EndsWith(file, ".cc") || EndsWith(file, ".cxx") || EndsWith(file, ".C") ||
+         EndsWith(file, ".c++");
+}
+
 }  // namespace
 
 std::string FindCudaToolkit() {
@@ -288,6 +295,18 @@ std::vector<std::string> TranslateNvccCommand(const std::vector<std::string>& ar
   return out;
 }
 
+bool UsesCudaSyntax(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) return false;
+  std::ostringstream text;
+  text << in.rdbuf();
+  const std::string s = text.str();
+  for (const char* word : {"<<<", "__global__", "threadIdx", "blockIdx", "__shared__"}) {
+    if (s.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
 std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, const std::string& file,
                                              const CudaSetup& setup) {
   if (!argv.empty() && IsNvcc(argv[0])) argv = TranslateNvccCommand(argv);
@@ -325,7 +344,12 @@ std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, cons
     if (StartsWith(arg, "-resource-dir")) have_resource_dir = true;
     out.push_back(arg);
   }
-  std::vector<std::string> added = {"-fsyntax-only", "-w"};
+  // A C++ file with CUDA syntax in it is compiled as CUDA by its build
+  // (CMake's LANGUAGE CUDA, nvcc -x cu): parse it so.
+  if (!cuda && !explicit_language && IsCppSource(file) && UsesCudaSyntax(file)) cuda = true;
+  // Every error is worth its place: the functions it is in are named, and
+  // clang's default of stopping after 20 would leave the rest unparsed.
+  std::vector<std::string> added = {"-fsyntax-only", "-w", "-ferror-limit=0"};
   if (!have_resource_dir && !setup.resource_dir.empty()) {
     added.push_back("-resource-dir=" + setup.resource_dir);
   }
@@ -370,6 +394,32 @@ std::vector<std::string> DefaultCommand(const std::string& file,
   argv.insert(argv.end(), extra_flags.begin(), extra_flags.end());
   argv.push_back(file);
   return argv;
+}
+
+std::vector<std::string> ExpandResponseFiles(const std::vector<std::string>& argv, const std::string& directory) {
+  namespace fs = std::filesystem;
+  const auto read = [&](const std::string& name, std::vector<std::string>* out) {
+    fs::path path(name);
+    if (path.is_relative() && !directory.empty()) path = fs::path(directory) / path;
+    std::ifstream in(path);
+    if (!in) return false;
+    std::ostringstream text;
+    text << in.rdbuf();
+    for (std::string& word : SplitCommandLine(text.str())) out->push_back(std::move(word));
+    return true;
+  };
+  std::vector<std::string> out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    if ((arg == "--options-file" || arg == "-optf") && i + 1 < argv.size() && read(argv[i + 1], &out)) {
+      ++i;
+    } else if (StartsWith(arg, "--options-file=") && read(arg.substr(15), &out)) {
+    } else if (i > 0 && arg.size() > 1 && arg[0] == '@' && read(arg.substr(1), &out)) {
+    } else {
+      out.push_back(arg);
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> SplitCommandLine(const std::string& command) {

@@ -34,8 +34,12 @@ bool IsNvcc(const std::string& program);
 // nvcc documents one; everything else passes through (clang reports it).
 std::vector<std::string> TranslateNvccCommand(const std::vector<std::string>& nvcc_argv);
 
+// Whether a file's text launches kernels or names CUDA's built-ins (`<<<`,
+// __global__, threadIdx, blockIdx, __shared__): a .cpp file its build compiles as CUDA.
+bool UsesCudaSyntax(const std::string& file);
+
 // Adds what the lint needs to any clang-style command: CUDA mode for .cu
-// inputs, the toolkit and resource dir, host-only parsing, the nvcc prelude,
+// inputs and for C++ files with CUDA syntax in them (UsesCudaSyntax), the toolkit and resource dir, host-only parsing, the nvcc prelude,
 // the toolkit's headers for plain C++ files (nvcc puts them on every file's
 // path), no warnings of its own (the lint reports its findings; compile
 // errors still show), and drops outputs/dependency files the lint never writes.
@@ -46,6 +50,12 @@ std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, cons
 // `clang++ [CUDA mode] EXTRA_FLAGS FILE`.
 std::vector<std::string> DefaultCommand(const std::string& file,
                                         const std::vector<std::string>& extra_flags);
+
+// The command with its response files read in, relative to `directory`:
+// nvcc's `--options-file F` / `-optf F` (CMake puts a CUDA target's include
+// paths there) and `@F` (gcc's and clang's). A file that cannot be read is
+// left as it was (the parse then says what is missing).
+std::vector<std::string> ExpandResponseFiles(const std::vector<std::string>& argv, const std::string& directory);
 
 // Splits a shell-style command string (compile_commands.json "command").
 std::vector<std::string> SplitCommandLine(const std::string& command);

@@ -1,5 +1,5 @@
-// The CUDA runtime (and host libc) calls the analysis models, one table row
-// per API: which argument is the stream, the event, the buffers. Grep an API
+// The CUDA runtime and driver (and host libc) calls the analysis models, one
+// table row per API: which argument is the stream, the event, the buffers. Grep an API
 // name here to find its row; cuda_api_semantics.cpp gives each ApiKind its
 // ordering semantics.
 #pragma once
@@ -58,6 +58,7 @@ struct ApiModel {
   int event = -1;
   int event2 = -1;  // stop event of cudaEventElapsedTime
   int graph = -1;   // the graph a node is added to
+  int direction = -1;  // a CopyKind the API's name fixes (cuMemcpyDtoHAsync), when it has no copy_kind argument
 };
 
 // nullptr when the call is not modeled. `name` is the callee's plain name;

@@ -3,6 +3,7 @@
 // the CUDA runtime's "API synchronization behavior" and the programming
 // guide's stream rules. Grep an API name in cuda_api.cpp for its row and its
 // ApiKind here for its effect.
+#include "analyzer/kernel_index_params.h"
 #include "analyzer/transfer_walker.h"
 
 #include <clang/AST/ASTContext.h>
@@ -33,10 +34,38 @@ DeviceOp& TransferWalker::NewOp(const clang::Stmt* st, const std::string& api, c
   op.context = frame_.context;
   op.accesses.clear();
   op.captured = false;
+  op.staged_into_pageable = false;
+  op.staged_destination = false;
+  op.allocates.clear();
+  op.frees.clear();
+  op.first_step_stream = Symbol{};
   op.loc = Loc(st->getBeginLoc());
   op.inner_loc = st->getBeginLoc();
   op.helper = frame_.helper;
   return op;
+}
+
+// `streams[i]` in a loop: the first iteration's stream, `streams[0]`, which
+// goes with the first iteration's accesses (BufferAccess::first_step).
+void TransferWalker::FirstStepStream(DeviceOp& op, const clang::Expr* stream) {
+  if (stream == nullptr || frame_.bindings.counters == nullptr) return;
+  const clang::Expr* e = stream->IgnoreParenImpCasts();
+  const clang::Expr* array = nullptr;
+  const clang::Expr* index = nullptr;
+  if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(e)) {
+    array = sub->getBase();
+    index = sub->getIdx();
+  } else if (const auto* call = llvm::dyn_cast<clang::CXXOperatorCallExpr>(e);
+             call != nullptr && call->getOperator() == clang::OO_Subscript && call->getNumArgs() == 2) {
+    array = call->getArg(0);
+    index = call->getArg(1);
+  }
+  if (array == nullptr) return;
+  const std::optional<int64_t> first = FirstIterationValue(index, *frame_.bindings.counters, ast_);
+  const Symbol base = SymbolOf(array, frame_.bindings, ast_);
+  if (!first || base.empty() || op.stream.key != base.key + "[*]") return;
+  op.first_step_stream = Symbol{base.key + "[#" + std::to_string(*first) + "]",
+                                base.text + "[" + std::to_string(*first) + "]"};
 }
 
 void TransferWalker::AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode mode, const clang::Expr* count) {
@@ -73,9 +102,21 @@ void TransferWalker::KernelArgs(DeviceOp& op, const clang::FunctionDecl* kernel,
                                 const std::vector<const clang::Expr*>& args) {
   if (kernel == nullptr) return;
   const std::vector<AccessMode>& modes = fa_.summaries_.ParamModes(kernel);
+  const std::vector<std::vector<unsigned>> indexing = ScalarParamsIndexing(kernel);
   for (size_t i = 0; i < args.size() && i < modes.size(); ++i) {
     if (args[i] == nullptr || !kernel->getParamDecl(i)->getType()->isPointerType()) continue;
+    const size_t before = op.accesses.size();
     AddAccess(op, args[i], modes[i], nullptr);
+    if (op.accesses.size() == before) continue;
+    op.accesses.back().atomic = fa_.summaries_.AtomicOnly(kernel)[i];
+    if (i >= indexing.size() || indexing[i].empty()) continue;
+    std::string range = kernel->getNameAsString() + "(";
+    for (unsigned q : indexing[i]) {
+      const clang::Expr* arg = q < args.size() ? args[q] : nullptr;
+      const Symbol v = arg != nullptr ? Sym(arg) : Symbol{};
+      range += (v.empty() ? (arg != nullptr ? TextOf(arg, ast_) : "?") : v.key) + ",";
+    }
+    op.accesses.back().index_range = range + ")";
   }
 }
 
@@ -86,6 +127,7 @@ void TransferWalker::KernelLaunch(const clang::CUDAKernelCallExpr* k) {
   ++fa_.cuda_calls_;
   const std::string name = kernel != nullptr ? kernel->getNameAsString() : TextOf(k->getCallee(), ast_);
   DeviceOp& op = NewOp(k, "<<<>>>", "kernel `" + name + "`", stream);
+  FirstStepStream(op, config != nullptr ? Arg(config, 3) : nullptr);
   std::vector<const clang::Expr*> args(k->arg_begin(), k->arg_end());
   KernelArgs(op, kernel, args);
   Issue(op);
@@ -129,7 +171,7 @@ void TransferWalker::Free(const BufferRef& ref, const Symbol& stream, const std:
                           clang::SourceLocation loc) {
   if (!ref.valid()) return;
   if (report_) {
-    FreeEvent f{ref, api, stream, Loc(loc)};
+    FreeEvent f{ref, api, stream, Loc(loc), loc, frame_.context};
     for (const auto& check : fa_.checks_) check->OnFree(f, s_, fa_.ctx_);
   }
   s_.freed[ref.base.key] = Loc(loc);
@@ -142,118 +184,126 @@ void TransferWalker::EventWaitHook(const Symbol& event, const Symbol& stream, co
   for (const auto& check : fa_.checks_) check->OnEventWait(w, s_, fa_.ctx_);
 }
 
+// Copies, as CUDA's "API synchronization behavior" has them. An async copy
+// from pageable memory has read it when the call returns (as observed, and as
+// the dynamic half models it: runtime/transfer_semantics.cpp), so the host
+// buffer is not left pending on the stream. One into pageable memory is
+// staged and may or may not run synchronously (staged_into_pageable). A
+// blocking cudaMemcpy from pageable memory to the device synchronizes the
+// stream first and returns once the data is staged: "the DMA to final
+// destination may not have completed", so its destination stays pending
+// (staged_destination); every other blocking copy but device-to-device
+// returns when done.
 void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync) {
   const Symbol stream = sync ? DefaultStream() : StreamSym(Arg(call, api.stream));
-  DeviceOp& op = NewOp(call, name, name, stream);
   std::optional<int64_t> kind = api.copy_kind >= 0 ? ConstantOf(Arg(call, api.copy_kind), ast_) : std::nullopt;
-  if (api.copy_kind < 0) kind = static_cast<int>(CopyKind::kDeviceToDevice);
-  AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
-  // An async copy from pageable memory has read it when the call returns (as
-  // observed and as the dynamic half models it: runtime/transfer_semantics.cpp),
-  // so the host buffer is not left pending on the stream.
-  if (sync || !IsPageableHost(Arg(call, api.src)))
-    AddAccess(op, Arg(call, api.src), AccessMode::kRead, Arg(call, api.count));
-  if (report_ && !sync) {
-    // The destination, where the copy kind does not rule out host memory (the
-    // buffer's own kind then decides): only its ordering depends on whether
-    // the copy ran synchronously.
-    const bool into_host = !kind || *kind == int(CopyKind::kDeviceToHost) || *kind == int(CopyKind::kDefault);
-    const BufferRef r = into_host ? Buf(Arg(call, api.dst)) : BufferRef{};
-    auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
-    if (it != s_.buffers.end()) {
-      AsyncCopy c{&op, r, &it->second};
-      for (const auto& check : fa_.checks_) check->OnAsyncCopy(c, s_, fa_.ctx_);
-    }
-  }
+  if (api.copy_kind < 0) kind = api.direction >= 0 ? api.direction : static_cast<int>(CopyKind::kDeviceToDevice);
+  const auto may_be = [&](CopyKind k) { return !kind || *kind == int(k) || *kind == int(CopyKind::kDefault); };
+  const clang::Expr* dst = Arg(call, api.dst);
+  const clang::Expr* src = Arg(call, api.src);
+  const bool from_pageable = IsPageableHost(src) && may_be(CopyKind::kHostToDevice);
+  const bool staged_sync = sync && from_pageable && !IsHostMemory(dst);
+  if (staged_sync) HostSyncStream(s_, stream.key, fa_.ops_);
+  DeviceOp& op = NewOp(call, name, name, stream);
+  FirstStepStream(op, sync ? nullptr : Arg(call, api.stream));
+  AddAccess(op, dst, AccessMode::kWrite, Arg(call, api.count));
+  if (sync ? !staged_sync : !from_pageable) AddAccess(op, src, AccessMode::kRead, Arg(call, api.count));
+  op.staged_into_pageable = !sync && IsPageableHost(dst) && may_be(CopyKind::kDeviceToHost);
+  op.staged_destination = staged_sync;
   Issue(op);
-  if (sync && !(kind && *kind == int(CopyKind::kDeviceToDevice))) HostSyncStream(s_, stream.key, fa_.ops_);
+  if (sync && !staged_sync && !(kind && *kind == int(CopyKind::kDeviceToDevice))) {
+    HostSyncStream(s_, stream.key, fa_.ops_);
+  }
 }
 
-void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
-  ++fa_.cuda_calls_;
+// "The synchronous memset functions are asynchronous with respect to the host
+// except when the target is pinned host memory or a Unified Memory region, in
+// which case they are fully synchronous" (CUDA's API synchronization behavior).
+void TransferWalker::Memset(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  const bool sync = api.kind == ApiKind::kMemsetSync;
+  const Symbol stream = sync ? DefaultStream() : StreamSym(Arg(call, api.stream));
+  DeviceOp& op = NewOp(call, name, name, stream);
+  FirstStepStream(op, sync ? nullptr : Arg(call, api.stream));
+  AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
+  Issue(op);
+  const BufferRef dst = Buf(Arg(call, api.dst));
+  auto it = dst.valid() ? s_.buffers.find(dst.base.key) : s_.buffers.end();
+  if (sync && it != s_.buffers.end() && (IsPinnedHost(it->second.kind) || it->second.kind == MemoryKind::kManaged)) {
+    HostSyncStream(s_, stream.key, fa_.ops_);
+  }
+}
+
+void TransferWalker::Allocate(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  const clang::SourceLocation loc = call->getBeginLoc();
+  if (api.kind == ApiKind::kHostRegister) {
+    const BufferRef r = Buf(Arg(call, api.dst));
+    if (r.valid()) s_.buffers[r.base.key] = BufferInfo{MemoryKind::kRegisteredHost, name, Loc(loc), ""};
+    return;
+  }
+  const Symbol out = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
+  if (out.empty()) return;
+  const MemoryKind kind = api.kind == ApiKind::kMallocPinned    ? MemoryKind::kPinnedHost
+                          : api.kind == ApiKind::kMallocManaged ? MemoryKind::kManaged
+                          : api.kind == ApiKind::kMallocAsync   ? MemoryKind::kAsyncPool
+                                                                : MemoryKind::kDevice;
+  NoteAllocation(PointeeKey(out), kind, name, loc);
+  if (api.kind == ApiKind::kMallocAsync) {
+    // An operation on its stream: work elsewhere may use the memory only once
+    // ordered after it (use-before-allocation). Captured, it is a graph
+    // allocation node: the memory exists during each launch.
+    DeviceOp& op = NewOp(call, name, name, StreamSym(Arg(call, api.stream)));
+    op.allocates = PointeeKey(out);
+    Issue(op);
+  }
+}
+
+void TransferWalker::FreeApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  const clang::SourceLocation loc = call->getBeginLoc();
+  if (api.kind == ApiKind::kFreeDevice) {
+    // cudaFree and cudaFreeHost synchronize the device before freeing.
+    HostSyncDevice(s_, fa_.ops_);
+    Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc);
+    return;
+  }
+  if (api.kind == ApiKind::kFreeHost) {
+    Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc);
+    return;
+  }
+  const Symbol stream = StreamSym(Arg(call, api.stream));
+  const BufferRef ref = Buf(Arg(call, api.dst));
+  if (s_.capturing.count(stream.key) == 0) {
+    Free(ref, stream, name, loc);
+  } else if (ref.valid()) {
+    // Captured, it is a graph free node: the memory is freed by each launch, not now.
+    DeviceOp& op = NewOp(call, name, name, stream);
+    op.frees = ref.base.key;
+    Issue(op);
+  }
+}
+
+void TransferWalker::CreateStream(const clang::CallExpr* call) {
+  const Symbol out = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
+  if (out.empty()) return;
+  const std::optional<int64_t> flags = call->getNumArgs() > 1 ? ConstantOf(Arg(call, 1), ast_) : 0;
+  StreamInfo info;
+  info.kind = !flags ? StreamKind::kUnknown
+              : (*flags & kCudaStreamNonBlocking) ? StreamKind::kNonBlocking
+                                                  : StreamKind::kBlocking;
+  info.owned = true;
+  info.created = Loc(call->getBeginLoc());
+  const std::string key = PointeeKey(out);
+  s_.streams[key] = info;
+  s_.after.erase(key);
+  s_.values.erase(key);
+  // streams[i] created in a loop: the whole array shares the flags.
+  if (const size_t bracket = key.find('['); bracket != std::string::npos) {
+    s_.streams[key.substr(0, bracket) + "[]"] = info;
+  }
+}
+
+void TransferWalker::EventApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
   const clang::SourceLocation loc = call->getBeginLoc();
   switch (api.kind) {
-    case ApiKind::kKernelLaunch: LaunchKernelApi(call, api, name); return;
-    case ApiKind::kMemcpyAsync: Copy(call, api, name, false); return;
-    case ApiKind::kMemcpySync: Copy(call, api, name, true); return;
-    case ApiKind::kMemsetAsync:
-    case ApiKind::kMemsetSync: {
-      const Symbol stream = api.kind == ApiKind::kMemsetSync ? DefaultStream() : StreamSym(Arg(call, api.stream));
-      DeviceOp& op = NewOp(call, name, name, stream);
-      AddAccess(op, Arg(call, api.dst), AccessMode::kWrite, Arg(call, api.count));
-      Issue(op);
-      return;
-    }
-    case ApiKind::kMallocDevice:
-    case ApiKind::kMallocAsync:
-    case ApiKind::kMallocPinned:
-    case ApiKind::kMallocManaged: {
-      const Symbol out = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
-      if (out.empty()) return;
-      const MemoryKind kind = api.kind == ApiKind::kMallocPinned    ? MemoryKind::kPinnedHost
-                              : api.kind == ApiKind::kMallocManaged ? MemoryKind::kManaged
-                              : api.kind == ApiKind::kMallocAsync   ? MemoryKind::kAsyncPool
-                                                                    : MemoryKind::kDevice;
-      NoteAllocation(PointeeKey(out), kind, name, loc);
-      if (api.kind == ApiKind::kMallocAsync) {
-        // Captured, it is a graph allocation node: the memory exists during each launch.
-        const Symbol stream = StreamSym(Arg(call, api.stream));
-        if (s_.capturing.count(stream.key) != 0) {
-          DeviceOp& op = NewOp(call, name, name, stream);
-          op.allocates = PointeeKey(out);
-          Issue(op);
-        }
-      }
-      return;
-    }
-    case ApiKind::kHostRegister: {
-      const BufferRef r = Buf(Arg(call, api.dst));
-      if (r.valid()) s_.buffers[r.base.key] = BufferInfo{MemoryKind::kRegisteredHost, name, Loc(loc), ""};
-      return;
-    }
-    case ApiKind::kMallocPageable: return;  // bound where the result is stored
-    case ApiKind::kFreeDevice:
-      // cudaFree and cudaFreeHost synchronize the device before freeing.
-      HostSyncDevice(s_, fa_.ops_);
-      Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc);
-      return;
-    case ApiKind::kFreeAsync: {
-      const Symbol stream = StreamSym(Arg(call, api.stream));
-      const BufferRef ref = Buf(Arg(call, api.dst));
-      if (s_.capturing.count(stream.key) == 0) {
-        Free(ref, stream, name, loc);
-      } else if (ref.valid()) {
-        // Captured, it is a graph free node: the memory is freed by each launch, not now.
-        DeviceOp& op = NewOp(call, name, name, stream);
-        op.frees = ref.base.key;
-        Issue(op);
-      }
-      return;
-    }
-    case ApiKind::kFreeHost: Free(Buf(Arg(call, api.dst)), Symbol{}, name, loc); return;
-    case ApiKind::kStreamCreate: {
-      const Symbol out = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
-      if (out.empty()) return;
-      const std::optional<int64_t> flags = call->getNumArgs() > 1 ? ConstantOf(Arg(call, 1), ast_) : 0;
-      StreamInfo info;
-      info.kind = !flags ? StreamKind::kUnknown
-                  : (*flags & kCudaStreamNonBlocking) ? StreamKind::kNonBlocking
-                                                      : StreamKind::kBlocking;
-      info.owned = true;
-      info.created = Loc(loc);
-      const std::string key = PointeeKey(out);
-      s_.streams[key] = info;
-      s_.after.erase(key);
-      s_.values.erase(key);
-      // streams[i] created in a loop: the whole array shares the flags.
-      if (const size_t bracket = key.find('['); bracket != std::string::npos) {
-        s_.streams[key.substr(0, bracket) + "[]"] = info;
-      }
-      return;
-    }
-    case ApiKind::kStreamSync: HostSyncStream(s_, StreamSym(Arg(call, 0)).key, fa_.ops_); return;
-    case ApiKind::kStreamQuery:
-    case ApiKind::kEventQuery: return;  // a successful query synchronizes: see the CFG edges
     case ApiKind::kStreamWaitEvent: {
       const Symbol stream = StreamSym(Arg(call, 0));
       const Symbol event = Sym(Arg(call, 1));
@@ -288,31 +338,31 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       for (const auto& check : fa_.checks_) check->OnElapsedTime(e, s_, fa_.ctx_);
       return;
     }
-    case ApiKind::kDeviceSync: HostSyncDevice(s_, fa_.ops_); return;
-    case ApiKind::kBeginCapture: {
-      const Symbol stream = StreamSym(Arg(call, 0));
-      s_.capturing[stream.key] = stream.key;
-      return;
-    }
-    case ApiKind::kEndCapture: {
-      const std::string origin = StreamSym(Arg(call, 0)).key;
-      const Symbol graph = SymbolOf(Arg(call, 1), frame_.bindings, ast_);
-      GraphInfo captured;
-      for (int id : s_.pending) {
-        const DeviceOp& op = fa_.ops_[id];
-        auto it = s_.capturing.find(op.stream.key);
-        if (!op.captured || it == s_.capturing.end() || it->second != origin) continue;
-        captured.nodes.insert(id);
-        if (!op.allocates.empty()) captured.allocates.insert(op.allocates);
-        if (!op.frees.empty()) captured.frees.insert(op.frees);
-      }
-      Complete(s_, captured.nodes);
-      if (!graph.empty()) s_.graphs[PointeeKey(graph)] = std::move(captured);
-      for (auto it = s_.capturing.begin(); it != s_.capturing.end();) {
-        it = it->second == origin ? s_.capturing.erase(it) : std::next(it);
-      }
-      return;
-    }
+    default: return;
+  }
+}
+
+void TransferWalker::EndCapture(const clang::CallExpr* call) {
+  const std::string origin = StreamSym(Arg(call, 0)).key;
+  const Symbol graph = SymbolOf(Arg(call, 1), frame_.bindings, ast_);
+  GraphInfo captured;
+  for (int id : s_.pending) {
+    const DeviceOp& op = fa_.ops_[id];
+    auto it = s_.capturing.find(op.stream.key);
+    if (!op.captured || it == s_.capturing.end() || it->second != origin) continue;
+    captured.nodes.insert(id);
+    if (!op.allocates.empty()) captured.allocates.insert(op.allocates);
+    if (!op.frees.empty()) captured.frees.insert(op.frees);
+  }
+  Complete(s_, captured.nodes);
+  if (!graph.empty()) s_.graphs[PointeeKey(graph)] = std::move(captured);
+  for (auto it = s_.capturing.begin(); it != s_.capturing.end();) {
+    it = it->second == origin ? s_.capturing.erase(it) : std::next(it);
+  }
+}
+
+void TransferWalker::GraphApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  switch (api.kind) {
     case ApiKind::kGraphInstantiate: {
       const Symbol exec = SymbolOf(Arg(call, 0), frame_.bindings, ast_);
       const Symbol graph = Sym(Arg(call, 1));
@@ -326,35 +376,45 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       }
       return;
     }
-    case ApiKind::kGraphLaunch: {
-      const Symbol exec = Sym(Arg(call, 0));
-      auto it = exec.empty() ? s_.graphs.end() : s_.graphs.find(exec.key);
-      if (it == s_.graphs.end()) return;
-      const GraphInfo graph = it->second;
-      // Each launch allocates its memory nodes' memory again (at the same
-      // addresses), so it is live for this launch whatever freed it before.
-      for (const std::string& base : graph.allocates) {
-        s_.freed.erase(base);
-        s_.buffers.try_emplace(base, BufferInfo{MemoryKind::kAsyncPool, "a graph memory node", Loc(loc), ""});
-      }
-      DeviceOp& op = NewOp(call, name, "graph `" + exec.text + "`", StreamSym(Arg(call, 1)));
-      for (int id : graph.nodes) {
-        for (const BufferAccess& a : fa_.ops_[id].accesses) op.accesses.push_back(a);
-      }
-      Issue(op);
-      for (const std::string& base : graph.frees) s_.freed[base] = Loc(loc);
-      return;
-    }
+    case ApiKind::kGraphLaunch: GraphLaunch(call, name); return;
     case ApiKind::kGraphCreate: {
       const Symbol out = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
       if (!out.empty()) s_.graphs[PointeeKey(out)] = GraphInfo{};
       return;
     }
+    default: GraphNode(call, api, name); return;
+  }
+}
+
+void TransferWalker::GraphLaunch(const clang::CallExpr* call, const std::string& name) {
+  const Symbol exec = Sym(Arg(call, 0));
+  auto it = exec.empty() ? s_.graphs.end() : s_.graphs.find(exec.key);
+  if (it == s_.graphs.end()) return;
+  const GraphInfo graph = it->second;
+  const clang::SourceLocation loc = call->getBeginLoc();
+  // Each launch allocates its memory nodes' memory again (at the same
+  // addresses), so it is live for this launch whatever freed it before.
+  for (const std::string& base : graph.allocates) {
+    s_.freed.erase(base);
+    s_.buffers.try_emplace(base, BufferInfo{MemoryKind::kAsyncPool, "a graph memory node", Loc(loc), ""});
+  }
+  DeviceOp& op = NewOp(call, name, "graph `" + exec.text + "`", StreamSym(Arg(call, 1)));
+  for (int id : graph.nodes) {
+    for (const BufferAccess& a : fa_.ops_[id].accesses) op.accesses.push_back(a);
+  }
+  Issue(op);
+  for (const std::string& base : graph.frees) s_.freed[base] = Loc(loc);
+}
+
+// Nodes added to a graph by API: memory nodes and 1-D copies.
+void TransferWalker::GraphNode(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  const Symbol graph = Sym(Arg(call, api.graph));
+  if (graph.empty()) return;
+  switch (api.kind) {
     case ApiKind::kGraphMemAllocNode: {
       // The node's address comes back in params.dptr: a new buffer of the graph's own.
-      const Symbol graph = Sym(Arg(call, api.graph));
       const Symbol params = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
-      if (graph.empty() || params.empty()) return;
+      if (params.empty()) return;
       const std::string field = PointeeKey(params) + ".dptr";
       const Symbol memory{"@graph-alloc" + std::to_string(fa_.ops_.Intern(call, frame_.context)),
                           PointeeText(params) + ".dptr"};
@@ -362,20 +422,17 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       ref.base = memory;
       ref.offset_bytes = 0;
       s_.aliases[field] = ref;
-      s_.buffers[memory.key] = BufferInfo{MemoryKind::kAsyncPool, name, Loc(loc), ""};
+      s_.buffers[memory.key] = BufferInfo{MemoryKind::kAsyncPool, name, Loc(call->getBeginLoc()), ""};
       s_.freed.erase(memory.key);
       s_.graphs[graph.key].allocates.insert(memory.key);
       return;
     }
     case ApiKind::kGraphMemFreeNode: {
-      const Symbol graph = Sym(Arg(call, api.graph));
       const BufferRef ref = Buf(Arg(call, api.dst));
-      if (!graph.empty() && ref.valid()) s_.graphs[graph.key].frees.insert(ref.base.key);
+      if (ref.valid()) s_.graphs[graph.key].frees.insert(ref.base.key);
       return;
     }
     case ApiKind::kGraphMemcpyNode: {
-      const Symbol graph = Sym(Arg(call, api.graph));
-      if (graph.empty()) return;
       // Runs only when the graph is launched: never pending by itself.
       DeviceOp& op = NewOp(call, name, name, Symbol{"#graph-node", "a graph node"});
       op.captured = true;
@@ -384,6 +441,50 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       s_.graphs[graph.key].nodes.insert(op.id);
       return;
     }
+    default: return;
+  }
+}
+
+void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
+  ++fa_.cuda_calls_;
+  const clang::SourceLocation loc = call->getBeginLoc();
+  switch (api.kind) {
+    case ApiKind::kKernelLaunch: LaunchKernelApi(call, api, name); return;
+    case ApiKind::kMemcpyAsync: Copy(call, api, name, false); return;
+    case ApiKind::kMemcpySync: Copy(call, api, name, true); return;
+    case ApiKind::kMemsetAsync:
+    case ApiKind::kMemsetSync: Memset(call, api, name); return;
+    case ApiKind::kMallocDevice:
+    case ApiKind::kMallocAsync:
+    case ApiKind::kMallocPinned:
+    case ApiKind::kMallocManaged:
+    case ApiKind::kHostRegister: Allocate(call, api, name); return;
+    case ApiKind::kMallocPageable: return;  // bound where the result is stored
+    case ApiKind::kFreeDevice:
+    case ApiKind::kFreeAsync:
+    case ApiKind::kFreeHost: FreeApi(call, api, name); return;
+    case ApiKind::kStreamCreate: CreateStream(call); return;
+    case ApiKind::kStreamSync: HostSyncStream(s_, StreamSym(Arg(call, 0)).key, fa_.ops_); return;
+    case ApiKind::kStreamQuery:
+    case ApiKind::kEventQuery: return;  // a successful query synchronizes: see the CFG edges
+    case ApiKind::kStreamWaitEvent:
+    case ApiKind::kEventCreate:
+    case ApiKind::kEventRecord:
+    case ApiKind::kEventSync:
+    case ApiKind::kEventElapsed: EventApi(call, api, name); return;
+    case ApiKind::kDeviceSync: HostSyncDevice(s_, fa_.ops_); return;
+    case ApiKind::kBeginCapture: {
+      const Symbol stream = StreamSym(Arg(call, 0));
+      s_.capturing[stream.key] = stream.key;
+      return;
+    }
+    case ApiKind::kEndCapture: EndCapture(call); return;
+    case ApiKind::kGraphInstantiate:
+    case ApiKind::kGraphLaunch:
+    case ApiKind::kGraphCreate:
+    case ApiKind::kGraphMemAllocNode:
+    case ApiKind::kGraphMemFreeNode:
+    case ApiKind::kGraphMemcpyNode: GraphApi(call, api, name); return;
     case ApiKind::kHostFunc: return;
     case ApiKind::kHostClock: return;
     case ApiKind::kHostMemcpy:
@@ -391,60 +492,6 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
       Host(Arg(call, api.src), nullptr, Use::kRead, loc);
       return;
     case ApiKind::kHostMemset: Host(Arg(call, api.dst), nullptr, Use::kWrite, loc); return;
-  }
-}
-
-const clang::CallExpr* QueryBranch(const clang::Expr* cond, const clang::ASTContext& ast, int* success_succ) {
-  if (cond == nullptr) return nullptr;
-  cond = cond->IgnoreParenImpCasts();
-  const auto query_of = [](const clang::Expr* e) -> const clang::CallExpr* {
-    e = e->IgnoreParenCasts();
-    if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e); b != nullptr && b->getOpcode() == clang::BO_Assign) {
-      e = b->getRHS()->IgnoreParenCasts();
-    }
-    const auto* call = llvm::dyn_cast<clang::CallExpr>(e);
-    const clang::FunctionDecl* fd = call != nullptr ? call->getDirectCallee() : nullptr;
-    if (fd == nullptr || fd->getIdentifier() == nullptr) return nullptr;
-    const ApiModel* api = FindApi(fd->getName());
-    return api != nullptr && (api->kind == ApiKind::kStreamQuery || api->kind == ApiKind::kEventQuery) ? call : nullptr;
-  };
-  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(cond); u != nullptr && u->getOpcode() == clang::UO_LNot) {
-    const clang::CallExpr* q = QueryBranch(u->getSubExpr(), ast, success_succ);
-    if (q != nullptr) *success_succ = 1 - *success_succ;
-    return q;
-  }
-  if (const clang::CallExpr* q = query_of(cond)) {
-    *success_succ = 1;  // nonzero (an error) is true
-    return q;
-  }
-  const auto* b = llvm::dyn_cast<clang::BinaryOperator>(cond);
-  if (b == nullptr || (b->getOpcode() != clang::BO_EQ && b->getOpcode() != clang::BO_NE)) return nullptr;
-  const clang::CallExpr* q = query_of(b->getLHS());
-  const clang::Expr* other = b->getRHS();
-  if (q == nullptr) {
-    q = query_of(b->getRHS());
-    other = b->getLHS();
-  }
-  if (q == nullptr) return nullptr;
-  const std::optional<int64_t> c = ConstantOf(other, ast);
-  if (!c) return nullptr;
-  const bool eq = b->getOpcode() == clang::BO_EQ;
-  const bool compares_success = *c == 0;  // cudaSuccess; anything else (cudaErrorNotReady) means "not yet"
-  *success_succ = (eq == compares_success) ? 0 : 1;
-  return q;
-}
-
-void QuerySucceeded(FlowState& s, const clang::CallExpr* query, const Bindings& bindings, const clang::ASTContext& ast,
-                    bool per_thread_default_stream, const OpTable& ops) {
-  const ApiModel* api = FindApi(query->getDirectCallee()->getName());
-  const Symbol target = SymbolOf(query->getArg(0), bindings, ast);
-  if (target.empty()) return;
-  if (api->kind == ApiKind::kStreamQuery) {
-    std::string key = target.key;
-    if (key == "#0") key = per_thread_default_stream ? kPerThreadStream : kLegacyStream;
-    HostSyncStream(s, key, ops);
-  } else {
-    HostSyncEvent(s, target.key, ops);
   }
 }
 

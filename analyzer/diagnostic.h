@@ -35,6 +35,7 @@ struct LintDiagnostic {
   std::vector<LintNote> notes;
   std::vector<LintFixIt> fixits;
   Finding finding;
+  bool helper_own = false;  // reported inside a helper, once for all its calls (CheckContext::MoveIntoHelper)
 };
 
 // The diagnostic with snippet and caret, notes and fix-its, newline-terminated.

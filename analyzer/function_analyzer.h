@@ -6,6 +6,7 @@
 // so a bug across a helper boundary is reported at the call.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -30,8 +31,9 @@ namespace streamcheck::lint {
 struct AnalyzerOptions {
   bool per_thread_default_stream = false;  // nvcc --default-stream per-thread
   int max_inline_depth = 3;
-  // Functions whose code has compile errors: never analysed, not even as a helper.
-  const std::set<const clang::FunctionDecl*>* not_compiled = nullptr;
+  // The first compile error in a function's code (nullptr: none). Such a
+  // function is never analysed, not even as a helper (lint_driver.cpp).
+  std::function<const std::string*(const clang::FunctionDecl*)> compile_error;
   // Functions of other files (function_summary.h), applied where this one calls them.
   const SummaryTable* summaries = nullptr;
   // Filled with the USRs of the functions of other files this one calls.
@@ -68,6 +70,11 @@ class FunctionAnalyzer {
   int cuda_calls() const { return cuda_calls_; }
   const std::string& Usr(const clang::FunctionDecl* fn);
   const std::vector<BudgetNote>& budget_notes() const { return budget_notes_; }
+  // Helpers that were called and not followed because their code does not
+  // compile, with the first error in each.
+  const std::map<const clang::FunctionDecl*, std::string>& helpers_not_compiled() const {
+    return helpers_not_compiled_;
+  }
 
   struct Frame;
 
@@ -75,6 +82,7 @@ class FunctionAnalyzer {
   FlowState RunCfg(const clang::FunctionDecl* fn, const FlowState& entry, const Frame& frame, bool report);
   clang::CFG* CfgOf(const clang::FunctionDecl* fn);
 
+  class CfgRun;  // cfg_solver.cpp
   friend class TransferWalker;
   clang::ASTContext& ast_;
   const std::vector<std::unique_ptr<LintCheck>>& checks_;
@@ -92,6 +100,7 @@ class FunctionAnalyzer {
   };
   Budget budget_;
   std::vector<BudgetNote> budget_notes_;
+  std::map<const clang::FunctionDecl*, std::string> helpers_not_compiled_;
   int cuda_calls_ = 0;
   std::map<const clang::FunctionDecl*, std::string> usrs_;
   std::map<const clang::FunctionDecl*, std::unique_ptr<clang::CFG>> cfgs_;

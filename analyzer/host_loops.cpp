@@ -84,10 +84,15 @@ std::optional<int64_t> FirstIterationValue(const clang::Expr* index, const LoopC
                                            const clang::ASTContext& ast) {
   if (index == nullptr) return std::nullopt;
   if (std::optional<int64_t> c = ConstantOf(index, ast)) return c;
-  index = index->IgnoreParenImpCasts();
+  index = index->IgnoreParenCasts();  // `size_t(i) * chunk` too
   if (const clang::VarDecl* var = VarOf(index)) {
     auto it = counters.find(var);
-    return it != counters.end() ? std::optional<int64_t>(it->second) : std::nullopt;
+    if (it != counters.end()) return it->second;
+    // `const size_t off = i * chunk;` in the loop: its value on the first iteration.
+    if (var->getType().isConstQualified() && var->hasLocalStorage() && var->getInit() != nullptr) {
+      return FirstIterationValue(var->getInit(), counters, ast);
+    }
+    return std::nullopt;
   }
   const auto* b = llvm::dyn_cast<clang::BinaryOperator>(index);
   if (b == nullptr) return std::nullopt;

@@ -3,7 +3,10 @@
 // calls. Computed once per function and cached.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/trace_record.h"
@@ -17,13 +20,23 @@ namespace streamcheck::lint {
 
 class KernelSummaries {
  public:
-  explicit KernelSummaries(const clang::ASTContext& ctx) : ctx_(ctx) {}
+  // `compile_error` gives a function's first compile error, or nullptr: a
+  // kernel whose code does not compile may have lost the very statement that
+  // writes a buffer, so its pointer parameters are unknown (may write).
+  using CompileError = std::function<const std::string*(const clang::FunctionDecl*)>;
+  KernelSummaries(const clang::ASTContext& ctx, CompileError compile_error)
+      : ctx_(ctx), compile_error_(std::move(compile_error)) {}
   // One mode per parameter; kRead for non-pointers (they are copied at launch).
   const std::vector<AccessMode>& ParamModes(const clang::FunctionDecl* fn);
+  // Per parameter: its memory is touched only by atomics (`atomicAdd(sum, x)`),
+  // which concurrent kernels may do to the same address without a race.
+  const std::vector<bool>& AtomicOnly(const clang::FunctionDecl* fn);
 
  private:
   const clang::ASTContext& ctx_;
+  CompileError compile_error_;
   std::map<const clang::FunctionDecl*, std::vector<AccessMode>> cache_;
+  std::map<const clang::FunctionDecl*, std::vector<bool>> atomic_only_;
   int depth_ = 0;
 };
 

@@ -20,8 +20,9 @@ SourcePoint CheckContext::Point(clang::SourceLocation loc) const {
   const llvm::StringRef buffer = sm.getBufferData(fid, &invalid);
   if (!invalid) {
     const unsigned offset = sm.getFileOffset(spelled);
-    const size_t start = buffer.rfind('\n', offset == 0 ? 0 : offset - 1);
-    const size_t begin = (start == llvm::StringRef::npos || offset == 0) ? 0 : start + 1;
+    // StringRef::rfind looks before its second argument: the newline ending the line above.
+    const size_t start = buffer.rfind('\n', offset);
+    const size_t begin = start == llvm::StringRef::npos ? 0 : start + 1;
     const size_t end = buffer.find('\n', offset);
     p.source_line = buffer.substr(begin, end == llvm::StringRef::npos ? llvm::StringRef::npos : end - begin).str();
   }
@@ -54,6 +55,13 @@ void CheckContext::FixBefore(LintDiagnostic& d, clang::SourceLocation before, co
   }
   p.column = static_cast<unsigned>(indent.size()) + 1;
   d.fixits.push_back({p, code + "\n" + indent});
+}
+
+void CheckContext::MoveIntoHelper(LintDiagnostic& d, clang::SourceLocation inner, clang::SourceLocation call,
+                                  const std::string& helper) const {
+  d.at = Point(inner);
+  d.helper_own = true;
+  Note(d, call, "in `" + helper + "`, called here");
 }
 
 void CheckContext::NoteHelper(LintDiagnostic& d, const std::string& helper, clang::SourceLocation inner,
@@ -132,11 +140,16 @@ const std::vector<Conflict>& CheckContext::HostConflictsOf(const HostAccess& lat
 }
 
 void CheckContext::Emit(LintDiagnostic d) {
-  // Two findings at one place (a helper's call site) differ by what they say.
-  const std::string key = d.rule + "@" + d.at.file + ":" + std::to_string(d.at.line) + ":" +
-                          std::to_string(d.at.column) + ":" + (d.notes.empty() ? "" : d.notes[0].at.file +
-                          std::to_string(d.notes[0].at.line)) + ":" + d.message;
-  if (!emitted_.insert(key).second) return;
+  // Two findings at one place (a helper's call site) differ by what they
+  // say; a helper's own finding is one for all its calls (and for the
+  // helper's analysis on its own), whatever names its callers gave.
+  const std::string place = d.rule + "@" + d.at.file + ":" + std::to_string(d.at.line) + ":" +
+                            std::to_string(d.at.column) + ":" +
+                            (d.notes.empty() ? "" : d.notes[0].at.file + std::to_string(d.notes[0].at.line));
+  if (d.helper_own ? places_.count(place) != 0 : helper_places_.count(place) != 0) return;
+  if (!emitted_.insert(place + ":" + d.message).second) return;
+  places_.insert(place);
+  if (d.helper_own) helper_places_.insert(place);
   std::string above;
   if (d.at.line > 1) {
     // The line above, for `// streamcheck: ignore[...]` on its own line.

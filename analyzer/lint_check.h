@@ -19,11 +19,16 @@ class ASTContext;
 
 namespace streamcheck::lint {
 
+// What the end of a local array's or std::vector's scope is called in a FreeEvent.
+inline constexpr const char* kEndOfScope = "the end of its scope";
+
 struct FreeEvent {
   BufferRef ref;
-  std::string api;  // cudaFreeAsync, free, delete[]
+  std::string api;  // cudaFreeAsync, free, delete[], kEndOfScope
   Symbol stream;    // empty for host frees
   clang::SourceLocation loc;
+  clang::SourceLocation inner_loc;  // inside an inlined helper; equal to loc when not inlined
+  std::string context;              // the helper's call-site chain; "" at the top
 };
 
 struct EventWait {
@@ -36,18 +41,14 @@ struct EventWait {
 struct ClockRead {
   std::string api;
   clang::SourceLocation loc;
+  clang::SourceLocation inner_loc;  // inside the inlined helper; equal to loc when not inlined
+  std::string helper;
+  std::string context;  // the inlined helper's call-site chain; "" at the top
 };
 
 struct ElapsedTime {
   Symbol start, stop;
   clang::SourceLocation loc;
-};
-
-// An async copy into host memory the function knows (its destination).
-struct AsyncCopy {
-  const DeviceOp* op = nullptr;
-  BufferRef host_side;
-  const BufferInfo* host_info = nullptr;
 };
 
 class CheckContext {
@@ -64,6 +65,15 @@ class CheckContext {
   void Note(LintDiagnostic& d, clang::SourceLocation at, std::string message) const;
   // Inserts `code` on a new line before the statement at `before`, indented like it.
   void FixBefore(LintDiagnostic& d, clang::SourceLocation before, const std::string& code) const;
+  // A finding whose sides all lie in one call of an inlined helper is the
+  // helper's own: reported at `inner`, the helper's line, once for all its
+  // calls, with a note at the call that showed it (Emit keys it without the
+  // message, which names the caller's arguments).
+  static bool InOneHelper(const std::string& context_a, const std::string& context_b) {
+    return !context_a.empty() && context_a == context_b;
+  }
+  void MoveIntoHelper(LintDiagnostic& d, clang::SourceLocation inner, clang::SourceLocation call,
+                      const std::string& helper) const;
   // Notes pointing into an inlined helper, when the op came from one.
   void NoteHelper(LintDiagnostic& d, const std::string& helper, clang::SourceLocation inner,
                   clang::SourceLocation outer, const std::string& what) const;
@@ -107,6 +117,9 @@ class CheckContext {
   const OpTable& ops_;
   std::vector<LintDiagnostic>* out_;
   std::set<std::string> emitted_;
+  // Rule, place and first note of what was emitted, and of what was emitted
+  // as a helper's own (MoveIntoHelper): one finding per place for a helper.
+  std::set<std::string> places_, helper_places_;
   int max_findings_ = 0;
   int function_findings_ = 0;
   bool dropped_ = false;
@@ -121,7 +134,6 @@ class LintCheck {
   rules::RuleId rule() const { return rule_; }
 
   virtual void OnDeviceOp(const DeviceOp& op, const FlowState& before, CheckContext& ctx) {}
-  virtual void OnAsyncCopy(const AsyncCopy& copy, const FlowState& before, CheckContext& ctx) {}
   virtual void OnHostAccess(const HostAccess& access, const FlowState& before, CheckContext& ctx) {}
   virtual void OnFree(const FreeEvent& free, const FlowState& before, CheckContext& ctx) {}
   virtual void OnEventWait(const EventWait& wait, const FlowState& before, CheckContext& ctx) {}

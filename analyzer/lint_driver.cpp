@@ -13,6 +13,7 @@
 #include <clang/Tooling/Tooling.h>
 #include <llvm/Option/ArgList.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
 #include <llvm/Support/VirtualFileSystem.h>
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include "analyzer/compile_flags.h"
 #include "analyzer/function_analyzer.h"
 #include "analyzer/lint_check.h"
+#include "analyzer/launch_config_braces.h"
 #include "analyzer/prelude/prelude_files.h"
 
 namespace streamcheck::lint {
@@ -47,7 +49,8 @@ class RootCollector : public clang::RecursiveASTVisitor<RootCollector> {
   // Function bodies are analysed through their CFG, not walked here.
   bool TraverseStmt(clang::Stmt*) { return true; }
   bool VisitFunctionDecl(clang::FunctionDecl* fd) {
-    if (!fd->doesThisDeclarationHaveABody() || fd->isDependentContext() || fd->isInvalidDecl()) return true;
+    // An invalid one is kept: it is named as not analysed (FunctionsWithErrors).
+    if (!fd->doesThisDeclarationHaveABody() || fd->isDependentContext()) return true;
     if (fd->hasAttr<clang::CUDAGlobalAttr>()) return true;
     if (fd->hasAttr<clang::CUDADeviceAttr>() && !fd->hasAttr<clang::CUDAHostAttr>()) return true;
     roots.push_back(fd);
@@ -76,11 +79,13 @@ class ErrorRecorder : public clang::DiagnosticConsumer {
     llvm::SmallString<128> message;
     info.FormatDiagnostic(message);
     // The driver's own errors (a bad flag) come before there are source locations.
-    errors.push_back({info.hasSourceManager() ? info.getLocation() : clang::SourceLocation(), message.str().str()});
+    errors.push_back({info.hasSourceManager() ? info.getLocation() : clang::SourceLocation(), message.str().str(),
+                      level == clang::DiagnosticsEngine::Fatal});
   }
   struct Error {
     clang::SourceLocation loc;
     std::string message;
+    bool fatal = false;  // clang reports no error after it
   };
   std::vector<Error> errors;
 
@@ -111,8 +116,11 @@ class LintConsumer : public clang::ASTConsumer {
     RootCollector roots(ast.getSourceManager());
     roots.TraverseDecl(ast.getTranslationUnitDecl());
     std::set<const clang::FunctionDecl*> broken;
-    if (ast.getDiagnostics().hasErrorOccurred()) broken = FunctionsWithErrors(ast, roots.roots);
-    options.not_compiled = &broken;
+    if (ast.getDiagnostics().hasErrorOccurred()) {
+      broken = FunctionsWithErrors(ast, roots.roots);
+      options.compile_error = [this, &ast](const clang::FunctionDecl* fd) { return ErrorIn(ast, fd); };
+    }
+    NoteFatalError(ast);
     options.summaries = summaries_;
     options.max_pending = limits_.max_pending == 0 ? static_cast<size_t>(-1) : limits_.max_pending;
     options.max_findings = limits_.max_findings;
@@ -141,9 +149,53 @@ class LintConsumer : public clang::ASTConsumer {
     for (const BudgetNote& note : analyzer.budget_notes()) {
       result_->budget_notes.push_back({points.Point(note.function->getLocation()), note.message});
     }
+    // A helper left out where it is called leaves its callers' analysis short.
+    for (const auto& [helper, error] : analyzer.helpers_not_compiled()) {
+      if (broken.count(helper) != 0) continue;
+      SkippedFunction skipped;
+      skipped.name = helper->getQualifiedNameAsString();
+      skipped.at = points.Point(helper->getLocation());
+      skipped.error = "its calls are not followed (what it does to the streams it is given is taken as unknown): " + error;
+      result_->skipped.push_back(std::move(skipped));
+    }
   }
 
  private:
+  // The first error in any function's code: one reported inside its text, or
+  // an expression in its body clang could not type. Cached per function.
+  const std::string* ErrorIn(clang::ASTContext& ast, const clang::FunctionDecl* fd) {
+    auto [it, inserted] = error_in_.try_emplace(fd);
+    if (!inserted) return it->second ? &*it->second : nullptr;
+    const clang::SourceManager& sm = ast.getSourceManager();
+    const clang::SourceLocation begin = sm.getExpansionLoc(fd->getBeginLoc());
+    const clang::SourceLocation end = sm.getExpansionLoc(fd->getEndLoc());
+    for (const ErrorRecorder::Error& e : errors_->errors) {
+      if (e.loc.isInvalid()) continue;
+      const clang::SourceLocation loc = sm.getExpansionLoc(e.loc);
+      if (!sm.isBeforeInTranslationUnit(loc, begin) && !sm.isBeforeInTranslationUnit(end, loc)) {
+        it->second = e.message;
+        return &*it->second;
+      }
+    }
+    ErrorFinder finder;
+    if (!fd->isInvalidDecl()) finder.TraverseStmt(fd->getBody());
+    if (fd->isInvalidDecl() || finder.found) it->second = std::string("an expression in it does not compile");
+    return it->second ? &*it->second : nullptr;
+  }
+
+  // Where a fatal error was; clang reports nothing after it.
+  void NoteFatalError(clang::ASTContext& ast) {
+    const OpTable no_ops;
+    const CheckContext points(ast, no_ops, nullptr);
+    for (const ErrorRecorder::Error& e : errors_->errors) {
+      if (!e.fatal) continue;
+      result_->fatal_error = true;
+      result_->fatal_at = points.Point(e.loc);
+      result_->fatal_message = e.message;
+      return;
+    }
+  }
+
   // The root functions an error lies in (by the error's place in the main
   // file) or whose body holds an expression that did not compile; each gets
   // its first error recorded for the summary.
@@ -191,6 +243,7 @@ class LintConsumer : public clang::ASTConsumer {
   clang::CompilerInstance& ci_;
   LintResult* result_;
   const ErrorRecorder* errors_;
+  std::map<const clang::FunctionDecl*, std::optional<std::string>> error_in_;
   const SummaryTable* summaries_;
   LintLimits limits_;
 };
@@ -232,12 +285,25 @@ std::vector<std::string> KnownFlags(const std::vector<std::string>& argv, std::v
   return out;
 }
 
-// The real file system with the prelude headers laid over it at kPreludeDir.
-llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FileSystemWithPrelude(const std::string& directory) {
+// The real file system with the prelude headers laid over it at kPreludeDir,
+// and the source file as clang can parse what nvcc accepts in it (braced
+// launch-configuration arguments, launch_config_braces.h).
+llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> FileSystemWithPrelude(const std::string& directory,
+                                                                     const std::string& file) {
   llvm::IntrusiveRefCntPtr<llvm::vfs::FileSystem> real = llvm::vfs::createPhysicalFileSystem();
   llvm::IntrusiveRefCntPtr<llvm::vfs::InMemoryFileSystem> prelude(new llvm::vfs::InMemoryFileSystem);
   for (const PreludeFile& f : PreludeFiles()) {
     prelude->addFile(std::string(kPreludeDir) + "/" + f.path, 0, llvm::MemoryBuffer::getMemBuffer(f.text, f.path));
+  }
+  llvm::SmallString<256> path(file);
+  if (!directory.empty() && llvm::sys::path::is_relative(path)) {
+    path = directory;
+    llvm::sys::path::append(path, file);
+  }
+  if (auto source = llvm::MemoryBuffer::getFile(path); source) {
+    if (std::optional<std::string> parsable = BracedLaunchConfigAsParens((*source)->getBuffer())) {
+      prelude->addFile(path, 0, llvm::MemoryBuffer::getMemBufferCopy(*parsable, path));
+    }
   }
   llvm::IntrusiveRefCntPtr<llvm::vfs::OverlayFileSystem> fs(new llvm::vfs::OverlayFileSystem(real));
   fs->pushOverlay(prelude);
@@ -249,7 +315,7 @@ void RunOne(const LintJob& job, const SummaryTable* summaries, const LintLimits&
   const auto start = std::chrono::steady_clock::now();
   result->file = job.file;
   llvm::IntrusiveRefCntPtr<clang::FileManager> files(
-      new clang::FileManager(clang::FileSystemOptions(), FileSystemWithPrelude(job.directory)));
+      new clang::FileManager(clang::FileSystemOptions(), FileSystemWithPrelude(job.directory, job.file)));
   std::string output;
   llvm::raw_string_ostream os(output);
   clang::DiagnosticOptions diag_options;

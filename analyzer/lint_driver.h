@@ -26,6 +26,11 @@ struct SkippedFunction {
 };
 
 struct LintResult {
+  // Whether anything the analysis needed was left out: a function written in
+  // the file, or a helper it calls, with a compile error in it, or code after
+  // a fatal error. Errors elsewhere (device code, functions nothing calls)
+  // leave the analysis complete; they are still shown.
+  bool incomplete() const { return !skipped.empty() || fatal_error || (!compiled && functions_analysed == 0); }
   std::string file;
   bool compiled = false;        // false: the compiler reported errors (shown in compiler_output)
   std::string compiler_output;  // clang's own diagnostics, printed as they came
@@ -36,6 +41,12 @@ struct LintResult {
   std::vector<SkippedFunction> skipped;
   SourcePoint first_error;  // the first error of the file, wherever it is
   std::string first_error_message;
+  // A fatal error (a missing header): clang reports no error after it, so
+  // functions after it are left out only where clang marked their code as
+  // not compiling (an error expression, an invalid declaration).
+  bool fatal_error = false;
+  SourcePoint fatal_at;
+  std::string fatal_message;
   std::vector<std::string> dropped_flags;  // flags clang does not know, left out of the parse
   std::vector<LintNote> budget_notes;      // functions analysed with reduced precision
   // For the other files: what this file's functions do (by USR), and which

@@ -25,7 +25,8 @@ std::unique_ptr<LintOutput> LintOutput::Open(const OutputOptions& options, std::
 
 namespace {
 
-// What could not be parsed and what was analysed anyway.
+// What could not be parsed and what was analysed anyway. Nothing left out
+// goes unsaid: every function with an error in it, and a fatal error.
 void ReportParse(const LintResult& r) {
   const char* file = r.file.c_str();
   if (!r.dropped_flags.empty()) {
@@ -38,13 +39,44 @@ void ReportParse(const LintResult& r) {
   if (!r.first_error.file.empty()) first = r.first_error.file + ":" + std::to_string(r.first_error.line) + ": " + first;
   if (r.functions_analysed == 0) {
     std::fprintf(stderr, "streamcheck lint: %s: does not compile (%s); nothing analysed\n", file, first.c_str());
-    return;
+  } else if (!r.incomplete()) {
+    std::fprintf(stderr,
+                 "streamcheck lint: %s: does not compile as a whole (%s), but only in code the analysis does not "
+                 "need (device code, functions no host function calls); all %d functions analysed\n",
+                 file, first.c_str(), r.functions_total);
+  } else {
+    std::fprintf(stderr, "streamcheck lint: %s: does not compile as a whole (%s); analysed %d of %d functions\n",
+                 file, first.c_str(), r.functions_analysed, r.functions_total);
   }
-  std::fprintf(stderr, "streamcheck lint: %s: does not compile as a whole (%s); analysed %d of %d functions\n", file,
-               first.c_str(), r.functions_analysed, r.functions_total);
   for (const SkippedFunction& f : r.skipped)
     std::fprintf(stderr, "streamcheck lint: %s:%u: `%s` not analysed: %s\n", f.at.file.c_str(), f.at.line,
                  f.name.c_str(), f.error.c_str());
+  if (r.fatal_error) {
+    std::fprintf(stderr,
+                 "streamcheck lint: %s: fatal error at %s:%u (%s): clang reports no error after it, so the code "
+                 "after it was analysed only where it parsed cleanly\n",
+                 file, r.fatal_at.file.c_str(), r.fatal_at.line, r.fatal_message.c_str());
+  }
+}
+
+// The exit status the analysis' completeness asks for (0 when complete).
+int CompletenessStatus(const std::vector<LintResult>& results, bool allow_partial) {
+  int files = 0, functions = 0;
+  bool nothing_analysed = false;
+  for (const LintResult& r : results) {
+    if (!r.incomplete()) continue;
+    ++files;
+    functions += static_cast<int>(r.skipped.size());
+    nothing_analysed = nothing_analysed || (!r.compiled && r.functions_analysed == 0);
+  }
+  if (files == 0) return 0;
+  std::fprintf(stderr,
+               "streamcheck lint: the analysis is incomplete: %d file%s did not compile as a whole (%d function%s "
+               "named above not analysed or followed)%s\n",
+               files, files == 1 ? "" : "s", functions, functions == 1 ? "" : "s",
+               allow_partial ? "; --allow-partial accepts it" : "");
+  if (allow_partial) return 0;
+  return nothing_analysed ? 2 : kExitIncomplete;
 }
 
 }  // namespace
@@ -65,16 +97,14 @@ int LintOutput::Write(const std::vector<LintResult>& results) {
   if (tally.suppressed != 0)
     std::fprintf(stderr, "streamcheck lint: %llu finding(s) suppressed by %s\n",
                  static_cast<unsigned long long>(tally.suppressed), options_.suppressions_path.c_str());
-  bool compile_error = false;
   for (const LintResult& r : results) {
     if (!r.compiler_output.empty()) std::fputs(r.compiler_output.c_str(), stderr);
     ReportParse(r);
     for (const LintNote& n : r.budget_notes)
       std::fprintf(stderr, "%s:%u:%u: note: %s\n", n.at.file.c_str(), n.at.line, n.at.column, n.message.c_str());
-    // A file is a failure only when nothing in it could be analysed.
-    if (!r.compiled && r.functions_analysed == 0) compile_error = true;
   }
-  int status = compile_error ? 2 : kept.empty() ? 0 : 1;
+  const int completeness = CompletenessStatus(results, options_.allow_partial);
+  int status = completeness != 0 ? completeness : kept.empty() ? 0 : 1;
   session_->FinishProcess(output, nullptr);
   session_->End(status);
 

@@ -2,13 +2,16 @@
 // it). Usage: docs/lint.md.
 //
 // Exit codes: 0 no findings, 1 findings, 2 usage errors, or a file that does
-// not compile and of which no function could be analysed.
+// not compile and of which no function could be analysed, 3 an incomplete
+// analysis (lint_output.h's kExitIncomplete).
 #include <unistd.h>
 
 #include <csignal>
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <thread>
@@ -18,6 +21,7 @@
 #include "analyzer/compile_flags.h"
 #include "analyzer/lint_driver.h"
 #include "analyzer/lint_output.h"
+#include "analyzer/prelude/prelude_files.h"
 #include "report/output_file.h"
 
 namespace {
@@ -38,14 +42,17 @@ constexpr const char* kUsage =
     "  --cuda-path DIR     CUDA toolkit (default: $CUDA_PATH, $CUDA_HOME, /usr/local/cuda)\n"
     "  --extra-arg FLAG    add FLAG to every compile command (repeatable)\n"
     "  --color             colored diagnostics\n"
-    "  --print-commands    print the clang command of each file to stderr\n"
+    "  --print-commands    print the clang command of each file to stderr, quoted for the shell\n"
+    "  --allow-partial     an analysis that left functions out (compile errors) is not a failure\n"
     "  --max-pending N     per function: operations tracked as pending at once (default 1024;\n"
     "                      older ones are taken as finished; 0: no limit)\n"
     "  --max-findings N    per function: findings reported (default 1000; 0: no limit)\n"
     "\n"
     "Silence one finding with `// streamcheck: ignore[rule-id]` on its line or alone on the line above.\n"
     "Exit codes: 0 no findings, 1 findings, 2 usage errors, a file of which nothing could be analysed,\n"
-    "or output that could not be written (the database, a full disk, a closed pipe).\n";
+    "or output that could not be written (the database, a full disk, a closed pipe), 3 the analysis is\n"
+    "incomplete: a function with a compile error in it, or code after a fatal error, was left out (each\n"
+    "is named on stderr); --allow-partial makes 3 (and 2 for a file of which nothing was analysed) 0 or 1.\n";
 
 // Output that did not reach its destination (/dev/full, a closed pipe) is a
 // failure, not a success.
@@ -61,20 +68,74 @@ int Usage(const std::string& message) {
   return 2;
 }
 
-}  // namespace
+// `arg` as one shell word: as it is when only safe characters make it up,
+// else in single quotes.
+std::string ShellQuote(const std::string& arg) {
+  const bool safe = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                            "0123456789_-+=/.,:@%") == std::string::npos;
+  if (safe) return arg;
+  std::string out = "'";
+  for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
 
-int main(int argc, char** argv) {
-  using namespace streamcheck::lint;
-  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (exit 2)
+// The prelude headers the lint serves from memory, kept on disk (in the
+// user's cache, per version) so that a printed command finds them; empty
+// when that cannot be written.
+std::string WritePrelude() {
+  namespace fs = std::filesystem;
+  const char* cache = std::getenv("XDG_CACHE_HOME");
+  const char* home = std::getenv("HOME");
+  std::string root = cache != nullptr && *cache != '\0' ? cache : home != nullptr ? std::string(home) + "/.cache" : "";
+  if (root.empty()) return {};
+  const fs::path dir = fs::path(root) / "streamcheck-lint" / (std::string("prelude-") + STREAMCHECK_VERSION);
+  std::error_code ec;
+  for (const streamcheck::lint::PreludeFile& f : streamcheck::lint::PreludeFiles()) {
+    const fs::path path = dir / f.path;
+    fs::create_directories(path.parent_path(), ec);
+    std::ifstream in(path);
+    const std::string old((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (old == f.text) continue;
+    std::ofstream out(path, std::ios::trunc);
+    out << f.text;
+    if (!out) return {};
+  }
+  return dir.string();
+}
+
+// Each command as the shell reads it back (`-DF(x)=x` quoted), run in its
+// directory with the clang the lint was built with and the prelude on disk:
+// the same parse the lint makes.
+void PrintCommands(const std::vector<streamcheck::lint::LintJob>& jobs) {
+  const std::string prelude = WritePrelude();
+  const std::string virtual_prelude = streamcheck::lint::kPreludeDir;
+  for (const streamcheck::lint::LintJob& j : jobs) {
+    std::string line = "cd " + ShellQuote(j.directory) + " &&";
+    for (size_t i = 0; i < j.argv.size(); ++i) {
+      std::string a = i == 0 ? std::string(STREAMCHECK_CLANG_BIN_DIR) + "/" + j.argv[0] : j.argv[i];
+      if (const size_t at = a.find(virtual_prelude); at != std::string::npos && !prelude.empty()) {
+        a.replace(at, virtual_prelude.size(), prelude);
+      }
+      line += " " + ShellQuote(a);
+    }
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+}
+
+// Everything the command line says.
+struct CommandLine {
   std::string build_dir;
   std::vector<std::string> files, flags, extra_args;
-  OutputOptions output;
+  streamcheck::lint::OutputOptions output;
   int jobs = static_cast<int>(std::thread::hardware_concurrency());
-  bool have_flags = false;
   bool print_commands = false;
-  LintLimits limits;
-  CudaSetup setup;
-  setup.resource_dir = STREAMCHECK_CLANG_RESOURCE_DIR;
+  streamcheck::lint::LintLimits limits;
+  streamcheck::lint::CudaSetup setup;
+};
+
+// Reads the options into `cl`; an exit code when the program is done
+// (--help, --version, a usage error).
+std::optional<int> ParseArguments(int argc, char** argv, CommandLine* cl) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&](const char* name) -> std::string {
@@ -88,8 +149,7 @@ int main(int argc, char** argv) {
     };
     try {
       if (arg == "--") {
-        have_flags = true;
-        for (++i; i < argc; ++i) flags.push_back(argv[i]);
+        for (++i; i < argc; ++i) cl->flags.push_back(argv[i]);
       } else if (arg == "-h" || arg == "--help") {
         std::fputs(kUsage, stdout);
         return FinishStandardOutput(0);
@@ -97,29 +157,31 @@ int main(int argc, char** argv) {
         std::printf("streamcheck-lint %s\n", STREAMCHECK_VERSION);
         return FinishStandardOutput(0);
       } else if (is("-p")) {
-        build_dir = value("-p");
+        cl->build_dir = value("-p");
       } else if (arg.rfind("-j", 0) == 0 && arg.size() > 2 && arg[2] != '=') {
-        jobs = std::atoi(arg.c_str() + 2);
+        cl->jobs = std::atoi(arg.c_str() + 2);
       } else if (is("-j") || is("--jobs")) {
-        jobs = std::atoi(value(arg.rfind("--jobs", 0) == 0 ? "--jobs" : "-j").c_str());
+        cl->jobs = std::atoi(value(arg.rfind("--jobs", 0) == 0 ? "--jobs" : "-j").c_str());
       } else if (is("--db")) {
-        output.db_path = value("--db");
+        cl->output.db_path = value("--db");
       } else if (is("--format")) {
-        output.format = value("--format");
-        if (output.format != "text" && output.format != "sarif") return Usage("--format takes text or sarif");
+        cl->output.format = value("--format");
+        if (cl->output.format != "text" && cl->output.format != "sarif") return Usage("--format takes text or sarif");
       } else if (is("--suppressions")) {
-        output.suppressions_path = value("--suppressions");
+        cl->output.suppressions_path = value("--suppressions");
       } else if (is("--busy-timeout")) {
-        output.busy_timeout_ms = std::atoi(value("--busy-timeout").c_str());
-        if (output.busy_timeout_ms < 0) return Usage("--busy-timeout takes milliseconds (0 or more)");
+        cl->output.busy_timeout_ms = std::atoi(value("--busy-timeout").c_str());
+        if (cl->output.busy_timeout_ms < 0) return Usage("--busy-timeout takes milliseconds (0 or more)");
       } else if (is("--cuda-path")) {
-        setup.cuda_path = value("--cuda-path");
+        cl->setup.cuda_path = value("--cuda-path");
       } else if (is("--extra-arg")) {
-        extra_args.push_back(value("--extra-arg"));
+        cl->extra_args.push_back(value("--extra-arg"));
       } else if (arg == "--color") {
-        output.color = true;
+        cl->output.color = true;
       } else if (arg == "--print-commands") {
-        print_commands = true;
+        cl->print_commands = true;
+      } else if (arg == "--allow-partial") {
+        cl->output.allow_partial = true;
       } else if (is("--max-pending") || is("--max-findings")) {
         const bool pending = is("--max-pending");
         const std::string text = value(pending ? "--max-pending" : "--max-findings");
@@ -127,69 +189,76 @@ int main(int argc, char** argv) {
         const long n = std::strtol(text.c_str(), &end, 10);
         if (text.empty() || *end != '\0' || n < 0) return Usage(arg + " takes a number, 0 or more");
         if (pending) {
-          limits.max_pending = static_cast<size_t>(n);
+          cl->limits.max_pending = static_cast<size_t>(n);
         } else {
-          limits.max_findings = static_cast<int>(n);
+          cl->limits.max_findings = static_cast<int>(n);
         }
       } else if (!arg.empty() && arg[0] == '-') {
         return Usage("unknown option " + arg);
       } else {
-        files.push_back(arg);
+        cl->files.push_back(arg);
       }
     } catch (const std::string& message) {
       return Usage(message);
     }
   }
-  if (jobs < 1) return Usage("-j takes a positive number");
-  for (int i = 0; i < argc; ++i) output.command += (i == 0 ? "" : " ") + std::string(argv[i]);
+  if (cl->jobs < 1) return Usage("-j takes a positive number");
+  if (cl->build_dir.empty() && cl->files.empty()) return Usage("give -p BUILD_DIR or source files");
+  return std::nullopt;
+}
 
-  std::vector<LintJob> lint_jobs;
-  if (!build_dir.empty()) {
-    std::string error;
-    std::optional<CompileDatabase> db = LoadCompileDatabase(build_dir, &error);
-    if (!db) {
-      std::fprintf(stderr, "streamcheck lint: %s\n", error.c_str());
-      return 2;
-    }
-    std::vector<std::string> missing;
-    for (const CompileEntry& e : SelectEntries(*db, files, &missing)) {
-      std::vector<std::string> argv_in = e.argv;
-      argv_in.insert(argv_in.end(), flags.begin(), flags.end());
-      std::vector<std::string> command = PrepareClangCommand(argv_in, e.file, setup);
-      command.insert(command.end(), extra_args.begin(), extra_args.end());
-      lint_jobs.push_back({e.file, e.directory, command});
-    }
-    if (!missing.empty()) {
-      for (const std::string& m : missing) {
-        std::fprintf(stderr, "streamcheck lint: %s: no entry in %s\n", m.c_str(), db->path.c_str());
-      }
-      return 2;
-    }
-  } else {
-    if (files.empty()) return Usage("give -p BUILD_DIR or source files");
-    (void)have_flags;
+// One job per file: its compile database entry's command, or the flags
+// given after `--`. An exit code when the database cannot be used.
+std::optional<int> MakeJobs(const CommandLine& cl, std::vector<streamcheck::lint::LintJob>* jobs) {
+  using namespace streamcheck::lint;
+  if (cl.build_dir.empty()) {
     char cwd[4096];
     const std::string dir = getcwd(cwd, sizeof cwd) != nullptr ? cwd : ".";
-    for (const std::string& f : files) {
-      std::vector<std::string> all = flags;
-      all.insert(all.end(), extra_args.begin(), extra_args.end());
-      lint_jobs.push_back({f, dir, PrepareClangCommand(DefaultCommand(f, all), f, setup)});
+    for (const std::string& f : cl.files) {
+      std::vector<std::string> all = cl.flags;
+      all.insert(all.end(), cl.extra_args.begin(), cl.extra_args.end());
+      jobs->push_back({f, dir, PrepareClangCommand(DefaultCommand(f, all), f, cl.setup)});
     }
+    return std::nullopt;
   }
-  if (print_commands) {
-    for (const LintJob& j : lint_jobs) {
-      std::string line;
-      for (const std::string& a : j.argv) line += a + " ";
-      std::fprintf(stderr, "%s\n", line.c_str());
-    }
+  std::string error;
+  std::optional<CompileDatabase> db = LoadCompileDatabase(cl.build_dir, &error);
+  if (!db) {
+    std::fprintf(stderr, "streamcheck lint: %s\n", error.c_str());
+    return 2;
   }
+  std::vector<std::string> missing;
+  for (const CompileEntry& e : SelectEntries(*db, cl.files, &missing)) {
+    std::vector<std::string> argv_in = ExpandResponseFiles(e.argv, e.directory);
+    argv_in.insert(argv_in.end(), cl.flags.begin(), cl.flags.end());
+    std::vector<std::string> command = PrepareClangCommand(argv_in, e.file, cl.setup);
+    command.insert(command.end(), cl.extra_args.begin(), cl.extra_args.end());
+    jobs->push_back({e.file, e.directory, command});
+  }
+  for (const std::string& m : missing) {
+    std::fprintf(stderr, "streamcheck lint: %s: no entry in %s\n", m.c_str(), db->path.c_str());
+  }
+  return missing.empty() ? std::nullopt : std::optional<int>(2);
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace streamcheck::lint;
+  std::signal(SIGPIPE, SIG_IGN);  // a closed pipe is a write error (exit 2)
+  CommandLine cl;
+  cl.setup.resource_dir = STREAMCHECK_CLANG_RESOURCE_DIR;
+  if (std::optional<int> done = ParseArguments(argc, argv, &cl)) return *done;
+  for (int i = 0; i < argc; ++i) cl.output.command += (i == 0 ? "" : " ") + std::string(argv[i]);
+  std::vector<LintJob> lint_jobs;
+  if (std::optional<int> failed = MakeJobs(cl, &lint_jobs)) return *failed;
+  if (cl.print_commands) PrintCommands(lint_jobs);
   // Suppressions and database before the analysis: a bad one fails at once.
   std::string output_error;
-  std::unique_ptr<LintOutput> lint_output = LintOutput::Open(output, &output_error);
+  std::unique_ptr<LintOutput> lint_output = LintOutput::Open(cl.output, &output_error);
   if (!lint_output) {
     std::fprintf(stderr, "streamcheck lint: %s\n", output_error.c_str());
     return 2;
   }
-  return lint_output->Write(RunLint(lint_jobs, jobs, limits));
+  return lint_output->Write(RunLint(lint_jobs, cl.jobs, cl.limits));
 }

@@ -1,6 +1,8 @@
 #include "analyzer/stream_state.h"
 
 #include <algorithm>
+#include <iterator>
+#include <tuple>
 
 namespace streamcheck::lint {
 namespace {
@@ -153,6 +155,8 @@ bool SplitElement(const std::string& key, std::string* base, std::string* index)
 
 bool DistinctStreams(const FlowState& s, const std::string& a, const std::string& b) {
   if (a == b) return false;
+  // A library handle bound to a stream elsewhere: it may be any stream.
+  if (a[0] == kAnyStream[0] || b[0] == kAnyStream[0]) return false;
   std::string base_a, base_b, idx_a, idx_b;
   const bool elem_a = SplitElement(a, &base_a, &idx_a);
   const bool elem_b = SplitElement(b, &base_b, &idx_b);
@@ -167,6 +171,64 @@ bool DistinctStreams(const FlowState& s, const std::string& a, const std::string
   // passed in from elsewhere may be the same stream.
   return owned(a, elem_a, base_a) || owned(b, elem_b, base_b);
 }
+
+std::string GuardKey(const std::string& condition, bool value) { return condition + (value ? "=1" : "=0"); }
+
+namespace {
+
+// The guards of a join: each side's that the other side's path agrees with
+// (the op is not pending there, the event complete there, or guarded alike),
+// and, for a condition the two sides found different values of, the ops
+// pending and the events not waited for on one side only.
+void JoinGuards(const FlowState& a, const FlowState& b, FlowState* out) {
+  for (const auto* side : {&a, &b}) {
+    const FlowState& other = side == &a ? b : a;
+    for (const auto& [key, guard] : side->guarded) {
+      auto theirs = other.guarded.find(key);
+      const bool alike = theirs != other.guarded.end();
+      OpSet kept;
+      for (int id : guard.ops) {
+        if (other.pending.count(id) == 0 || (alike && theirs->second.ops.count(id) != 0)) kept.insert(id);
+      }
+      std::set<std::string> kept_events;
+      for (const std::string& e : guard.events) {
+        if (other.events_host_complete.count(e) != 0 || (alike && theirs->second.events.count(e) != 0)) {
+          kept_events.insert(e);
+        }
+      }
+      if (kept.empty() && kept_events.empty()) continue;
+      FlowState::Guard& g = out->guarded[key];
+      g.ops.insert(kept);
+      g.events.insert(kept_events.begin(), kept_events.end());
+      g.vars = guard.vars;
+    }
+  }
+  for (const auto& [key, fact] : a.facts) {
+    auto it = b.facts.find(key);
+    if (it == b.facts.end() || it->second.value == fact.value) continue;
+    OpSet only_a = a.pending, only_b = b.pending;
+    only_a.erase(b.pending);
+    only_b.erase(a.pending);
+    // Events waited for on one side are outstanding only on the other's value.
+    std::set<std::string> waiting_a, waiting_b;
+    std::set_difference(b.events_host_complete.begin(), b.events_host_complete.end(),
+                        a.events_host_complete.begin(), a.events_host_complete.end(),
+                        std::inserter(waiting_a, waiting_a.end()));
+    std::set_difference(a.events_host_complete.begin(), a.events_host_complete.end(),
+                        b.events_host_complete.begin(), b.events_host_complete.end(),
+                        std::inserter(waiting_b, waiting_b.end()));
+    for (const auto& [value, ops, events] :
+         {std::tuple{fact.value, only_a, waiting_a}, std::tuple{it->second.value, only_b, waiting_b}}) {
+      if (ops.empty() && events.empty()) continue;
+      FlowState::Guard& g = out->guarded[GuardKey(key, value)];
+      g.ops.insert(ops);
+      g.events.insert(events.begin(), events.end());
+      g.vars = fact.vars;
+    }
+  }
+}
+
+}  // namespace
 
 FlowState Join(const FlowState& a, const FlowState& b) {
   if (!a.reached) return b;
@@ -249,7 +311,10 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   });
   if (a.since_clock || b.since_clock) {
     out.since_clock = Union(a.since_clock.value_or(OpSet{}), b.since_clock.value_or(OpSet{}));
-    out.clock_loc = a.since_clock ? a.clock_loc : b.clock_loc;
+    const FlowState& read = a.since_clock ? a : b;
+    out.clock_loc = read.clock_loc;
+    out.clock_inner_loc = read.clock_inner_loc;
+    out.clock_context = read.clock_context;
   }
   out.capturing = a.capturing;
   out.capturing.insert(b.capturing.begin(), b.capturing.end());
@@ -263,11 +328,33 @@ FlowState Join(const FlowState& a, const FlowState& b) {
     std::erase_if(g.frees, [&](const std::string& f) { return v.frees.count(f) == 0; });
   }
   out.legacy_bypassed = Union(a.legacy_bypassed, b.legacy_bypassed);
+  if (a.returned == b.returned) out.returned = a.returned;
+  if (a.returned_query == b.returned_query) out.returned_query = a.returned_query;
+  out.facts = MergeMaps(a.facts, b.facts, [](const FlowState::Fact& x, const FlowState::Fact& y) {
+    return x == y ? std::optional<FlowState::Fact>(x) : std::nullopt;
+  });
+  if (!a.facts.empty() || !b.facts.empty() || !a.guarded.empty() || !b.guarded.empty()) JoinGuards(a, b, &out);
+  // A polling loop's head: "not cudaSuccess" on entry, the query's result
+  // from the loop; only the query's can take the loop's success exit.
+  for (const auto& [k, x] : a.query_results) {
+    auto it = b.query_results.find(k);
+    if (it == b.query_results.end()) continue;
+    const FlowState::QueryResult& y = it->second;
+    if (x == y || y.target.empty()) {
+      out.query_results.emplace(k, x);
+    } else if (x.target.empty()) {
+      out.query_results.emplace(k, y);
+    }
+  }
   return out;
 }
 
 Overlap Overlaps(const BufferAccess& a, const BufferAccess& b) {
   if (a.ref.base.key != b.ref.base.key) return Overlap::kNo;
+  if (!a.index_range.empty() && !b.index_range.empty() && a.index_range != b.index_range &&
+      a.ref.offset_key == b.ref.offset_key) {
+    return Overlap::kMaybe;
+  }
   if (a.ref.offset_key == b.ref.offset_key) return Overlap::kYes;
   if (a.ref.offset_bytes && b.ref.offset_bytes) {
     const int64_t lo_a = *a.ref.offset_bytes, lo_b = *b.ref.offset_bytes;
@@ -321,6 +408,7 @@ std::optional<FindingKind> KindOfPair(AccessMode earlier, AccessMode later) {
 void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_assumed,
              std::vector<Conflict>* out) {
   for (const BufferAccess& ea : earlier.accesses) {
+    if (ea.atomic && later.atomic) continue;
     if (OverlapsAtSomeStep(ea, later) != Overlap::kYes) continue;
     const std::optional<FindingKind> kind = KindOfPair(ea.mode, later.mode);
     if (!kind) continue;
@@ -332,9 +420,36 @@ void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_ass
     c.legacy_assumed = legacy_assumed;
     const bool unknown = ea.mode == AccessMode::kUnknown || later.mode == AccessMode::kUnknown;
     const bool whole = ea.ref.offset_key != later.ref.offset_key;
-    c.confidence = unknown ? Confidence::kPossible : whole ? Confidence::kLikely : Confidence::kCertain;
+    c.confidence = unknown || earlier.staged_destination ? Confidence::kPossible
+                   : whole                                ? Confidence::kLikely
+                                                          : Confidence::kCertain;
     out->push_back(c);
     return;  // one conflict per pair of operations
+  }
+}
+
+// The conflicts of two ops issued on `streams[*]`-like keys that are told
+// apart only by their first iterations' streams: first step against first
+// step (an access made outside a loop is its own first step).
+void FirstStepConflicts(const DeviceOp& earlier, const DeviceOp& later, const FlowState& s,
+                        std::vector<Conflict>* out) {
+  if (earlier.first_step_stream.empty() && later.first_step_stream.empty()) return;
+  const std::string& ek = earlier.first_step_stream.empty() ? earlier.stream.key : earlier.first_step_stream.key;
+  const std::string& lk = later.first_step_stream.empty() ? later.stream.key : later.first_step_stream.key;
+  if (!DistinctStreams(s, ek, lk)) return;
+  DeviceOp first = earlier;
+  for (BufferAccess& a : first.accesses) {
+    if (a.first_step) a.ref = *a.first_step;
+    a.first_step.reset();
+  }
+  for (BufferAccess a : later.accesses) {
+    if (a.first_step) a.ref = *a.first_step;
+    a.first_step.reset();
+    const size_t before = out->size();
+    Collect(first, a, false, out);
+    if (out->size() == before) continue;
+    out->back().earlier = &earlier;  // the op itself, not the copy
+    return;
   }
 }
 
@@ -359,7 +474,12 @@ std::vector<Conflict> DeviceConflicts(const DeviceOp& later, const FlowState& s,
     } else {
       apart = DistinctStreams(s, earlier.stream.key, later.stream.key);
     }
-    if (!apart) continue;
+    if (!apart) {
+      // `streams[i]` in a loop against `streams[1]`: their first iterations'
+      // streams differ, and so may race on the first iterations' accesses.
+      FirstStepConflicts(earlier, later, s, &out);
+      continue;
+    }
     // A legacy-stream op on one side and a non-blocking stream on the other:
     // the code relied on the legacy stream's implicit barrier.
     const StreamKind ek = kinds.Of(earlier);
@@ -417,10 +537,22 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
     s.after_any_blocking.insert(carried.begin(), carried.end());
   }
   s.pending.insert(op.id);
-  if (s.since_clock && !op.captured) s.since_clock->insert(op.id);
+  // A staged blocking copy's tail is not what a host clock around it times.
+  // Nor is a stream-ordered allocation's bookkeeping.
+  if (s.since_clock && !op.captured && !op.staged_destination && op.allocates.empty()) s.since_clock->insert(op.id);
 }
 
 void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }
+
+void ForgetFacts(FlowState& s, const std::string& var) {
+  if (s.facts.empty() && s.guarded.empty()) return;
+  const auto reads = [&](const std::vector<std::string>& vars) {
+    return var.empty() || std::find(vars.begin(), vars.end(), var) != vars.end();
+  };
+  std::erase_if(s.facts, [&](const auto& f) { return reads(f.second.vars); });
+  // Ops guarded by a condition that may now go either way are pending whatever it says.
+  std::erase_if(s.guarded, [&](const auto& g) { return reads(g.second.vars); });
+}
 
 void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops) {
   OpSet done;  // filled in increasing order, merged with the after set once
@@ -474,6 +606,11 @@ void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, c
   s.event_recorded[event] = loc;
   s.event_stream[event] = stream;
   s.events_host_complete.erase(event);
+  // A condition's later edge says nothing of the new record.
+  for (auto it = s.guarded.begin(); it != s.guarded.end();) {
+    it->second.events.erase(event);
+    it = it->second.ops.empty() && it->second.events.empty() ? s.guarded.erase(it) : std::next(it);
+  }
 }
 
 void StreamWaitEvent(FlowState& s, const std::string& stream, const std::string& event) {

@@ -22,6 +22,9 @@ namespace streamcheck::lint {
 // Stream keys for the handles CUDA gives meaning to.
 inline constexpr const char* kLegacyStream = "#legacy";
 inline constexpr const char* kPerThreadStream = "#per-thread";
+// The first character of the key of a stream that may be any stream (a
+// library handle bound elsewhere): never certainly distinct from another.
+inline constexpr const char* kAnyStream = "~";
 
 enum class StreamKind { kUnknown, kBlocking, kNonBlocking, kLegacy, kPerThread };
 
@@ -34,6 +37,11 @@ struct BufferAccess {
   // where the first iteration's access starts. It meets work from outside the
   // loop there; work of the same iteration matches the offset as written.
   std::optional<BufferRef> first_step;
+  // A kernel's pointer argument indexed by its scalar arguments: the kernel
+  // and those arguments ("relax(iy_start, nx)"; kernel_index_params.h). One
+  // kernel launched with others there may touch another part.
+  std::string index_range;
+  bool atomic = false;  // a kernel's atomic read-modify-writes only: no race with another's
   bool operator==(const BufferAccess&) const = default;
 };
 
@@ -50,6 +58,18 @@ struct DeviceOp {
   std::string helper;                // the inlined helper's name, if any
   std::string context;               // the call-site chain of that helper; "" at the top
   bool captured = false;             // issued under stream capture: runs only when the graph is launched
+  // A copy into pageable host memory (cudaMemcpyAsync device-to-host): staged,
+  // and whether it runs synchronously is not defined, so the host touching its
+  // destination before a synchronize is pageable-async-copy, not a race.
+  bool staged_into_pageable = false;
+  // A blocking cudaMemcpy from pageable memory to the device: it returns once
+  // the data is staged, "the DMA to final destination may not have completed"
+  // (CUDA's API synchronization behavior): a race with it is only possible.
+  bool staged_destination = false;
+  // Issued in a loop on `streams[i]`: the first iteration's stream
+  // (`streams[0]`), distinct from another element where the key `streams[*]`
+  // is not. It goes with the accesses' first steps.
+  Symbol first_step_stream;
   // A graph memory node (a captured cudaMallocAsync/cudaFreeAsync): the base it allocates or frees.
   std::string allocates;
   std::string frees;
@@ -70,6 +90,7 @@ struct HostAccess {
   clang::SourceLocation loc;
   clang::SourceLocation inner_loc;
   std::string helper;
+  std::string context;  // the inlined helper's call-site chain; "" at the top
 };
 
 struct StreamInfo {
@@ -84,6 +105,7 @@ struct BufferInfo {
   std::string allocated_by;
   clang::SourceLocation allocated;
   std::string context;  // the inlined helper (call-site chain) that allocated it; "" at the top
+  clang::SourceLocation allocated_inner;  // inside that helper; equal to `allocated` at the top
   bool operator==(const BufferInfo&) const = default;
 };
 
@@ -105,11 +127,58 @@ struct FlowState {
   std::map<std::string, Symbol> values;                         // `cfg.stream = s`, `cur = s1`
   std::optional<OpSet> since_clock;                             // ops issued since the last host clock read
   clang::SourceLocation clock_loc;
+  clang::SourceLocation clock_inner_loc;  // inside the inlined helper that read it
+  std::string clock_context;              // that helper's call-site chain; "" at the top
   std::map<std::string, std::string> capturing;                 // stream -> origin stream of its capture
   std::map<std::string, GraphInfo> graphs;                      // graph / exec
   // Ops of non-blocking streams that a legacy-stream op or sync would have
   // ordered had the stream been blocking: the reason behind nonblocking-legacy-order.
   OpSet legacy_bypassed;
+  // What the last `return` of an inlined helper returned (a buffer, or a
+  // std::vector it filled), and the call it returned to, for the caller's
+  // `auto v = helper(...)`.
+  struct Returned {
+    const void* call = nullptr;
+    BufferRef ref;
+    bool operator==(const Returned&) const = default;
+  };
+  std::optional<Returned> returned;
+  // Variables holding what a cudaStreamQuery/cudaEventQuery returned
+  // (`err = cudaStreamQuery(s)`), or a value that is not cudaSuccess
+  // (`cudaError_t err = cudaErrorNotReady` before a polling loop); and a
+  // helper's returned test of one (`bool ready() { return cudaStreamQuery(s)
+  // == cudaSuccess; }`). A branch on them that means success orders the host
+  // after the queried work (query_polling.cpp).
+  struct QueryResult {
+    std::string target;         // the stream's or event's key; "" for "not cudaSuccess"
+    bool stream = true;         // cudaStreamQuery (else cudaEventQuery)
+    bool success_when_true = false;  // a helper's bool: true means cudaSuccess
+    const void* call = nullptr;      // the call a helper's test returned to
+    bool operator==(const QueryResult&) const = default;
+  };
+  std::map<std::string, QueryResult> query_results;
+  std::optional<QueryResult> returned_query;
+  // Conditions this path has taken (ConditionKey -> the value it found), so
+  // the same test later, with nothing it reads written since, goes the same
+  // way (`if (blocking) return;` in a helper, `if (blocking) sync();` after
+  // it); with the keys of the variables each reads.
+  struct Fact {
+    bool value = false;
+    std::vector<std::string> vars;
+    bool operator==(const Fact&) const = default;
+  };
+  std::map<std::string, Fact> facts;
+  // Ops pending, and events the host has not waited for, only on the paths
+  // where a condition had a value ("KEY=1"), from a join of paths that went
+  // both ways (a helper's early return that skips its synchronize): the same
+  // test later, going the other way, knows they are done.
+  struct Guard {
+    OpSet ops;
+    std::set<std::string> events;  // in events_host_complete on the other value's paths
+    std::vector<std::string> vars;  // what the condition reads, as in Fact
+    bool operator==(const Guard&) const = default;
+  };
+  std::map<std::string, Guard> guarded;
   bool operator==(const FlowState&) const = default;
 };
 
@@ -159,6 +228,11 @@ std::vector<Conflict> HostConflicts(const HostAccess& later, const FlowState& s,
 // State transitions, named after what the CUDA runtime does.
 void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops);
 void Complete(FlowState& s, const OpSet& ops);
+// A variable was written (or, with "", anything may have been): the
+// conditions that read it are no longer known.
+void ForgetFacts(FlowState& s, const std::string& var);
+// The key of FlowState::guarded for a condition and a value.
+std::string GuardKey(const std::string& condition, bool value);
 void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops);
 void HostSyncDevice(FlowState& s, const OpTable& ops);
 void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, clang::SourceLocation loc,

@@ -61,8 +61,7 @@ const clang::Expr* GetterResult(const clang::CallExpr* call, const Bindings& b, 
   const clang::FunctionDecl* fd = call->getDirectCallee();
   const clang::FunctionDecl* def = fd != nullptr ? fd->getDefinition() : nullptr;
   if (def == nullptr || b.getter_depth >= 3) return nullptr;
-  const clang::SourceManager& sm = ctx.getSourceManager();
-  if (!sm.isInMainFile(sm.getExpansionLoc(def->getLocation()))) return nullptr;
+  if (!IsProjectCode(def, ctx)) return nullptr;
   const auto* body = llvm::dyn_cast_or_null<clang::CompoundStmt>(def->getBody());
   const auto* ret = body != nullptr && body->size() == 1 ? llvm::dyn_cast<clang::ReturnStmt>(body->body_front()) : nullptr;
   if (ret == nullptr || ret->getRetValue() == nullptr) return nullptr;
@@ -84,6 +83,38 @@ const clang::Expr* GetterResult(const clang::CallExpr* call, const Bindings& b, 
 }
 
 }  // namespace
+
+const clang::Expr* StripTemporaries(const clang::Expr* e) { return Strip(e); }
+
+bool IsProjectCode(const clang::FunctionDecl* fd, const clang::ASTContext& ctx) {
+  const clang::SourceManager& sm = ctx.getSourceManager();
+  const clang::SourceLocation loc = sm.getExpansionLoc(fd->getLocation());
+  return loc.isValid() && (sm.isInMainFile(loc) || !sm.isInSystemHeader(loc));
+}
+
+std::optional<std::string> ConditionKey(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx,
+                                        std::vector<std::string>* vars) {
+  if (e == nullptr) return std::nullopt;
+  e = e->IgnoreParenImpCasts();
+  if (std::optional<int64_t> c = ConstantOf(e, ctx)) return "#" + std::to_string(*c);
+  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
+    // A volatile may change under the analysis (a signal handler's flag).
+    if (!llvm::isa<clang::VarDecl>(ref->getDecl()) || ref->getType().isVolatileQualified()) return std::nullopt;
+    const std::string key = SymbolOfDecl(ref->getDecl(), b).key;
+    vars->push_back(key);
+    return key;
+  }
+  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u != nullptr && u->getOpcode() == clang::UO_LNot) {
+    const std::optional<std::string> inner = ConditionKey(u->getSubExpr(), b, ctx, vars);
+    return inner ? std::optional<std::string>("!" + *inner) : std::nullopt;
+  }
+  const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(e);
+  if (bin == nullptr || bin->isAssignmentOp() || bin->isCommaOp()) return std::nullopt;
+  const std::optional<std::string> l = ConditionKey(bin->getLHS(), b, ctx, vars);
+  const std::optional<std::string> r = l ? ConditionKey(bin->getRHS(), b, ctx, vars) : std::nullopt;
+  if (!r) return std::nullopt;
+  return "(" + *l + bin->getOpcodeStr().str() + *r + ")";
+}
 
 std::string TextOf(const clang::Expr* e, const clang::ASTContext& ctx) {
   const clang::SourceManager& sm = ctx.getSourceManager();
@@ -125,6 +156,11 @@ Symbol ObjectOf(const clang::Expr* object, const Bindings& b, const clang::ASTCo
 
 Symbol SymbolOfDecl(const clang::ValueDecl* d, const Bindings& b) {
   if (auto it = b.values.find(d); it != b.values.end()) return it->second;
+  const auto* var = llvm::dyn_cast<clang::VarDecl>(d);
+  if (!b.context.empty() && var != nullptr && var->hasLocalStorage() &&
+      static_cast<const void*>(var->getDeclContext()) == b.function) {
+    return {DeclKey(d) + "@" + b.context, d->getNameAsString()};
+  }
   return {DeclKey(d), d->getNameAsString()};
 }
 
@@ -169,6 +205,11 @@ Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext
   }
   if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e)) {
     return SymbolOfDecl(ref->getDecl(), b);
+  }
+  // `racy ? 0 : cudaStreamLegacy` with the condition known (a constant, a bound flag).
+  if (const auto* c = llvm::dyn_cast<clang::ConditionalOperator>(e)) {
+    const std::optional<int64_t> cond = ValueOf(c->getCond(), b, ctx);
+    return cond ? SymbolOf(*cond != 0 ? c->getTrueExpr() : c->getFalseExpr(), b, ctx) : Symbol{};
   }
   if (llvm::isa<clang::CXXThisExpr>(e)) return b.this_object.empty() ? Symbol{"this", "this"} : b.this_object;
   // `a[i]` on an array or a std::vector.

@@ -8,10 +8,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace clang {
 class ASTContext;
 class Expr;
+class FunctionDecl;
 class ValueDecl;
 class VarDecl;
 }  // namespace clang
@@ -52,6 +54,11 @@ struct Bindings {
   // them all sweep the same array, each with its own counter.
   const LoopCounters* counters = nullptr;
   int getter_depth = 0;  // getters followed to reach this frame (SymbolOf)
+  // The call-site chain of an inlined helper: its local variables are its
+  // own at each call (two calls of `make_stream()` make two streams); those
+  // of the function around a lambda (its captures) are not.
+  std::string context;
+  const void* function = nullptr;  // the inlined helper (a clang::DeclContext)
 };
 
 Symbol SymbolOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);
@@ -68,6 +75,18 @@ std::optional<int64_t> ConstantOf(const clang::Expr* e, const clang::ASTContext&
 // A constant, or an expression of parameters bound to constants (`k * 256`
 // in a helper called with k = 1, `if (wait)` called with true).
 std::optional<int64_t> ValueOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx);
+// The expression under parentheses, casts, temporaries, default arguments
+// and copies (`std::vector<float> v = fill(s)` is the call `fill(s)`).
+const clang::Expr* StripTemporaries(const clang::Expr* e);
+// Written in the project (the main file or one of its own headers), not in a
+// system header (the toolkit's, the standard library's): followed into at calls.
+bool IsProjectCode(const clang::FunctionDecl* fd, const clang::ASTContext& ctx);
+// A condition made only of variables, constants, comparisons, arithmetic and
+// logical operators (`blocking_coll && agg_iters <= 1`), as a key that is the
+// same wherever the same condition is tested; the keys of the variables it
+// reads go to `vars`. None for anything else (a call, a member of a call).
+std::optional<std::string> ConditionKey(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx,
+                                        std::vector<std::string>* vars);
 // Source text of an expression as written.
 std::string TextOf(const clang::Expr* e, const clang::ASTContext& ctx);
 

@@ -79,6 +79,12 @@ void TransferWalker::Visit(const clang::Stmt* st, Use use) {
       return;
     }
   }
+  if (const auto* ret = llvm::dyn_cast<clang::ReturnStmt>(st)) {
+    Visit(ret->getRetValue(), Use::kValue);
+    Return(ret->getRetValue());
+    ReturnQueryTest(ret->getRetValue());
+    return;
+  }
   if (const auto* ds = llvm::dyn_cast<clang::DeclStmt>(st)) {
     for (const clang::Decl* d : ds->decls()) {
       if (const auto* v = llvm::dyn_cast<clang::VarDecl>(d)) Declare(v);
@@ -87,6 +93,7 @@ void TransferWalker::Visit(const clang::Stmt* st, Use use) {
   }
   if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(st)) {
     if (u->isIncrementDecrementOp()) {
+      ForgetFacts(s_, SymbolOf(u->getSubExpr(), frame_.bindings, ast_).key);
       Visit(u->getSubExpr(), Use::kReadWrite);
       Step(u->getSubExpr(), u->isIncrementOp() ? 1 : -1, nullptr);
       return;
@@ -161,6 +168,12 @@ bool TransferWalker::IsPageableHost(const clang::Expr* e) const {
   const BufferRef r = Buf(e);
   auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
   return it != s_.buffers.end() && it->second.kind == MemoryKind::kPageableHost;
+}
+
+bool TransferWalker::IsHostMemory(const clang::Expr* e) const {
+  const BufferRef r = Buf(e);
+  auto it = r.valid() ? s_.buffers.find(r.base.key) : s_.buffers.end();
+  return it != s_.buffers.end() && streamcheck::IsHostMemory(it->second.kind);
 }
 
 BufferRef TransferWalker::Buf(const clang::Expr* e) const {
@@ -292,6 +305,7 @@ void TransferWalker::HostRef(const BufferRef& ref, AccessMode mode, clang::Sourc
   h.loc = Loc(loc);
   h.inner_loc = loc;
   h.helper = frame_.helper;
+  h.context = frame_.context;
   fa_.ctx_.NewEvent();
   for (const auto& check : fa_.checks_) check->OnHostAccess(h, s_, fa_.ctx_);
 }
@@ -329,7 +343,7 @@ void TransferWalker::Step(const clang::Expr* pointer, int64_t sign, const clang:
 
 void TransferWalker::NoteAllocation(const std::string& key, MemoryKind kind, const std::string& api,
                                     clang::SourceLocation loc) {
-  s_.buffers[key] = BufferInfo{kind, api, Loc(loc), frame_.context};
+  s_.buffers[key] = BufferInfo{kind, api, Loc(loc), frame_.context, loc};
   s_.freed.erase(key);
   s_.aliases.erase(key);
 }
@@ -339,8 +353,21 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
                           clang::SourceLocation loc) {
   if (init == nullptr) return;
   const clang::Expr* stripped = init->IgnoreParenCasts();
+  // `auto v = fill(s)`, `float* p = make(n)`: what the inlined helper returned.
+  if (s_.returned && !IsHandleType(type) && (type->isPointerType() || IsStdVector(type.getNonReferenceType()))) {
+    const void* call = StripTemporaries(init);
+    const BufferRef r = s_.returned->call == call ? s_.returned->ref : BufferRef{};
+    s_.returned.reset();
+    if (r.valid() && r.base.key != key) {
+      s_.aliases[key] = r;
+      return;
+    }
+  }
   if (IsHandleType(type)) {
-    const Symbol v = IsStreamType(type) ? StreamSym(init) : Sym(init);
+    Symbol v = IsStreamType(type) ? StreamSym(init) : Sym(init);
+    // `cudaStream_t s = make_stream();`: the stream the inlined helper returned.
+    if (s_.returned && s_.returned->call == StripTemporaries(init)) v = s_.returned->ref.base;
+    s_.returned.reset();
     if (!v.empty() && v.key != key) s_.values[key] = v;
     return;
   }
@@ -368,11 +395,14 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
   if (IsStreamType(type)) {
     const Symbol v = StreamSym(init);
     if (!v.empty() && v.key != key) s_.values[key] = v;
+    return;
   }
+  if (type->isIntegralOrEnumerationType()) RecordQueryResult(key, init);
 }
 
 void TransferWalker::Declare(const clang::VarDecl* v) {
   const Symbol self = SymbolOfDecl(v, frame_.bindings);
+  ForgetFacts(s_, self.key);
   if (v->getType()->isArrayType() && !v->hasGlobalStorage()) {
     NoteAllocation(self.key, MemoryKind::kPageableHost, "a local array", v->getLocation());
   } else if (IsStdVector(v->getType())) {
@@ -400,6 +430,7 @@ void TransferWalker::Declare(const clang::VarDecl* v) {
 void TransferWalker::Assign(const clang::BinaryOperator* b) {
   Visit(b->getRHS(), Use::kValue);
   const clang::Expr* lhs = b->getLHS()->IgnoreParenImpCasts();
+  if (llvm::isa<clang::DeclRefExpr>(lhs)) ForgetFacts(s_, SymbolOf(lhs, frame_.bindings, ast_).key);
   // `*out = p` stores a pointer or handle through an out-parameter: a binding
   // of the caller's variable, not a host access to a buffer.
   const auto* deref = llvm::dyn_cast<clang::UnaryOperator>(lhs);
@@ -451,6 +482,8 @@ void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* 
   inner.stack.push_back(fd);
   inner.bindings.this_object = this_object;
   inner.bindings.counters = &fa_.loop_counters_;
+  inner.bindings.context = inner.context;
+  inner.bindings.function = static_cast<const clang::DeclContext*>(fd);
   for (unsigned i = 0; i < fd->getNumParams() && i < args.size(); ++i) {
     const clang::ParmVarDecl* p = fd->getParamDecl(i);
     const clang::Expr* a = args[i];
@@ -461,15 +494,68 @@ void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* 
       if (r.valid()) inner.bindings.buffers[p] = r;
     }
   }
+  s_.returned.reset();
+  s_.returned_query.reset();
   s_ = fa_.RunCfg(fd, s_, inner, report_);
+  if (s_.returned) s_.returned->call = site;
+  if (s_.returned_query) s_.returned_query->call = site;
+}
+
+// `return v;` of a buffer or a std::vector: the caller's `auto w = helper()`
+// names the same memory (and the end of v's scope does not free it).
+void TransferWalker::Return(const clang::Expr* value) {
+  s_.returned.reset();
+  if (value == nullptr) return;
+  const clang::QualType type = value->getType();
+  if (IsHandleType(type)) {
+    // `return s;` of a stream or event the helper made: the caller's variable names it.
+    BufferRef handle;
+    handle.base = IsStreamType(type) ? StreamSym(value) : Sym(value);
+    if (!handle.base.empty()) s_.returned = FlowState::Returned{nullptr, handle};
+    return;
+  }
+  if (!type->isPointerType() && !IsStdVector(type)) return;
+  const BufferRef r = Buf(value);
+  if (r.valid()) s_.returned = FlowState::Returned{nullptr, r};
+}
+
+// A local array or std::vector whose scope ends while a copy into it is
+// pending: freed under the copy (CFG lifetime ends; only then, so the end of
+// every other variable costs nothing).
+void TransferWalker::EndOfScope(const clang::VarDecl* v, clang::SourceLocation loc) {
+  if (s_.pending.empty() || v->hasGlobalStorage()) return;
+  if (!v->getType()->isArrayType() && !IsStdVector(v->getType())) return;
+  BufferRef ref;
+  ref.base = SymbolOfDecl(v, frame_.bindings);
+  ref.offset_bytes = 0;
+  if (s_.buffers.count(ref.base.key) == 0) return;
+  if (s_.returned && s_.returned->ref.base.key == ref.base.key) return;  // moved out to the caller
+  for (int id : s_.pending) {
+    for (const BufferAccess& a : fa_.ops_[id].accesses) {
+      if (a.ref.base.key != ref.base.key) continue;
+      Free(ref, Symbol{}, kEndOfScope, loc);
+      return;
+    }
+  }
 }
 
 void TransferWalker::Call(const clang::CallExpr* call) {
   const clang::FunctionDecl* fd = call->getDirectCallee();
-  for (const clang::Expr* a : call->arguments()) Visit(a, a->getType()->isPointerType() ? Use::kAddress : Use::kValue);
+  for (const clang::Expr* a : call->arguments()) {
+    Visit(a, a->getType()->isPointerType() ? Use::kAddress : Use::kValue);
+    // `getopt(&x)`, a reference parameter: the callee may write the variable.
+    // (A condition on a global is taken to keep its value across a call the
+    // analysis does not follow: configuration flags are set once.)
+    const auto* address = llvm::dyn_cast<clang::UnaryOperator>(a->IgnoreParenImpCasts());
+    if (address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
+      ForgetFacts(s_, SymbolOf(address->getSubExpr(), frame_.bindings, ast_).key);
+    } else if (a->isLValue() && fd != nullptr && !fd->isInStdNamespace()) {
+      ForgetFacts(s_, SymbolOf(a, frame_.bindings, ast_).key);
+    }
+  }
   if (fd == nullptr) return;
   const clang::SourceManager& sm = ast_.getSourceManager();
-  const bool user_code = sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()));
+  const bool user_code = IsProjectCode(fd, ast_);
   // Operators have no plain name: only the main file's (a lambda's or
   // functor's operator()) are of interest, and they are followed below.
   if (!user_code && fd->getIdentifier() == nullptr) return;
@@ -492,15 +578,20 @@ void TransferWalker::Call(const clang::CallExpr* call) {
   if (!user_code) {
     if (IsHostClock(fd->getQualifiedNameAsString())) {
       if (report_) {
-        ClockRead r{fd->getQualifiedNameAsString(), Loc(call->getBeginLoc())};
+        ClockRead r{fd->getQualifiedNameAsString(), Loc(call->getBeginLoc()), call->getBeginLoc(), frame_.helper,
+                    frame_.context};
         for (const auto& check : fa_.checks_) check->OnHostClock(r, s_, fa_.ctx_);
       }
       s_.since_clock = OpSet{};
       s_.clock_loc = Loc(call->getBeginLoc());
+      s_.clock_inner_loc = call->getBeginLoc();
+      s_.clock_context = frame_.context;
       return;
     }
     if (const ApiModel* api = FindApi(name)) {
-      Api(call, *api, std::string(name));
+      Api(call, *api, std::string(api->name));  // cuMemAlloc for cuMemAlloc_v2, cudaMemcpyAsync for _ptsz
+    } else if (const LibraryModel* library = FindLibrary(name)) {
+      LibraryCall(call, fd, *library, std::string(name));
     } else if (const HostAlgorithm* algorithm =
                    FindHostAlgorithm(fd->getQualifiedNameAsString(), call->getNumArgs())) {
       HostAlgorithmCall(call, *algorithm);
@@ -510,6 +601,14 @@ void TransferWalker::Call(const clang::CallExpr* call) {
   const clang::FunctionDecl* def = Inlinable(fd);
   if (def == nullptr) {
     ForgetFreedUnder(call);
+    // A helper whose code does not compile may wait for the streams it is
+    // given: nothing pending on them is judged after the call (it is named
+    // as not followed, and the analysis as incomplete).
+    if (fd->getDefinition() != nullptr && fa_.helpers_not_compiled_.count(fd->getDefinition()) != 0) {
+      for (const clang::Expr* a : call->arguments()) {
+        if (IsStreamType(a->getType())) HostSyncStream(s_, StreamSym(a).key, fa_.ops_);
+      }
+    }
     return;
   }
   // A method: `this` is the object it is called on (`obj.f()`, `p->f()`, a
@@ -548,13 +647,17 @@ void TransferWalker::ForgetFreedUnder(const clang::CallExpr* call) {
 }
 
 const clang::FunctionDecl* TransferWalker::Inlinable(const clang::FunctionDecl* fd) const {
-  const clang::SourceManager& sm = ast_.getSourceManager();
-  if (fd == nullptr || !sm.isInMainFile(sm.getExpansionLoc(fd->getLocation()))) return nullptr;
+  if (fd == nullptr || !IsProjectCode(fd, ast_)) return nullptr;
   const clang::FunctionDecl* def = fd->getDefinition();
   if (def == nullptr || !def->hasBody() || def->hasAttr<clang::CUDAGlobalAttr>()) return nullptr;
   if (def->hasAttr<clang::CUDADeviceAttr>() && !def->hasAttr<clang::CUDAHostAttr>()) return nullptr;
   if (static_cast<int>(frame_.stack.size()) > fa_.options_.max_inline_depth) return nullptr;
-  if (fa_.options_.not_compiled != nullptr && fa_.options_.not_compiled->count(def) != 0) return nullptr;
+  if (fa_.options_.compile_error) {
+    if (const std::string* error = fa_.options_.compile_error(def)) {
+      fa_.helpers_not_compiled_.emplace(def, *error);
+      return nullptr;
+    }
+  }
   for (const clang::FunctionDecl* f : frame_.stack) {
     if (f == def) return nullptr;  // recursion: not followed
   }

@@ -17,6 +17,7 @@
 #include "analyzer/host_loops.h"
 #include "analyzer/function_analyzer.h"
 #include "analyzer/function_summary.h"
+#include "analyzer/library_api.h"
 
 namespace streamcheck::lint {
 
@@ -55,6 +56,8 @@ class TransferWalker {
   BufferRef Buf(const clang::Expr* e) const;
   // Known to be pageable host memory (malloc, new, a vector, an array here).
   bool IsPageableHost(const clang::Expr* e) const;
+  // Known to be host memory of any kind (pageable, pinned, registered).
+  bool IsHostMemory(const clang::Expr* e) const;
   Symbol Sym(const clang::Expr* e) const;
   Symbol DefaultStream() const;
   Symbol StreamSym(const clang::Expr* e) const;
@@ -72,6 +75,16 @@ class TransferWalker {
   void NoteAllocation(const std::string& key, MemoryKind kind, const std::string& api, clang::SourceLocation loc);
   void Bind(const std::string& key, clang::QualType type, const clang::Expr* init, clang::SourceLocation loc);
   void Declare(const clang::VarDecl* v);
+  void Return(const clang::Expr* value);
+  // query_polling.cpp: a variable set to a query's result, a helper returning a test of one.
+  void RecordQueryResult(const std::string& key, const clang::Expr* value);
+  void ReturnQueryTest(const clang::Expr* value);
+
+ public:
+  // A CFG lifetime end: a local array or std::vector goes out of scope.
+  void EndOfScope(const clang::VarDecl* v, clang::SourceLocation loc);
+
+ private:
   void Assign(const clang::BinaryOperator* b);
   // The definition to analyse in place for a call to `fd`, or nullptr (not
   // the main file's, a kernel, too deep, recursive, does not compile).
@@ -86,6 +99,7 @@ class TransferWalker {
   DeviceOp& NewOp(const clang::Stmt* st, const std::string& api, const std::string& what, const Symbol& stream,
                   const std::string& part = "");
   void AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode mode, const clang::Expr* count);
+  void FirstStepStream(DeviceOp& op, const clang::Expr* stream);
   void Issue(DeviceOp& op);
   void KernelArgs(DeviceOp& op, const clang::FunctionDecl* kernel, const std::vector<const clang::Expr*>& args);
   void KernelLaunch(const clang::CUDAKernelCallExpr* k);
@@ -93,7 +107,21 @@ class TransferWalker {
   void Free(const BufferRef& ref, const Symbol& stream, const std::string& api, clang::SourceLocation loc);
   void EventWaitHook(const Symbol& event, const Symbol& stream, const std::string& api, clang::SourceLocation loc);
   void Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync);
+  void Memset(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  // cudaMalloc*, cudaHostAlloc, cudaHostRegister: the buffer's memory kind.
+  void Allocate(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  void FreeApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  void CreateStream(const clang::CallExpr* call);
+  // Event create, record, host and stream waits, elapsed time.
+  void EventApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  void EndCapture(const clang::CallExpr* call);
+  void GraphApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  void GraphLaunch(const clang::CallExpr* call, const std::string& name);
+  void GraphNode(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
   void Api(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
+  // library_semantics.cpp: a call into cuBLAS, cuFFT, NCCL, ... (library_api.h).
+  void LibraryCall(const clang::CallExpr* call, const clang::FunctionDecl* fd, const LibraryModel& library,
+                   const std::string& name);
   // function_summary.cpp: a call to a function defined in another file.
   void ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary);
 
@@ -105,12 +133,23 @@ class TransferWalker {
   std::set<const clang::Stmt*>& done_;
 };
 
-// For a branch on cudaStreamQuery/cudaEventQuery: the query and which
-// successor (0 = true branch) is taken when it returned cudaSuccess.
-const clang::CallExpr* QueryBranch(const clang::Expr* cond, const clang::ASTContext& ast, int* success_succ);
-// On the successor where `query` returned cudaSuccess: the host has seen the
-// queried stream's (event's) work finish.
-void QuerySucceeded(FlowState& s, const clang::CallExpr* query, const Bindings& bindings, const clang::ASTContext& ast,
-                    bool per_thread_default_stream, const OpTable& ops);
+// Where the stream a library handle is bound to is kept (FlowState::values).
+std::string LibraryStreamKey(const Symbol& handle);
+
+// A branch on a query (query_polling.cpp): what it tests (the
+// cudaStreamQuery/cudaEventQuery call, a variable holding its result, or a
+// helper's call that returned a test of one) and which truth means success.
+struct QueryTest {
+  const clang::Expr* tested = nullptr;  // nullptr: not a query test
+  bool truth_is_error = false;          // the tested expression is true when the query did not succeed
+  bool negated = false;                 // under a `!`
+};
+QueryTest QueryBranch(const clang::Expr* cond, const clang::ASTContext& ast);
+// `e` (or what `x = e` assigns) when it is a cudaStreamQuery/cudaEventQuery call.
+const clang::CallExpr* QueryCall(const clang::Expr* e);
+// On the branch's edge taken when the condition is `taken_true`: if the query
+// returned cudaSuccess there, the host has seen the queried work finish.
+void QuerySucceeded(FlowState& s, const QueryTest& test, bool taken_true, const Bindings& bindings,
+                    const clang::ASTContext& ast, bool per_thread_default_stream, const OpTable& ops);
 
 }  // namespace streamcheck::lint

@@ -6,6 +6,7 @@
 #include "analyzer/checks/pageable_async_copy.h"
 #include "analyzer/checks/unsynchronized_timing.h"
 #include "analyzer/checks/use_after_free.h"
+#include "analyzer/checks/use_before_allocation.h"
 #include "analyzer/checks/wait_on_unrecorded_event.h"
 
 namespace streamcheck::lint {
@@ -16,6 +17,7 @@ std::vector<std::unique_ptr<LintCheck>> MakeAllChecks() {
   checks.push_back(std::make_unique<HostDeviceRaceCheck>());
   checks.push_back(std::make_unique<FreeWhileInUseCheck>());
   checks.push_back(std::make_unique<UseAfterFreeCheck>());
+  checks.push_back(std::make_unique<UseBeforeAllocationCheck>());
   checks.push_back(std::make_unique<WaitOnUnrecordedEventCheck>());
   checks.push_back(std::make_unique<NonBlockingLegacyOrderCheck>());
   checks.push_back(std::make_unique<UnsynchronizedTimingCheck>());

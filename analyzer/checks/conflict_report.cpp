@@ -23,13 +23,20 @@ std::string KindText(FindingKind kind) {
   }
 }
 
-void Common(LintDiagnostic& d, const Conflict& c, const FlowState& s, CheckContext& ctx) {
+// `own`: both sides lie in one call of an inlined helper (CheckContext::MoveIntoHelper).
+void Common(LintDiagnostic& d, const Conflict& c, const FlowState& s, CheckContext& ctx, bool own) {
   d.finding.kind = c.kind;
   d.finding.confidence = c.confidence;
   const DeviceOp& e = *c.earlier;
-  ctx.Note(d, e.loc, "earlier: " + e.what + " on " + CheckContext::StreamName(s, e.stream) + " " +
-                         ModeVerb(c.earlier_access.mode) + " `" + c.earlier_access.ref.Text() + "` here");
-  ctx.NoteHelper(d, e.helper, e.inner_loc, e.loc, e.what);
+  ctx.Note(d, own ? e.inner_loc : e.loc, "earlier: " + e.what + " on " + CheckContext::StreamName(s, e.stream) + " " +
+                                            ModeVerb(c.earlier_access.mode) + " `" + c.earlier_access.ref.Text() +
+                                            "` here");
+  if (!own) ctx.NoteHelper(d, e.helper, e.inner_loc, e.loc, e.what);
+  if (e.staged_destination) {
+    ctx.Note(d, own ? e.inner_loc : e.loc,
+             e.api + " from pageable memory returns once the data is staged; by CUDA's API synchronization "
+                     "behavior the DMA to its destination may not have completed (documented, not observed)");
+  }
   d.finding.accesses.insert(d.finding.accesses.begin(), ctx.DeviceSide(e, c.earlier_access, s, "earlier"));
   ctx.SetBuffer(d, c.later_access.ref, s);
 }
@@ -41,14 +48,16 @@ LintDiagnostic DeviceConflictDiagnostic(rules::RuleId rule, const DeviceOp& late
   const DeviceOp& e = *c.earlier;
   const std::string later_stream = CheckContext::StreamName(s, later.stream);
   const std::string earlier_stream = CheckContext::StreamName(s, e.stream);
-  LintDiagnostic d = ctx.Make(rule, later.loc,
+  const bool own = CheckContext::InOneHelper(later.context, e.context);
+  const clang::SourceLocation at = own ? later.inner_loc : later.loc;
+  LintDiagnostic d = ctx.Make(rule, at,
                               KindText(c.kind) + " race: " + later.what + " on " + later_stream + " " +
                                   ModeVerb(c.later_access.mode) + " `" + c.later_access.ref.Text() + "` while " +
                                   e.what + " on " + earlier_stream + " may still " +
                                   (MayWrite(c.earlier_access.mode) ? "write" : "read") + " it");
   d.finding.accesses.push_back(ctx.DeviceSide(later, c.later_access, s, "later"));
-  Common(d, c, s, ctx);
-  ctx.NoteHelper(d, later.helper, later.inner_loc, later.loc, later.what);
+  Common(d, c, s, ctx, own);
+  if (!own) ctx.NoteHelper(d, later.helper, later.inner_loc, later.loc, later.what);
   if (c.legacy_assumed) {
     d.finding.reason = "the non-blocking stream is not ordered with the legacy default stream";
   } else {
@@ -57,14 +66,15 @@ LintDiagnostic DeviceConflictDiagnostic(rules::RuleId rule, const DeviceOp& late
   }
   const std::string later_code = CheckContext::StreamCode(later.stream);
   const std::string earlier_code = CheckContext::StreamCode(e.stream);
+  const clang::SourceLocation earlier_at = own ? e.inner_loc : e.loc;
   const std::string wait = "cudaStreamWaitEvent(" + later_code + ", /*event recorded on " + earlier_code +
-                           " after line " + std::to_string(ctx.Point(e.loc).line) + "*/);";
-  ctx.Note(d, later.loc, "nothing orders " + later_stream + " after " + earlier_stream +
-                             ": record an event on " + earlier_code + " after the earlier access and add `" +
-                             wait + "` before this line");
-  d.finding.fix = "cudaEventRecord(ev, " + earlier_code + ") after line " + std::to_string(ctx.Point(e.loc).line) +
-                  "; cudaStreamWaitEvent(" + later_code + ", ev) before line " +
-                  std::to_string(ctx.Point(later.loc).line);
+                           " after line " + std::to_string(ctx.Point(earlier_at).line) + "*/);";
+  ctx.Note(d, at, "nothing orders " + later_stream + " after " + earlier_stream + ": record an event on " +
+                      earlier_code + " after the earlier access and add `" + wait + "` before this line");
+  d.finding.fix = "cudaEventRecord(ev, " + earlier_code + ") after line " +
+                  std::to_string(ctx.Point(earlier_at).line) + "; cudaStreamWaitEvent(" + later_code +
+                  ", ev) before line " + std::to_string(ctx.Point(at).line);
+  if (own) ctx.MoveIntoHelper(d, at, later.loc, later.helper);
   return d;
 }
 
@@ -72,21 +82,24 @@ LintDiagnostic HostConflictDiagnostic(rules::RuleId rule, const HostAccess& late
                                       const FlowState& s, CheckContext& ctx) {
   const DeviceOp& e = *c.earlier;
   const std::string earlier_stream = CheckContext::StreamName(s, e.stream);
-  LintDiagnostic d = ctx.Make(rule, later.loc,
+  const bool own = CheckContext::InOneHelper(later.context, e.context);
+  const clang::SourceLocation at = own ? later.inner_loc : later.loc;
+  LintDiagnostic d = ctx.Make(rule, at,
                               "the host " + ModeVerb(c.later_access.mode) + " `" + c.later_access.ref.Text() +
                                   "` while " + e.what + " on " + earlier_stream + " may still " +
                                   (MayWrite(c.earlier_access.mode) ? "write" : "read") + " it");
-  d.finding.accesses.push_back(ctx.HostSide(later.loc, c.later_access.mode, "host access", "later"));
-  Common(d, c, s, ctx);
-  ctx.NoteHelper(d, later.helper, later.inner_loc, later.loc, "host access");
+  d.finding.accesses.push_back(ctx.HostSide(at, c.later_access.mode, "host access", "later"));
+  Common(d, c, s, ctx, own);
+  if (!own) ctx.NoteHelper(d, later.helper, later.inner_loc, later.loc, "host access");
   d.finding.reason = c.legacy_assumed
                          ? "synchronizing the legacy default stream does not wait for a non-blocking stream"
                          : "the host did not synchronize with " + earlier_stream + " after the asynchronous work";
   const bool named = e.stream.key != kLegacyStream && e.stream.key != kPerThreadStream && !e.stream.text.empty();
   const std::string sync = named ? "cudaStreamSynchronize(" + e.stream.text + ");" : "cudaDeviceSynchronize();";
-  ctx.Note(d, later.loc, "the host never waits for " + earlier_stream + " before this access");
-  if (!c.legacy_assumed) ctx.FixBefore(d, later.loc, sync);
-  d.finding.fix = sync + " before line " + std::to_string(ctx.Point(later.loc).line);
+  ctx.Note(d, at, "the host never waits for " + earlier_stream + " before this access");
+  if (!c.legacy_assumed) ctx.FixBefore(d, at, sync);
+  d.finding.fix = sync + " before line " + std::to_string(ctx.Point(at).line);
+  if (own) ctx.MoveIntoHelper(d, at, later.loc, later.helper);
   return d;
 }
 

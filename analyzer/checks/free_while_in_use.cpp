@@ -10,6 +10,8 @@ void FreeWhileInUseCheck::OnFree(const FreeEvent& free, const FlowState& before,
   for (int id : before.pending) {
     const DeviceOp& op = ctx.ops()[id];
     if (op.captured) continue;
+    // The host freeing a staged copy's pageable destination: pageable-async-copy.
+    if (op.staged_into_pageable && free.stream.empty()) continue;
     const BufferAccess* used = nullptr;
     for (const BufferAccess& a : op.accesses) {
       if (a.ref.base.key == free.ref.base.key) used = &a;

@@ -8,7 +8,8 @@ HostDeviceRaceCheck::HostDeviceRaceCheck() : LintCheck(rules::RuleId::kHostDevic
 
 void HostDeviceRaceCheck::OnHostAccess(const HostAccess& access, const FlowState& before, CheckContext& ctx) {
   for (const Conflict& c : ctx.HostConflictsOf(access, before)) {
-    if (c.legacy_assumed || ctx.Saturated()) continue;
+    // The host touching a staged copy's pageable destination: pageable-async-copy.
+    if (c.legacy_assumed || c.earlier->staged_into_pageable || ctx.Saturated()) continue;
     ctx.Emit(HostConflictDiagnostic(rule(), access, c, before, ctx));
   }
 }

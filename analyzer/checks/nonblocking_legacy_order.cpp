@@ -38,7 +38,7 @@ void NonBlockingLegacyOrderCheck::OnDeviceOp(const DeviceOp& op, const FlowState
 void NonBlockingLegacyOrderCheck::OnHostAccess(const HostAccess& access, const FlowState& before,
                                                CheckContext& ctx) {
   for (const Conflict& c : ctx.HostConflictsOf(access, before)) {
-    if (!c.legacy_assumed || ctx.Saturated()) continue;
+    if (!c.legacy_assumed || c.earlier->staged_into_pageable || ctx.Saturated()) continue;
     LintDiagnostic d = HostConflictDiagnostic(rule(), access, c, before, ctx);
     Explain(d, c, before, ctx);
     ctx.Emit(std::move(d));

@@ -1,5 +1,7 @@
 #include "analyzer/checks/unsynchronized_timing.h"
 
+#include <algorithm>
+
 namespace streamcheck::lint {
 
 UnsynchronizedTimingCheck::UnsynchronizedTimingCheck() : LintCheck(rules::RuleId::kUnsynchronizedTiming) {}
@@ -9,17 +11,23 @@ void UnsynchronizedTimingCheck::OnHostClock(const ClockRead& read, const FlowSta
   for (int id : *before.since_clock) {
     if (before.pending.count(id) == 0) continue;
     const DeviceOp& op = ctx.ops()[id];
-    LintDiagnostic d = ctx.Make(rule(), read.loc,
+    // The read and the work in one call of an inlined helper: the helper's
+    // own finding, said once inside it for all its calls.
+    const bool own = CheckContext::InOneHelper(read.context, op.context);
+    const clang::SourceLocation at = own ? read.inner_loc : read.loc;
+    LintDiagnostic d = ctx.Make(rule(), at,
                                 read.api + " reads the host clock while " + op.what + " on " +
                                     CheckContext::StreamName(before, op.stream) +
                                     ", issued since the previous clock read, may still be running");
     d.finding.kind = FindingKind::kUnsynchronizedTiming;
     d.finding.reason = "asynchronous work returns to the host before it finishes";
-    d.finding.accesses.push_back(ctx.HostSide(read.loc, AccessMode::kRead, read.api, "clock"));
-    ctx.Note(d, before.clock_loc, "the timed region starts here");
-    ctx.Note(d, op.loc, "asynchronous work issued here");
+    d.finding.accesses.push_back(ctx.HostSide(at, AccessMode::kRead, read.api, "clock"));
+    ctx.Note(d, own && before.clock_context == read.context ? before.clock_inner_loc : before.clock_loc,
+             "the timed region starts here");
+    ctx.Note(d, own ? op.inner_loc : op.loc, "asynchronous work issued here");
+    if (own) ctx.MoveIntoHelper(d, at, read.loc, read.helper);  // after the notes: one place for all calls
     const bool named = op.stream.key != kLegacyStream && op.stream.key != kPerThreadStream;
-    ctx.FixBefore(d, read.loc, named ? "cudaStreamSynchronize(" + op.stream.text + ");" : "cudaDeviceSynchronize();");
+    ctx.FixBefore(d, at, named ? "cudaStreamSynchronize(" + op.stream.text + ");" : "cudaDeviceSynchronize();");
     ctx.Emit(std::move(d));
     return;
   }
@@ -29,6 +37,14 @@ void UnsynchronizedTimingCheck::OnElapsedTime(const ElapsedTime& elapsed, const 
                                               CheckContext& ctx) {
   const std::string& stop = elapsed.stop.key;
   if (before.event_recorded.count(stop) == 0 || before.events_host_complete.count(stop) != 0) return;
+  // The host has seen all the work the record captured finish (a synchronize
+  // of its stream on every path that matters): the event has completed.
+  auto captured = before.event_capture.find(stop);
+  if (captured != before.event_capture.end() && !captured->second.empty() &&
+      std::none_of(captured->second.begin(), captured->second.end(),
+                   [&](int id) { return before.pending.count(id) != 0; })) {
+    return;
+  }
   LintDiagnostic d = ctx.Make(rule(), elapsed.loc,
                               "cudaEventElapsedTime reads event `" + elapsed.stop.text +
                                   "` before the host waited for it; the stop event may not have completed");

@@ -59,3 +59,70 @@ STREAMCHECK_MINMAX_(unsigned long long int, unsigned long long int, ullmax, >)
 #define __CUDACC_VER_MINOR__ (CUDA_VERSION % 1000 / 10)
 #define __CUDACC_VER_BUILD__ 0
 #endif
+
+// nvcc defines __CUDACC__ as 1; clang's CUDA wrapper defines it empty, so a
+// header's `#if __CUDACC__` is an error under clang ("expected value in
+// expression") and stops what follows from being declared.
+#if defined(__CUDA__)
+#undef __CUDACC__
+#define __CUDACC__ 1
+#endif
+
+#if defined(__CUDA__)
+// nvcc's crt/common_functions.h includes these C headers in every CUDA
+// source (cuda_runtime.h brings it), so programs call clock(), memcpy() or
+// printf() without including them; clang's wrapper does not.
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+// nvcc's crt/math_functions.h declares the classification functions
+// __host__ __device__ in the global namespace; clang's wrapper declares
+// __device__ ones there, so a host function's unqualified `isfinite(x)` finds
+// no host overload unless <math.h> brought std's in. Bring them, as <math.h>
+// does (llm.c's dev/cuda/common.h calls isfinite in host code).
+using std::isfinite;
+using std::isinf;
+using std::isnan;
+using std::signbit;
+
+// The cache-hint stores of CUDA's sm_32_intrinsics.h (__stwb, __stcg, __stcs)
+// are not in clang's CUDA headers, which have only __stwt: declared here for
+// the kernels that call them (llm.c stores with __stcs), so that the host
+// parse does not mark those kernels as not compiling.
+#define STREAMCHECK_CACHE_STORES_(T)       \
+  __device__ void __stwb(T* ptr, T value); \
+  __device__ void __stcg(T* ptr, T value); \
+  __device__ void __stcs(T* ptr, T value);
+STREAMCHECK_CACHE_STORES_(char)
+STREAMCHECK_CACHE_STORES_(signed char)
+STREAMCHECK_CACHE_STORES_(char2)
+STREAMCHECK_CACHE_STORES_(char4)
+STREAMCHECK_CACHE_STORES_(short)
+STREAMCHECK_CACHE_STORES_(short2)
+STREAMCHECK_CACHE_STORES_(short4)
+STREAMCHECK_CACHE_STORES_(int)
+STREAMCHECK_CACHE_STORES_(int2)
+STREAMCHECK_CACHE_STORES_(int4)
+STREAMCHECK_CACHE_STORES_(long long)
+STREAMCHECK_CACHE_STORES_(longlong2)
+STREAMCHECK_CACHE_STORES_(unsigned char)
+STREAMCHECK_CACHE_STORES_(uchar2)
+STREAMCHECK_CACHE_STORES_(uchar4)
+STREAMCHECK_CACHE_STORES_(unsigned short)
+STREAMCHECK_CACHE_STORES_(ushort2)
+STREAMCHECK_CACHE_STORES_(ushort4)
+STREAMCHECK_CACHE_STORES_(unsigned int)
+STREAMCHECK_CACHE_STORES_(uint2)
+STREAMCHECK_CACHE_STORES_(uint4)
+STREAMCHECK_CACHE_STORES_(unsigned long long)
+STREAMCHECK_CACHE_STORES_(ulonglong2)
+STREAMCHECK_CACHE_STORES_(float)
+STREAMCHECK_CACHE_STORES_(float2)
+STREAMCHECK_CACHE_STORES_(float4)
+STREAMCHECK_CACHE_STORES_(double)
+STREAMCHECK_CACHE_STORES_(double2)
+#undef STREAMCHECK_CACHE_STORES_
+#endif  // __CUDA__

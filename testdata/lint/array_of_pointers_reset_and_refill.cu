@@ -51,5 +51,5 @@ static void release(Allocator* alloc) {
 
 size_t racy(Allocator* alloc) {
   release(alloc);
-  return alloc->chunks[0]->max_size;  // expected-warning{{use-after-free}}
+  return alloc->chunks[0]->max_size;  // expected-warning:10{{use-after-free}}
 }

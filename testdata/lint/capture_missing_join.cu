@@ -23,7 +23,7 @@ int main() {
   cudaEventRecord(fork, s0);
   cudaStreamWaitEvent(s1, fork, 0);
   produce<<<4, 256, 0, s1>>>(b, 1024);
-  consume<<<4, 256, 0, s0>>>(b, c, 1024);  // expected-warning{{cross-stream-race}}
+  consume<<<4, 256, 0, s0>>>(b, c, 1024);  // expected-warning:3{{cross-stream-race}}
   cudaStreamEndCapture(s0, &graph);
   return 0;
 }

@@ -40,9 +40,9 @@ class Pipeline {
 float racy() {
   Pipeline p(1 << 20);
   p.Upload();
-  p.ComputeUnordered();  // expected-warning{{cross-stream-race}}
-  p.Download();  // expected-warning{{cross-stream-race}}
-  return p.First();  // expected-warning{{host-device-race}}
+  p.ComputeUnordered();  // expected-warning:3{{cross-stream-race}}
+  p.Download();  // expected-warning:3{{cross-stream-race}}
+  return p.First();  // expected-warning:10{{host-device-race}}
 }
 
 float fixed() {

@@ -30,7 +30,7 @@ class Event {
 void racy(float* a, float* b, int n) {
   Stream producer, consumer;
   produce<<<4, 256, 0, producer.get()>>>(a, n);
-  consume<<<4, 256, 0, consumer>>>(a, b, n);  // expected-warning{{cross-stream-race}}
+  consume<<<4, 256, 0, consumer>>>(a, b, n);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 

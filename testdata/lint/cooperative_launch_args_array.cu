@@ -12,7 +12,7 @@ void racy(float* x, float* b, float* h, int n) {
   cudaStreamCreate(&copy);
   void* args[] = {&x, &b, &n};
   cudaLaunchCooperativeKernel((void*)solve, dim3(8), dim3(256), args, 0, compute);
-  cudaMemcpyAsync(h, x, n * sizeof(float), cudaMemcpyDeviceToHost, copy);  // expected-warning{{cross-stream-race}}
+  cudaMemcpyAsync(h, x, n * sizeof(float), cudaMemcpyDeviceToHost, copy);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 

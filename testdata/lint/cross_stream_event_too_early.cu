@@ -20,7 +20,7 @@ int main() {
   cudaEventRecord(e, s1);
   produce<<<4, 256, 0, s1>>>(a, 1024);
   cudaStreamWaitEvent(s2, e, 0);
-  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning{{cross-stream-race}}
+  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

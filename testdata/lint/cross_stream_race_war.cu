@@ -16,7 +16,7 @@ int main() {
   cudaStreamCreate(&s1);
   cudaStreamCreate(&s2);
   consume<<<4, 256, 0, s1>>>(a, b, 1024);
-  cudaMemsetAsync(a, 0, 4096, s2);  // expected-warning{{cross-stream-race}}
+  cudaMemsetAsync(a, 0, 4096, s2);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

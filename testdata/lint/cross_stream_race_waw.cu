@@ -16,7 +16,7 @@ int main() {
   cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking);
   cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking);
   cudaMemcpyAsync(d, h1, 4096, cudaMemcpyHostToDevice, s1);
-  cudaMemcpyAsync(d, h2, 4096, cudaMemcpyHostToDevice, s2);  // expected-warning{{cross-stream-race}}
+  cudaMemcpyAsync(d, h2, 4096, cudaMemcpyHostToDevice, s2);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

@@ -12,7 +12,7 @@ void racy(float* d, float* out, int n) {
   cudaStream_t s;
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   initialize(d, n);
-  consume<<<(n + 255) / 256, 256, 0, s>>>(d, out, n);  // expected-warning{{nonblocking-legacy-order}}
+  consume<<<(n + 255) / 256, 256, 0, s>>>(d, out, n);  // expected-warning:3{{nonblocking-legacy-order}}
   cudaStreamSynchronize(s);
 }
 

@@ -10,7 +10,7 @@ void racy(float* state, float* snapshot, int n) {
   cudaStreamCreateWithFlags(&compute, cudaStreamNonBlocking);
   cudaStreamCreateWithFlags(&copy, cudaStreamNonBlocking);
   update<<<(n + 255) / 256, 256, 0, compute>>>(state, n);
-  cudaMemcpyAsync(snapshot, state, n * sizeof(float), cudaMemcpyDeviceToDevice, copy);  // expected-warning{{cross-stream-race}}
+  cudaMemcpyAsync(snapshot, state, n * sizeof(float), cudaMemcpyDeviceToDevice, copy);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 

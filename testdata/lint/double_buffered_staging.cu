@@ -14,7 +14,7 @@ void racy(float* staging0, float* staging1, float* d0, float* d1, float* out, in
   consume<<<4, 256, 0, s0>>>(d0, out, n);
   cudaMemcpyAsync(d1, staging1, n * sizeof(float), cudaMemcpyHostToDevice, s1);
   consume<<<4, 256, 0, s1>>>(d1, out + n, n);
-  staging0[0] = 1.0f;  // expected-warning{{host-device-race}}
+  staging0[0] = 1.0f;  // expected-warning:3{{host-device-race}}
   cudaDeviceSynchronize();
 }
 

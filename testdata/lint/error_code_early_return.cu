@@ -4,7 +4,7 @@
 
 int racy(const float* d, float* h, int n, cudaStream_t s, float* out) {
   if (cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s) != cudaSuccess) return -1;
-  *out = h[0];  // expected-warning{{host-device-race}}
+  *out = h[0];  // expected-warning:10{{host-device-race}}
   return 0;
 }
 

@@ -21,7 +21,7 @@ int main() {
   cudaEventRecord(fork, main_s);
   cudaStreamWaitEvent(side, fork, 0);
   consume<<<4, 256, 0, side>>>(a, b, 1024);
-  consume<<<4, 256, 0, main_s>>>(b, c, 1024);  // expected-warning{{cross-stream-race}}
+  consume<<<4, 256, 0, main_s>>>(b, c, 1024);  // expected-warning:3{{cross-stream-race}}
   cudaStreamSynchronize(main_s);
   return 0;
 }

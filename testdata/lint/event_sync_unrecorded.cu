@@ -17,8 +17,8 @@ int main() {
   cudaEvent_t e;
   cudaEventCreate(&e);
   cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);
-  cudaEventSynchronize(e);  // expected-warning{{wait-on-unrecorded-event}}
-  float x = h[0];  // expected-warning{{host-device-race}}
+  cudaEventSynchronize(e);  // expected-warning:3{{wait-on-unrecorded-event}}
+  float x = h[0];  // expected-warning:13{{host-device-race}}
   cudaStreamSynchronize(s);
   return x > 0;
 }

@@ -16,7 +16,7 @@ float racy(float* d, int n) {
   work<<<(n + 255) / 256, 256>>>(d, n);
   checkCudaErrors(cudaEventRecord(stop, 0));
   float ms = 0;
-  checkCudaErrors(cudaEventElapsedTime(&ms, start, stop));  // expected-warning{{unsynchronized-timing}}
+  checkCudaErrors(cudaEventElapsedTime(&ms, start, stop));  // expected-warning:19{{unsynchronized-timing}}
   return ms;
 }
 

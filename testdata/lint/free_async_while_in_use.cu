@@ -17,7 +17,7 @@ int main() {
   cudaMallocAsync(&a, 4096, s1);
   cudaMallocAsync(&b, 4096, s1);
   consume<<<4, 256, 0, s1>>>(a, b, 1024);
-  cudaFreeAsync(a, s2);  // expected-warning{{free-while-in-use}}
+  cudaFreeAsync(a, s2);  // expected-warning:3{{free-while-in-use}}
   cudaStreamSynchronize(s1);
   return 0;
 }

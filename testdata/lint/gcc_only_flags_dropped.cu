@@ -11,7 +11,7 @@ void racy(float* a, float* b) {
   cudaStreamCreate(&s1);
   cudaStreamCreate(&s2);
   produce<<<4, 256, 0, s1>>>(a, 1024);
-  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning{{cross-stream-race}}
+  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 

@@ -18,7 +18,7 @@ float racy(cudaStream_t s, float* d, float* h, int n) {
   cudaGraphExec_t exec;
   build(&exec, s, d, h, n);
   cudaGraphLaunch(exec, s);
-  return h[0];  // expected-warning{{host-device-race}}
+  return h[0];  // expected-warning:10{{host-device-race}}
 }
 
 float fixed(cudaStream_t s, float* d, float* h, int n) {

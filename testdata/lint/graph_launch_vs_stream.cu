@@ -22,7 +22,7 @@ int main() {
   cudaStreamEndCapture(s0, &graph);
   cudaGraphInstantiate(&exec, graph, 0);
   cudaGraphLaunch(exec, s0);
-  consume<<<4, 256, 0, s1>>>(a, b, 1024);  // expected-warning{{cross-stream-race}}
+  consume<<<4, 256, 0, s1>>>(a, b, 1024);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

@@ -74,6 +74,6 @@ void racy(cudaStream_t s, const float* host_in, int n) {
   build(&built, host_in, n, &kept);
   cudaGraphLaunch(built, s);
   cudaFreeAsync(kept, s);
-  check<<<1, 256, 0, s>>>(kept, n);  // expected-warning{{use-after-free}}
+  check<<<1, 256, 0, s>>>(kept, n);  // expected-warning:3{{use-after-free}}
   cudaStreamSynchronize(s);
 }

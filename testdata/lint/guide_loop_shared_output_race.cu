@@ -18,7 +18,7 @@ int main() {
   cudaStreamCreate(&stream[0]);
   cudaStreamCreate(&stream[1]);
   consume<<<4, 256, 0, stream[0]>>>(in, out, size);
-  consume<<<4, 256, 0, stream[1]>>>(in + size, out, size);  // expected-warning{{cross-stream-race}}
+  consume<<<4, 256, 0, stream[1]>>>(in + size, out, size);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

@@ -22,7 +22,7 @@ int main() {
     cudaMemcpyAsync(inputDevPtr + i * size, hostPtr + i * size, size * sizeof(float), cudaMemcpyHostToDevice, stream[i]);
     consume<<<100, 512, 0, stream[i]>>>(inputDevPtr + i * size, outputDevPtr + i * size, size);
     cudaMemcpyAsync(hostPtr + i * size, outputDevPtr + i * size, size * sizeof(float), cudaMemcpyDeviceToHost, stream[i]);
-    total += hostPtr[i * size];  // expected-warning{{host-device-race}}
+    total += hostPtr[i * size];  // expected-warning:14{{host-device-race}}
   }
   cudaDeviceSynchronize();
   return total > 0;

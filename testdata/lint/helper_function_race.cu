@@ -20,7 +20,7 @@ int main() {
   cudaStreamCreate(&compute);
   cudaStreamCreate(&copy);
   launch_produce(d, compute);
-  download(h, d, copy);  // expected-warning{{cross-stream-race}}
+  download(h, d, copy);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

@@ -32,7 +32,7 @@ void racy(float* a, float* b) {
   cudaStreamCreate(&s2);
   cudaEventCreate(&ev);
   launch_produce(a, s1);
-  cudaStreamWaitEvent(s2, ev, 0);  // expected-warning{{wait-on-unrecorded-event}}
-  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning{{cross-stream-race}}
+  cudaStreamWaitEvent(s2, ev, 0);  // expected-warning:3{{wait-on-unrecorded-event}}
+  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }

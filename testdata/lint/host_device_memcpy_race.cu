@@ -15,7 +15,7 @@ int main() {
   cudaStream_t s;
   cudaStreamCreate(&s);
   cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);
-  memcpy(local, h, sizeof local);  // expected-warning{{host-device-race}}
+  memcpy(local, h, sizeof local);  // expected-warning:3{{host-device-race}}
   cudaStreamSynchronize(s);
   return local[0] > 0;
 }

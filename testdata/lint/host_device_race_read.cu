@@ -16,7 +16,7 @@ int main() {
   cudaStreamCreate(&s);
   produce<<<4, 256, 0, s>>>(d, 1024);
   cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);
-  float x = h[10];  // expected-warning{{host-device-race}}
+  float x = h[10];  // expected-warning:13{{host-device-race}}
   cudaStreamSynchronize(s);
   return x > 0;
 }

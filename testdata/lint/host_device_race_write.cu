@@ -15,7 +15,7 @@ int main() {
   cudaStream_t s;
   cudaStreamCreate(&s);
   cudaMemcpyAsync(d, h, 4096, cudaMemcpyHostToDevice, s);
-  h[0] = 1.0f;  // expected-warning{{host-device-race}}
+  h[0] = 1.0f;  // expected-warning:3{{host-device-race}}
   cudaStreamSynchronize(s);
   return 0;
 }

@@ -1,5 +1,7 @@
-// free() of a host buffer an async copy may still write; the buffer a copy
-// reads from pageable memory is free to go when the call returns.
+// free() of a registered host buffer an async copy may still write is
+// free-while-in-use; of a pageable one, pageable-async-copy (the staged copy
+// may or may not have run); the buffer a copy reads from pageable memory is
+// free to go when the call returns.
 #include <cuda_runtime.h>
 #include <cstdlib>
 #include <cstring>
@@ -14,10 +16,14 @@ int main() {
   float* d;
   cudaMalloc(&d, 4096);
   float* h = (float*)malloc(4096);
+  cudaHostRegister(h, 4096, cudaHostRegisterDefault);
   cudaStream_t s;
   cudaStreamCreate(&s);
-  cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);  // expected-warning{{pageable-async-copy}}
-  free(h);  // expected-warning{{free-while-in-use}}
+  cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);
+  free(h);  // expected-warning:3{{free-while-in-use}}
+  float* pageable = (float*)malloc(4096);
+  cudaMemcpyAsync(pageable, d, 4096, cudaMemcpyDeviceToHost, s);  // expected-warning:3{{pageable-async-copy}}
+  free(pageable);
   float* src = (float*)malloc(4096);
   cudaMemcpyAsync(d, src, 4096, cudaMemcpyHostToDevice, s);
   free(src);

@@ -9,7 +9,7 @@
 float racy_indexed(const float* d, float* h, int n, cudaStream_t s) {
   cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
   float total = 0;
-  for (int i = 0; i < n; ++i) total += h[i];  // expected-warning{{host-device-race}}
+  for (int i = 0; i < n; ++i) total += h[i];  // expected-warning:40{{host-device-race}}
   return total;
 }
 float fixed_indexed(const float* d, float* h, int n, cudaStream_t s) {
@@ -23,7 +23,7 @@ float fixed_indexed(const float* d, float* h, int n, cudaStream_t s) {
 void racy_nested_write(float* d, float* h, int rows, int cols, cudaStream_t s) {
   cudaMemcpyAsync(d, h, rows * cols * sizeof(float), cudaMemcpyHostToDevice, s);
   for (int r = 0; r < rows; r++)
-    for (int c = 0; c < cols; c++) h[r * cols + c] = 0;  // expected-warning{{host-device-race}}
+    for (int c = 0; c < cols; c++) h[r * cols + c] = 0;  // expected-warning:36{{host-device-race}}
 }
 void fixed_nested_write(float* d, float* h, int rows, int cols, cudaStream_t s) {
   cudaMemcpyAsync(d, h, rows * cols * sizeof(float), cudaMemcpyHostToDevice, s);
@@ -36,7 +36,7 @@ float racy_pointer_walk(const float* d, float* h, int n, cudaStream_t s) {
   cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
   float total = 0;
   const float* end = h + n;
-  for (const float* p = h; p < end;) total += *p++;  // expected-warning{{host-device-race}}
+  for (const float* p = h; p < end;) total += *p++;  // expected-warning:47{{host-device-race}}
   return total;
 }
 float fixed_pointer_walk(const float* d, float* h, int n, cudaStream_t s) {
@@ -51,7 +51,7 @@ float fixed_pointer_walk(const float* d, float* h, int n, cudaStream_t s) {
 float racy_range_for(const float* d, float (&h)[256], cudaStream_t s) {
   cudaMemcpyAsync(h, d, sizeof h, cudaMemcpyDeviceToHost, s);
   float total = 0;
-  for (float x : h) total += x;  // expected-warning{{host-device-race}}
+  for (float x : h) total += x;  // expected-warning:16{{host-device-race}}
   return total;
 }
 float fixed_range_for(const float* d, float (&h)[256], cudaStream_t s) {
@@ -65,8 +65,8 @@ float fixed_range_for(const float* d, float (&h)[256], cudaStream_t s) {
 float racy_algorithms(float* d, float* h, float* out, int n, cudaStream_t s) {
   cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
   cudaMemcpyAsync(d, out, n * sizeof(float), cudaMemcpyHostToDevice, s);
-  const float total = std::accumulate(h, h + n, 0.0f);  // expected-warning{{host-device-race}}
-  std::fill(out, out + n, 0.0f);  // expected-warning{{host-device-race}}
+  const float total = std::accumulate(h, h + n, 0.0f);  // expected-warning:23{{host-device-race}}
+  std::fill(out, out + n, 0.0f);  // expected-warning:3{{host-device-race}}
   return total;
 }
 float fixed_algorithms(float* d, float* h, float* out, int n, cudaStream_t s) {

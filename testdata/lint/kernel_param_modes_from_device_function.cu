@@ -20,7 +20,7 @@ int main() {
   cudaStreamCreate(&s2);
   copy_through<<<1, 256, 0, s1>>>(b, a, 256);
   copy_through<<<1, 256, 0, s2>>>(c, a, 256);
-  copy_through<<<1, 256, 0, s2>>>(a, c, 256);  // expected-warning{{cross-stream-race}}
+  copy_through<<<1, 256, 0, s2>>>(a, c, 256);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

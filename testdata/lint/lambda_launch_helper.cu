@@ -13,7 +13,7 @@ void racy(float* a, float* b, int n) {
   auto write = [&](cudaStream_t s) { produce<<<4, 256, 0, s>>>(a, n); };
   auto read = [&](cudaStream_t s) { consume<<<4, 256, 0, s>>>(a, b, n); };
   write(s1);
-  read(s2);  // expected-warning{{cross-stream-race}}
+  read(s2);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 

@@ -18,7 +18,7 @@ int main() {
   cudaStreamCreate(&s2);
   produce<<<4, 256, 0, s1>>>(a, n);
   void* args[] = {&a, &b, &n};
-  cudaLaunchKernel((const void*)consume, dim3(4), dim3(256), args, 0, s2);  // expected-warning{{cross-stream-race}}
+  cudaLaunchKernel((const void*)consume, dim3(4), dim3(256), args, 0, s2);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

@@ -17,7 +17,7 @@ int main() {
   cudaStreamCreate(&s2);
   produce<<<4, 256, 0, s1>>>(a, 1024);
   produce<<<4, 256>>>(c, 1024);            // the legacy stream "barrier"
-  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning{{nonblocking-legacy-order}}
+  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning:3{{nonblocking-legacy-order}}
   cudaDeviceSynchronize();
   return 0;
 }

@@ -28,9 +28,9 @@ float racy(float* d, float* h, int nstreams) {
   cudaEvent_t done;
   cudaEventCreate(&done);
   for (int i = 0; i < nstreams; ++i) fill<<<1, 32, 0, streams[i]>>>(&d[32 * i], 32);
-  sum<<<1, 1>>>(d, 32 * nstreams);  // expected-warning{{nonblocking-legacy-order}}
-  cudaMemcpyAsync(h, d, sizeof(float), cudaMemcpyDeviceToHost, streams[0]);  // expected-warning{{nonblocking-legacy-order}}
+  sum<<<1, 1>>>(d, 32 * nstreams);  // expected-warning:3{{nonblocking-legacy-order}}
+  cudaMemcpyAsync(h, d, sizeof(float), cudaMemcpyDeviceToHost, streams[0]);  // expected-warning:3{{nonblocking-legacy-order}}
   cudaEventRecord(done, 0);
   cudaEventSynchronize(done);
-  return h[0];  // expected-warning{{nonblocking-legacy-order}}
+  return h[0];  // expected-warning:10{{nonblocking-legacy-order}}
 }

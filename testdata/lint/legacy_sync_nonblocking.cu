@@ -16,6 +16,6 @@ int main() {
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);
   cudaStreamSynchronize(0);
-  float x = h[0];  // expected-warning{{nonblocking-legacy-order}}
+  float x = h[0];  // expected-warning:13{{nonblocking-legacy-order}}
   return x > 0;
 }

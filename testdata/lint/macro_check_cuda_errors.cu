@@ -23,7 +23,7 @@ float racy(float* d, float* h, int n) {
   produce<<<(n + 255) / 256, 256, 0, s>>>(d, n);
   checkCudaErrors(cudaGetLastError());
   checkCudaErrors(cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s));
-  return h[0];  // expected-warning{{host-device-race}}
+  return h[0];  // expected-warning:10{{host-device-race}}
 }
 
 float fixed(float* d, float* h, int n) {

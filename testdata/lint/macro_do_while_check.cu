@@ -21,7 +21,7 @@ void racy(float* acc, const float* in, int n) {
   CUDA_CHECK(cudaStreamCreateWithFlags(&init, cudaStreamNonBlocking));
   CUDA_CHECK(cudaStreamCreateWithFlags(&work, cudaStreamNonBlocking));
   CUDA_CHECK(cudaMemsetAsync(acc, 0, n * sizeof(float), init));
-  accumulate<<<(n + 255) / 256, 256, 0, work>>>(acc, in, n);  // expected-warning{{cross-stream-race}}
+  accumulate<<<(n + 255) / 256, 256, 0, work>>>(acc, in, n);  // expected-warning:3{{cross-stream-race}}
   CUDA_CHECK(cudaDeviceSynchronize());
 }
 

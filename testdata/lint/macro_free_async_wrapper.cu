@@ -14,7 +14,7 @@ void racy(float* out, int n) {
   float* tmp = nullptr;
   cudaMallocAsync(&tmp, n * sizeof(float), compute);
   consume<<<(n + 255) / 256, 256, 0, compute>>>(tmp, out, n);
-  SAFE_FREE_ASYNC(tmp, cleanup);  // expected-warning{{free-while-in-use}}
+  SAFE_FREE_ASYNC(tmp, cleanup);  // expected-warning:3{{free-while-in-use}}
   cudaDeviceSynchronize();
 }
 

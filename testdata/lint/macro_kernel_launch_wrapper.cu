@@ -18,7 +18,7 @@ void racy(float* x, int n, cudaStream_t a, cudaStream_t b) {
   cudaStream_t mine;
   CUDA_CHECK(cudaStreamCreate(&mine));
   LAUNCH(scale, n, a, x, 2.0f, n);
-  LAUNCH(shift, n, mine, x, 1.0f, n);  // expected-warning{{cross-stream-race}}
+  LAUNCH(shift, n, mine, x, 1.0f, n);  // expected-warning:10{{cross-stream-race}}
   CUDA_CHECK(cudaStreamSynchronize(mine));
 }
 

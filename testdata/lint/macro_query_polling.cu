@@ -12,7 +12,7 @@ float racy(float* d, float* h, int n, cudaStream_t s, long* counter) {
   produce<<<4, 256, 0, s>>>(d, n);
   cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
   if (BUSY(s)) ++*counter;
-  return h[0];  // expected-warning{{host-device-race}}
+  return h[0];  // expected-warning:10{{host-device-race}}
 }
 
 float fixed(float* d, float* h, int n, cudaStream_t s) {

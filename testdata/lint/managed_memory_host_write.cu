@@ -12,7 +12,7 @@ int racy(int n) {
   cudaStream_t s;
   cudaStreamCreate(&s);
   increment<<<(n + 255) / 256, 256, 0, s>>>(counts, n);
-  counts[0] = 0;  // expected-warning{{host-device-race}}
+  counts[0] = 0;  // expected-warning:3{{host-device-race}}
   cudaStreamSynchronize(s);
   return counts[0];
 }

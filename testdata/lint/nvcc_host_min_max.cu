@@ -17,7 +17,7 @@ void racy(float* a, float* b, int n) {
   cudaStreamCreate(&s1);
   cudaStreamCreate(&s2);
   produce<<<BlocksFor(n, 64), 256, 0, s1>>>(a, n);
-  consume<<<max(n / 256, 1), 256, 0, s2>>>(a, b, n);  // expected-warning{{cross-stream-race}}
+  consume<<<max(n / 256, 1), 256, 0, s2>>>(a, b, n);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 

@@ -13,7 +13,7 @@ float racy(float* d, float* h, int n) {
   cudaStreamCreate(&s);
   produce<<<4, 256, 0, s>>>(d, n);
   cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
-  float first = h[0];  // expected-warning{{host-device-race}}
+  float first = h[0];  // expected-warning:17{{host-device-race}}
   float total = 0;
 #pragma omp parallel for reduction(+ : total) num_threads(omp_get_max_threads())
   for (int i = 1; i < n; ++i) total += h[i];

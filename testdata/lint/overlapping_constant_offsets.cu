@@ -16,7 +16,7 @@ int main() {
   cudaStreamCreate(&s1);
   cudaStreamCreate(&s2);
   cudaMemsetAsync(d, 0, 1024 * sizeof(float), s1);
-  cudaMemsetAsync(d + 512, 0, 1024 * sizeof(float), s2);  // expected-warning{{cross-stream-race}}
+  cudaMemsetAsync(d + 512, 0, 1024 * sizeof(float), s2);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

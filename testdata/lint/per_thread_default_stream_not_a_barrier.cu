@@ -12,7 +12,7 @@ void racy(float* a, float* b) {
   cudaStream_t s;
   cudaStreamCreate(&s);
   produce<<<4, 256, 0, s>>>(a, 1024);
-  consume<<<4, 256>>>(a, b, 1024);  // expected-warning{{cross-stream-race}}
+  consume<<<4, 256>>>(a, b, 1024);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 

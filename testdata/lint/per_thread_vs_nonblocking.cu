@@ -15,7 +15,7 @@ int main() {
   cudaStream_t s;
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   produce<<<4, 256, 0, cudaStreamPerThread>>>(a, 1024);
-  consume<<<4, 256, 0, s>>>(a, b, 1024);  // expected-warning{{cross-stream-race}}
+  consume<<<4, 256, 0, s>>>(a, b, 1024);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

@@ -6,7 +6,7 @@
 float racy(const float* d_img, size_t pitch, float* h_img, int width, int height, cudaStream_t s) {
   cudaMemcpy2DAsync(h_img, width * sizeof(float), d_img, pitch, width * sizeof(float), height,
                     cudaMemcpyDeviceToHost, s);
-  return h_img[0];  // expected-warning{{host-device-race}}
+  return h_img[0];  // expected-warning:10{{host-device-race}}
 }
 
 float fixed(const float* d_img, size_t pitch, float* h_img, int width, int height, cudaStream_t s) {

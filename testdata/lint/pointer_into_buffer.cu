@@ -8,7 +8,7 @@ static float* slot(float* base, int k) { return base + k * 256; }
 float racy(const float* d, float* h, cudaStream_t s) {
   cudaMemcpyAsync(slot(h, 1), d, 256 * sizeof(float), cudaMemcpyDeviceToHost, s);
   float* payload = h + 256;
-  return payload[0];  // expected-warning{{host-device-race}}
+  return payload[0];  // expected-warning:10{{host-device-race}}
 }
 
 float fixed(const float* d, float* h, cudaStream_t s) {

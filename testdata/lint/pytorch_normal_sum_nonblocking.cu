@@ -18,7 +18,7 @@ int main() {
   cudaStream_t s;
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);  // torch.cuda.Stream()
   normal_<<<1, n>>>(A, n);                                 // A.normal_() on the current (default) stream
-  reduce<<<1, n, 0, s>>>(A, B, n);  // expected-warning{{nonblocking-legacy-order}}
+  reduce<<<1, n, 0, s>>>(A, B, n);  // expected-warning:3{{nonblocking-legacy-order}}
   cudaDeviceSynchronize();
   return 0;
 }

@@ -19,7 +19,7 @@ int main() {
   cudaStreamCreateWithFlags(&current, cudaStreamNonBlocking);
   cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
   normal_<<<1, n, 0, current>>>(A, n);
-  reduce<<<1, n, 0, s>>>(A, B, n);  // expected-warning{{cross-stream-race}}
+  reduce<<<1, n, 0, s>>>(A, B, n);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

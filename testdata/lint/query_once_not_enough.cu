@@ -16,7 +16,7 @@ int main() {
   cudaStreamCreate(&s);
   cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);
   cudaStreamQuery(s);
-  float x = h[0];  // expected-warning{{host-device-race}}
+  float x = h[0];  // expected-warning:13{{host-device-race}}
   cudaStreamSynchronize(s);
   return x > 0;
 }

@@ -20,7 +20,7 @@ void racy(float* d, float* total, int n) {
     fill<<<slice / 256, 256, 0, workers[w]>>>(d + w * slice, slice);
     cudaEventRecord(done[w], workers[w]);
   }
-  reduce<<<1, 256, 0, main_stream>>>(d, total, n);  // expected-warning{{cross-stream-race}}
+  reduce<<<1, 256, 0, main_stream>>>(d, total, n);  // expected-warning:3{{cross-stream-race}}
   cudaStreamSynchronize(main_stream);
 }
 

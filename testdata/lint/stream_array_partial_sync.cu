@@ -15,7 +15,7 @@ float racy(float* d, float* h, int n) {
     cudaMemcpyAsync(h + i * chunk, d + i * chunk, chunk * sizeof(float), cudaMemcpyDeviceToHost, streams[i]);
   }
   cudaStreamSynchronize(streams[nstreams - 1]);
-  return h[0];  // expected-warning{{host-device-race}}
+  return h[0];  // expected-warning:10{{host-device-race}}
 }
 
 float fixed(float* d, float* h, int n) {

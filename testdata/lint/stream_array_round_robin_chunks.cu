@@ -15,7 +15,7 @@ void racy(float* d, const float* h, float* total, int chunks, int chunk) {
     cudaMemcpyAsync(d + c * chunk, h + c * chunk, chunk * sizeof(float), cudaMemcpyHostToDevice, s);
     scale<<<chunk / 256, 256, 0, s>>>(d + c * chunk, chunk);
   }
-  reduce<<<1, 256, 0, last>>>(d, total, chunks * chunk);  // expected-warning{{cross-stream-race}} expected-warning{{cross-stream-race}}
+  reduce<<<1, 256, 0, last>>>(d, total, chunks * chunk);  // expected-warning:3{{cross-stream-race}} expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 

@@ -11,7 +11,7 @@ void racy(float* d, float* out, int n, int count) {
   std::vector<cudaStream_t> streams(count);
   for (int i = 0; i < count; ++i) cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking);
   for (int i = 0; i < count; ++i) fill<<<1, 256, 0, streams[i]>>>(d, n);
-  consume<<<1, 256>>>(d, out, n);  // expected-warning{{nonblocking-legacy-order}}
+  consume<<<1, 256>>>(d, out, n);  // expected-warning:3{{nonblocking-legacy-order}}
   cudaDeviceSynchronize();
 }
 

@@ -29,7 +29,7 @@ void racy(float* d, const float* h, int n) {
   Streams streams;
   create(&streams);
   upload(&streams, d, h, n);
-  compute(&streams, d, n, false);  // expected-warning{{cross-stream-race}}
+  compute(&streams, d, n, false);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 

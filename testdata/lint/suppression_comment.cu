@@ -19,7 +19,7 @@ int main() {
   consume<<<4, 256, 0, s2>>>(a, b, 1024);  // streamcheck: ignore[cross-stream-race]
   // streamcheck: ignore[cross-stream-race]
   produce<<<4, 256, 0, s2>>>(a, 1024);
-  produce<<<4, 256, 0, s1>>>(b, 1024);  // streamcheck: ignore[host-device-race] (wrong rule: still reported) expected-warning{{cross-stream-race}}
+  produce<<<4, 256, 0, s1>>>(b, 1024);  // streamcheck: ignore[host-device-race] (wrong rule: still reported) expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

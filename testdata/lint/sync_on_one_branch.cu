@@ -16,7 +16,7 @@ int main(int argc, char**) {
   cudaStreamCreate(&s);
   cudaMemcpyAsync(h, d, 4096, cudaMemcpyDeviceToHost, s);
   if (argc > 1) cudaStreamSynchronize(s);
-  float x = h[0];  // expected-warning{{host-device-race}}
+  float x = h[0];  // expected-warning:13{{host-device-race}}
   cudaDeviceSynchronize();
   return x > 0;
 }

@@ -16,7 +16,7 @@ float racy(float* d, float* h, int n, cudaStream_t s) {
   produce<<<4, 256, 0, s>>>(d, n);
   cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, s);
   check_last_error();
-  return h[0];  // expected-warning{{host-device-race}}
+  return h[0];  // expected-warning:10{{host-device-race}}
 }
 
 float fixed_stream(float* d, float* h, int n, cudaStream_t s) {

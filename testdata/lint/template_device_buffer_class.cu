@@ -31,7 +31,7 @@ double racy(cudaStream_t s) {
   buf.Upload(s);
   negate<double><<<4, 256, 0, s>>>(buf.device(), 1024);
   buf.Download(s);
-  return buf.host()[0];  // expected-warning{{host-device-race}}
+  return buf.host()[0];  // expected-warning:10{{host-device-race}}
 }
 
 double fixed(cudaStream_t s) {

@@ -1,4 +1,5 @@
-// A race inside a function template is reported for its instantiation.
+// A race inside a function template is reported for its instantiation, in
+// the template (both kernels are its own), with a note at the call.
 #include <cuda_runtime.h>
 #include <cstdlib>
 #include <cstring>
@@ -12,7 +13,7 @@ __global__ void reduce(const float* in, float* total, int n) { int i = threadIdx
 template <typename T>
 void step(T* a, T* b, cudaStream_t s1, cudaStream_t s2) {
   produce<<<4, 256, 0, s1>>>(a, 1024);
-  consume<<<4, 256, 0, s2>>>(a, b, 1024);
+  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning:3{{cross-stream-race}}
 }
 int main() {
   float *a, *b;
@@ -20,7 +21,7 @@ int main() {
   cudaStream_t s1, s2;
   cudaStreamCreate(&s1);
   cudaStreamCreate(&s2);
-  step(a, b, s1, s2);  // expected-warning{{cross-stream-race}}
+  step(a, b, s1, s2);
   cudaDeviceSynchronize();
   return 0;
 }

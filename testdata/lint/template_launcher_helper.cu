@@ -19,7 +19,7 @@ void racy(T* a, T* b, int n) {
   cudaStreamCreate(&s1);
   cudaStreamCreate(&s2);
   launch_fill<T>(a, T(1), n, s1);
-  launch_twice<T>(a, b, n, s2);  // expected-warning{{cross-stream-race}}
+  launch_twice<T>(a, b, n, s2);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 

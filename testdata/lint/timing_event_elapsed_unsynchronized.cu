@@ -19,6 +19,6 @@ int main() {
   produce<<<4, 256>>>(a, 1024);
   cudaEventRecord(stop, 0);
   float ms = 0;
-  cudaEventElapsedTime(&ms, start, stop);  // expected-warning{{unsynchronized-timing}}
+  cudaEventElapsedTime(&ms, start, stop);  // expected-warning:3{{unsynchronized-timing}}
   return ms > 0;
 }

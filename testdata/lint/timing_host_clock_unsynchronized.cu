@@ -14,6 +14,6 @@ int main() {
   cudaMalloc(&a, 4096);
   auto start = std::chrono::high_resolution_clock::now();
   produce<<<4, 256>>>(a, 1024);
-  auto stop = std::chrono::high_resolution_clock::now();  // expected-warning{{unsynchronized-timing}}
+  auto stop = std::chrono::high_resolution_clock::now();  // expected-warning:15{{unsynchronized-timing}}
   return (stop - start).count() > 0;
 }

@@ -13,7 +13,7 @@ int main() {
   float *a, *b;
   cudaMalloc(&a, 4096); cudaMalloc(&b, 4096);
   cudaFree(a);
-  consume<<<4, 256>>>(a, b, 1024);  // expected-warning{{use-after-free}}
+  consume<<<4, 256>>>(a, b, 1024);  // expected-warning:3{{use-after-free}}
   cudaDeviceSynchronize();
   return 0;
 }

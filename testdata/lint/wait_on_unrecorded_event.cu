@@ -18,8 +18,8 @@ int main() {
   cudaEvent_t e;
   cudaEventCreate(&e);
   produce<<<4, 256, 0, s1>>>(a, 1024);
-  cudaStreamWaitEvent(s2, e, 0);  // expected-warning{{wait-on-unrecorded-event}}
-  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning{{cross-stream-race}}
+  cudaStreamWaitEvent(s2, e, 0);  // expected-warning:3{{wait-on-unrecorded-event}}
+  consume<<<4, 256, 0, s2>>>(a, b, 1024);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
   return 0;
 }

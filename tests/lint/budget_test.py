@@ -8,6 +8,7 @@ and says when it analysed with reduced precision.
 """
 import os
 import resource
+import shlex
 import shutil
 import subprocess
 import sys
@@ -44,17 +45,15 @@ def best_of(n, cmd):
 
 work = tempfile.mkdtemp()
 try:
-    # clang by hand needs the prelude the lint serves from memory.
-    prelude = os.path.join(work, 'prelude')
-    os.makedirs(os.path.join(prelude, 'fallback'))
-    shutil.copy(os.path.join(prelude_src, 'nvcc_host_prelude.h'), prelude)
-    shutil.copy(os.path.join(prelude_src, 'omp.h'), os.path.join(prelude, 'fallback'))
+    # The printed command names the prelude the lint keeps on disk for it.
     failures = 0
     for shape, size, want_findings, want_note in CASES:
         src = os.path.join(work, f'{shape}-{size}.cu')
         subprocess.run([sys.executable, gen, shape, str(size), src], check=True)
         printed = subprocess.run([lint, '--print-commands', src], capture_output=True, text=True).stderr
-        clang_cmd = printed.splitlines()[0].replace('/streamcheck-lint-prelude', prelude).split()
+        # `cd DIR && CLANG ARGS...`, quoted for the shell.
+        words = shlex.split(printed.splitlines()[0])
+        clang_cmd = words[words.index('&&') + 1:]
         clang_cmd[0] = clangxx
         clang_s, _, clang = best_of(2, clang_cmd)
         if clang.returncode != 0:

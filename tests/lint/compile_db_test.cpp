@@ -44,5 +44,22 @@ TEST(CompileDb, MissingFileIsClear) {
   EXPECT_NE(error.find("cannot read the compile database"), std::string::npos);
 }
 
+// CMake writes one entry per target that compiles a file (nccl-tests' common.cu in all eleven).
+TEST(CompileDb, AFileSeveralTargetsCompileIsLintedOnce) {
+  std::string error;
+  auto db = ParseCompileDatabase(R"([
+    {"directory": "/b", "command": "nvcc -DT1 -c /s/common.cu", "file": "/s/common.cu"},
+    {"directory": "/b", "command": "nvcc -c /s/a.cu", "file": "/s/a.cu"},
+    {"directory": "/b", "command": "nvcc -DT2 -c /s/common.cu", "file": "/s/common.cu"}])",
+                                 "cc.json", &error);
+  ASSERT_TRUE(db) << error;
+  std::vector<std::string> missing;
+  const std::vector<CompileEntry> all = SelectEntries(*db, {}, &missing);
+  ASSERT_EQ(all.size(), 2u);
+  EXPECT_EQ(all[0].file, "/s/common.cu");
+  EXPECT_EQ(all[0].argv[1], "-DT1");
+  EXPECT_EQ(all[1].file, "/s/a.cu");
+}
+
 }  // namespace
 }  // namespace streamcheck::lint

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 
 namespace streamcheck::lint {
 namespace {
@@ -25,6 +27,20 @@ TEST(NvccTranslation, ArchGencodeXcompilerRdc) {
   EXPECT_FALSE(Has(out, "--expt-relaxed-constexpr"));
   EXPECT_TRUE(Has(out, "-Iinc"));
   EXPECT_TRUE(Has(out, "-DX=1"));
+}
+
+// CMake writes a CUDA target's include paths into an nvcc options file.
+TEST(ResponseFiles, OptionsFileAndAtFileAreReadRelativeToTheDirectory) {
+  const std::string dir = testing::TempDir() + "/response_files";
+  std::filesystem::create_directories(dir + "/CMakeFiles");
+  std::ofstream(dir + "/CMakeFiles/includes_CUDA.rsp") << "-I/opt/inc \"-I/path with space\"\n-DF(x)=x";
+  std::ofstream(dir + "/flags.rsp") << "-DFROM_AT=1";
+  const auto out = ExpandResponseFiles({"nvcc", "--options-file", "CMakeFiles/includes_CUDA.rsp", "@flags.rsp",
+                                        "-optf", "missing.rsp", "-c", "a.cu"},
+                                       dir);
+  const std::vector<std::string> want = {"nvcc", "-I/opt/inc", "-I/path with space", "-DF(x)=x", "-DFROM_AT=1",
+                                         "-optf", "missing.rsp", "-c", "a.cu"};
+  EXPECT_EQ(out, want);
 }
 
 TEST(NvccTranslation, GencodeForms) {

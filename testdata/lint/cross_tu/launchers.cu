@@ -23,7 +23,7 @@ float racy_here(float* d, float* h, int n) {
   cudaStreamCreate(&s);
   launch_produce(d, n, s);
   copy_back(h, d, n, s);
-  return h[0];  // expected-warning{{host-device-race}}
+  return h[0];  // expected-warning:10{{host-device-race}}
 }
 
 float fixed_here(float* d, float* h, int n) {

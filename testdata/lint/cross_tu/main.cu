@@ -10,7 +10,7 @@ void racy_streams(float* a, float* b, int n) {
   cudaStreamCreate(&s1);
   cudaStreamCreate(&s2);
   launch_produce(a, n, s1);
-  consume<<<(n + 255) / 256, 256, 0, s2>>>(a, b, n);  // expected-warning{{cross-stream-race}}
+  consume<<<(n + 255) / 256, 256, 0, s2>>>(a, b, n);  // expected-warning:3{{cross-stream-race}}
   cudaDeviceSynchronize();
 }
 
@@ -27,7 +27,7 @@ float racy_host(float* d, float* h, int n) {
   cudaStream_t s;
   cudaStreamCreate(&s);
   copy_back(h, d, n, s);
-  return h[0];  // expected-warning{{host-device-race}}
+  return h[0];  // expected-warning:10{{host-device-race}}
 }
 
 float fixed_host(float* d, float* h, int n) {

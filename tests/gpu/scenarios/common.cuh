@@ -35,6 +35,11 @@ __global__ void spin_then_fill(float* out, long long ns, int n) {
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) out[i] = 1;
 }
 
+// streamcheck lint reads one variant at a time (tests/lint/agreement_test.py
+// passes -DSTREAMCHECK_SCENARIO_RACY=1 or 0): the variant is then a constant.
+#ifdef STREAMCHECK_SCENARIO_RACY
+#define Racy(argc, argv) (STREAMCHECK_SCENARIO_RACY != 0)
+#else
 inline bool Racy(int argc, char** argv) {
   if (argc < 2 || (std::strcmp(argv[1], "racy") != 0 && std::strcmp(argv[1], "fixed") != 0)) {
     std::fprintf(stderr, "usage: %s racy|fixed\n", argv[0]);
@@ -42,3 +47,4 @@ inline bool Racy(int argc, char** argv) {
   }
   return std::strcmp(argv[1], "racy") == 0;
 }
+#endif
