@@ -237,7 +237,7 @@ void TransferWalker::Allocate(const clang::CallExpr* call, const ApiModel& api, 
   const clang::SourceLocation loc = call->getBeginLoc();
   if (api.kind == ApiKind::kHostRegister) {
     const BufferRef r = Buf(Arg(call, api.dst));
-    if (r.valid()) s_.buffers[r.base.key] = BufferInfo{MemoryKind::kRegisteredHost, name, Loc(loc), ""};
+    if (r.valid()) s_.buffers[r.base.key] = BufferInfo{MemoryKind::kRegisteredHost, name, Loc(loc), "", Loc(loc)};
     return;
   }
   const Symbol out = SymbolOf(Arg(call, api.dst), frame_.bindings, ast_);
@@ -396,7 +396,7 @@ void TransferWalker::GraphLaunch(const clang::CallExpr* call, const std::string&
   // addresses), so it is live for this launch whatever freed it before.
   for (const std::string& base : graph.allocates) {
     s_.freed.erase(base);
-    s_.buffers.try_emplace(base, BufferInfo{MemoryKind::kAsyncPool, "a graph memory node", Loc(loc), ""});
+    s_.buffers.try_emplace(base, BufferInfo{MemoryKind::kAsyncPool, "a graph memory node", Loc(loc), "", Loc(loc)});
   }
   DeviceOp& op = NewOp(call, name, "graph `" + exec.text + "`", StreamSym(Arg(call, 1)));
   for (int id : graph.nodes) {
@@ -422,7 +422,7 @@ void TransferWalker::GraphNode(const clang::CallExpr* call, const ApiModel& api,
       ref.base = memory;
       ref.offset_bytes = 0;
       s_.aliases[field] = ref;
-      s_.buffers[memory.key] = BufferInfo{MemoryKind::kAsyncPool, name, Loc(call->getBeginLoc()), ""};
+      s_.buffers[memory.key] = BufferInfo{MemoryKind::kAsyncPool, name, Loc(call->getBeginLoc()), "", Loc(call->getBeginLoc())};
       s_.freed.erase(memory.key);
       s_.graphs[graph.key].allocates.insert(memory.key);
       return;

@@ -106,6 +106,11 @@ int LintOutput::Write(const std::vector<LintResult>& results) {
   const int completeness = CompletenessStatus(results, options_.allow_partial);
   int status = completeness != 0 ? completeness : kept.empty() ? 0 : 1;
   session_->FinishProcess(output, nullptr);
+  // What a lock kept out of the database waits beside it (store/pending_writes.h):
+  // said, and not a success, as replay and run say it.
+  session_->Settle();
+  const std::string unstored = session_->UnstoredSummary();
+  if (!unstored.empty()) status = 2;
   session_->End(status);
 
   if (options_.format == "text") {
@@ -123,7 +128,9 @@ int LintOutput::Write(const std::vector<LintResult>& results) {
     std::fprintf(stderr, "streamcheck lint: %s\n", write_error.c_str());
     status = 2;
   }
-  if (session_->failed_writes() != 0) {
+  if (!unstored.empty()) {
+    std::fprintf(stderr, "streamcheck lint: %s\n", unstored.c_str());
+  } else if (session_->failed_writes() != 0) {
     std::fprintf(stderr, "streamcheck lint: writing to %s failed (%s); %llu of %llu findings were stored\n",
                  options_.db_path.c_str(), session_->first_error().c_str(),
                  static_cast<unsigned long long>(tally.stored), static_cast<unsigned long long>(tally.kept));

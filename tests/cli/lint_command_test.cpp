@@ -5,6 +5,7 @@
 // GitLab documents: description, check_name, fingerprint, severity,
 // location.path, location.lines.begin.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -129,6 +130,38 @@ TEST(LintCommand, SkipUnlistedKeepsTheFilesTheDatabaseHas) {
   EXPECT_NE(r.output.find("[cross-stream-race]"), std::string::npos) << r.output;
   const Result only_headers = Shell(Binary() + " lint --skip-unlisted -p " + (dir / "build") + " " + (dir / "header.cuh"));
   EXPECT_EQ(only_headers.exit_code, 0);
+}
+
+// Findings a lock kept out of the database wait beside it (issue 44): the
+// lint says so in replay's words and exits 2, and the next writer folds them
+// in, once.
+TEST(LintCommand, ALockedDatabaseKeepsTheFindingsBesideItAndSaysSo) {
+  if (!LintBuilt()) GTEST_SKIP() << "streamcheck-lint is not built";
+  TempDir dir;
+  const std::string db = dir / "f.db", input = kExamples + "/two_streams.cu";
+  ASSERT_EQ(Shell(Binary() + " lint --db " + db + " " + input + " >/dev/null 2>&1").exit_code, 1);
+  auto stored = [&] {
+    const Result r = Shell(Binary() + " report --format json " + db + " 2>/dev/null");
+    return nlohmann::json::parse(r.output)["findings"].size();
+  };
+  const size_t per_run = stored();
+  ASSERT_GT(per_run, 0u);
+  // A writer that takes the lock once the lint's run row is in (the lint
+  // writes its findings after its analysis), and holds it for 3 s.
+  const std::string holder =
+      "import sqlite3, time\n"
+      "c = sqlite3.connect('" + db + "', isolation_level=None, timeout=10)\n"
+      "while c.execute('SELECT count(*) FROM runs').fetchone()[0] < 2: time.sleep(0.002)\n"
+      "c.execute('BEGIN IMMEDIATE'); open('" + (dir / "held") + "', 'w').close(); time.sleep(3)\n";
+  { std::ofstream(dir / "holder.py") << holder; }
+  Shell("python3 " + (dir / "holder.py") + " >/dev/null 2>&1 &");
+  const Result locked = Shell(Binary() + " lint --busy-timeout 100 --db " + db + " " + input + " 2>&1 >/dev/null");
+  if (locked.exit_code == 1 && !fs::exists(dir / "held")) GTEST_SKIP() << "the lint wrote before the lock was taken";
+  EXPECT_EQ(locked.exit_code, 2) << locked.output;
+  EXPECT_NE(locked.output.find("findings were kept in"), std::string::npos) << locked.output;
+  ::sleep(4);
+  EXPECT_EQ(Shell(Binary() + " lint --db " + db + " " + input + " >/dev/null 2>&1").exit_code, 1);
+  EXPECT_EQ(stored(), 3 * per_run) << "the kept findings folded in once";
 }
 
 TEST(LintCommand, HelpShowsWhatTheCommandAdds) {
