@@ -42,6 +42,10 @@ EXCLUDED = {
     'two_host_threads': 'the race is between two std::threads: host threads are not modeled by the lint',
     'fork_processes_child': 'the trace of the child process fork_processes.cu forks: processes are not '
                             'modeled by the lint',
+    'default_stream_library': 'its finding is default-stream-use (run --forbid-default-stream), which only the '
+                              'dynamic half reports: no rule of both halves is at stake',
+    'pytest_suite_scopes': 'a pytest suite of PyTorch and CuPy tests (tests/gpu/pytorch/scopes/): Python, not C++, '
+                           'is not linted',
 }
 EXCLUDED_PREFIXES = {
     'pytorch_': 'a PyTorch program (tests/gpu/pytorch/scenarios.py): Python, not C++, is not linted',
