@@ -249,7 +249,10 @@ int main(int argc, char** argv) {
   CommandLine cl;
   cl.setup.resource_dir = STREAMCHECK_CLANG_RESOURCE_DIR;
   if (std::optional<int> done = ParseArguments(argc, argv, &cl)) return *done;
-  for (int i = 0; i < argc; ++i) cl.output.command += (i == 0 ? "" : " ") + std::string(argv[i]);
+  // The run's command as the user would type it: the tool's name, not the
+  // path of the build or installation it ran from (reports show it).
+  cl.output.command = std::filesystem::path(argv[0]).filename().string();
+  for (int i = 1; i < argc; ++i) cl.output.command += " " + std::string(argv[i]);
   std::vector<LintJob> lint_jobs;
   if (std::optional<int> failed = MakeJobs(cl, &lint_jobs)) return *failed;
   if (cl.print_commands) PrintCommands(lint_jobs);
