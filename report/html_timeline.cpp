@@ -30,10 +30,6 @@ constexpr double kNameChar = 8.0;   // 14px bold
 constexpr double kSmallChar = 6.9;  // 12px
 constexpr double kLabelChar = 7.4;  // 12px semibold
 
-bool IsSyncRole(const std::string& role) {
-  return role != "earlier" && role != "later" && role != "operation" && !role.empty();
-}
-
 // `text` shortened with an ellipsis to fit `pixels` at `char_width`.
 std::string Fit(const std::string& text, int pixels, double char_width) {
   const size_t max_chars = static_cast<size_t>(std::max(4.0, pixels / char_width));

@@ -27,10 +27,6 @@ bool IsLibraryFile(const std::string& file) {
   return false;
 }
 
-bool IsSyncRole(const std::string& role) {
-  return !role.empty() && role != "earlier" && role != "later" && role != "operation";
-}
-
 // The program's line that created a stream or event, or null (no stack, or a
 // create call made inside a library: PyTorch's pool).
 const ResolvedFrame* CreationLine(const ObjectOrigin& o) {
@@ -114,6 +110,10 @@ std::string FrameworkOf(const std::string& op) {
   for (std::string_view prefix : {"aten::", "c10d::", "torch::", "prim::", "_c10d_functional::", "cudnn::"})
     if (op.rfind(prefix, 0) == 0) return "PyTorch";
   return "";
+}
+
+bool IsSyncRole(const std::string& role) {
+  return !role.empty() && role != "earlier" && role != "later" && role != "operation";
 }
 
 bool IsHostFunction(const FindingAccess& a) { return a.on_host && a.stream_kind == "host-function"; }

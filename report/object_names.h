@@ -35,6 +35,9 @@ std::string ShortLocation(const ResolvedFrame* frame);
 // "file:line", else "libtorch_cuda.so+0x1a2b", else the function, else the pc.
 std::string FrameWhere(const ResolvedFrame& frame);
 
+// A finding's synchronization (Finding::syncs' roles), not one of its accesses
+// ("earlier", "later", "operation").
+bool IsSyncRole(const std::string& role);
 // An access made by a host function's run (cudaLaunchHostFunc, a graph host
 // node): its stream kind says so.
 bool IsHostFunction(const FindingAccess& a);
