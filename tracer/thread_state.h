@@ -54,6 +54,15 @@ struct ThreadState {
   // The host function this thread's cudaLaunchHostFunc / cudaStreamAddCallback
   // in progress follows, between the call's entry and exit (host_func_trampoline.h).
   void* host_func_run = nullptr;
+  // The graph host-node call in progress on this thread (graph_host_nodes.cpp).
+  struct GraphHostNodeCall {
+    bool active = false;  // between a host-node call's runtime entry and exit
+    bool fresh = false;   // `node` was made for it
+    void* node = nullptr;  // the context it took
+    uint64_t launch = 0;   // this thread's cudaGraphLaunch in flight (0: none)
+    // The CUDA_HOST_NODE_PARAMS the driver call reads instead of the program's.
+    alignas(void*) unsigned char params[2 * sizeof(void*)] = {};
+  } host_node_call;
   // Reused for every record of their kind: their vectors keep their capacity.
   TraceRecord launch;
   TraceRecord open_ops;

@@ -14,7 +14,10 @@
 #include <thread>
 #include <vector>
 
+#include "runtime/engine.h"
+#include "runtime/trace/replay.h"
 #include "runtime/trace/trace_io.h"
+#include "tests/runtime/trace_builder.h"
 #include "tests/common/fake_driver.h"
 #include "tracer/frameworks/framework_ops.h"
 #include "tracer/libraries/nccl/nccl_hooks.h"
@@ -595,6 +598,137 @@ TEST_F(CallbackPath, ADirectDriverHostFunctionIsFollowed) {
   EXPECT_EQ(records[1].op, OpCode::kHostFuncBegin);
   EXPECT_EQ(records[1].id, records[0].id);
   EXPECT_EQ(records[2].op, OpCode::kHostFuncEnd);
+}
+
+// cudaGraphAddHostNode makes cuGraphAddHostNode: there the node's function
+// is swapped (through a copy of the parameters; the program's struct stays
+// as it was) for the trampoline, which at each launch of the graph emits
+// host_func_begin/end under the id of the node's graph_add_node record. The
+// engine, given the run's read of the buffer the kernel node writes, finds
+// the race without an edge between the nodes and none with it.
+class GraphHostNode : public CallbackPath {
+ protected:
+  // The records of a graph [kernel node writing `pinned`] -> host node
+  // (edge only if `ordered`), launched twice, whose node runs after both.
+  std::vector<TraceRecord> TwoLaunches(bool ordered, int* weight) {
+    void* pinned = reinterpret_cast<void*>(0x7f1000000000);
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaMallocHost_v3020, "cudaMallocHost", cudaMallocHost_v3020_params{&pinned, kBytes});
+    const cudaStream_t s = reinterpret_cast<cudaStream_t>(0x5100);
+    cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(0x6000);
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaGraphCreate_v10000, "cudaGraphCreate", cudaGraphCreate_v10000_params{&graph, 0});
+    const void* in = pinned;
+    int n = 1024;
+    void* args[] = {&in, &pinned, &n};
+    cudaKernelNodeParams k{};
+    k.kernelParams = args;
+    cudaGraphNode_t fill = reinterpret_cast<cudaGraphNode_t>(0x6001);
+    CUDA_KERNEL_NODE_PARAMS dk{};
+    dk.func = fake_cuda::FakeKernel();
+    dk.kernelParams = args;
+    fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000,
+                          "cudaGraphAddKernelNode", cudaGraphAddKernelNode_v10000_params{&fill, graph, nullptr, 0, &k},
+                          [&] {
+                            Driver(CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2, "cuGraphAddKernelNode_v2",
+                                   cuGraphAddKernelNode_v2_params{nullptr, nullptr, nullptr, 0, &dk});
+                          });
+    const cudaHostNodeParams program{CountRun, weight};
+    const CUDA_HOST_NODE_PARAMS program_driver{CountRun, weight};
+    cuGraphAddHostNode_params driver{nullptr, nullptr, nullptr, 0, &program_driver};
+    cudaGraphNode_t read = reinterpret_cast<cudaGraphNode_t>(0x6002);
+    fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddHostNode_v10000,
+                          "cudaGraphAddHostNode",
+                          cudaGraphAddHostNode_v10000_params{&read, graph, ordered ? &fill : nullptr, ordered ? 1u : 0u,
+                                                             &program},
+                          [&] { Driver(CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode, "cuGraphAddHostNode", driver); });
+    EXPECT_EQ(program_driver.fn, CountRun);
+    EXPECT_NE(driver.nodeParams, &program_driver);
+    EXPECT_NE(driver.nodeParams->fn, CountRun) << "the node's function was not replaced";
+    // cudaGraphHostNodeGetParams gives the program its own function and data.
+    CUDA_HOST_NODE_PARAMS got = *driver.nodeParams;
+    Driver(CUPTI_DRIVER_TRACE_CBID_cuGraphHostNodeGetParams, "cuGraphHostNodeGetParams",
+           cuGraphHostNodeGetParams_params{read, &got});
+    EXPECT_EQ(got.fn, CountRun);
+    EXPECT_EQ(got.userData, static_cast<void*>(weight));
+    cudaGraphExec_t exec = reinterpret_cast<cudaGraphExec_t>(0x7000);
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000, "cudaGraphInstantiate",
+            cudaGraphInstantiate_v12000_params{&exec, graph, 0});
+    for (int i = 0; i < 2; ++i)
+      Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch", cudaGraphLaunch_v10000_params{exec, s});
+    g_host_fn_runs = 0;
+    const CUDA_HOST_NODE_PARAMS node = *driver.nodeParams;  // what the graph's exec holds
+    std::thread([&] {
+      node.fn(node.userData);
+      node.fn(node.userData);
+    }).join();  // the driver's thread
+    EXPECT_EQ(g_host_fn_runs, 2 * *weight);
+    return RecordsInTrace({OpCode::kGraphAddNode, OpCode::kGraphLaunch, OpCode::kHostFuncBegin, OpCode::kHostFuncEnd,
+                           OpCode::kMalloc, OpCode::kGraphCreate, OpCode::kGraphInstantiate});
+  }
+
+  // The findings of the records, each run reading the buffer's first bytes
+  // (what the guard pages would record).
+  std::vector<Finding> Verdict(const std::vector<TraceRecord>& records) {
+    testing::CollectingSink sink;
+    Engine engine(&sink);
+    for (const TraceRecord& r : records) {
+      engine.Process(r);
+      if (r.op != OpCode::kHostFuncBegin) continue;
+      TraceRecord read;
+      read.op = OpCode::kHostAccess;
+      read.thread = r.thread;
+      read.accesses.push_back({0x7f1000000000, 256, AccessMode::kRead});
+      engine.Process(read);
+    }
+    engine.Finish();
+    return sink.findings;
+  }
+};
+
+TEST_F(GraphHostNode, ItsRunsAreFollowedAtEachLaunch) {
+  int weight = 5;
+  const auto records = TwoLaunches(/*ordered=*/false, &weight);
+  std::vector<TraceRecord> node_ops;
+  for (const TraceRecord& r : records)
+    if (r.op != OpCode::kMalloc && r.op != OpCode::kGraphCreate && r.op != OpCode::kGraphInstantiate)
+      node_ops.push_back(r);
+  ASSERT_EQ(node_ops.size(), 8u);
+  EXPECT_EQ(node_ops[0].node_op, OpCode::kKernelLaunch);
+  EXPECT_EQ(node_ops[1].node_op, OpCode::kHostFunc);
+  EXPECT_EQ(node_ops[1].node, Handle{0x6002});
+  const uint32_t id = node_ops[1].id;
+  EXPECT_NE(id, 0u);
+  EXPECT_EQ(node_ops[2].op, OpCode::kGraphLaunch);
+  EXPECT_EQ(node_ops[3].op, OpCode::kGraphLaunch);
+  for (size_t i = 4; i < 8; ++i) {
+    EXPECT_EQ(node_ops[i].op, i % 2 == 0 ? OpCode::kHostFuncBegin : OpCode::kHostFuncEnd);
+    EXPECT_EQ(node_ops[i].id, id);
+    EXPECT_NE(node_ops[i].thread, node_ops[1].thread);
+  }
+  const auto findings = Verdict(records);
+  ASSERT_FALSE(findings.empty());
+  EXPECT_EQ(findings[0].kind, FindingKind::kReadAfterWrite);
+}
+
+TEST_F(GraphHostNode, AnEdgeFromTheKernelNodeOrdersItsRuns) {
+  int weight = 1;
+  const auto records = TwoLaunches(/*ordered=*/true, &weight);
+  EXPECT_TRUE(Verdict(records).empty());
+}
+
+// A failed cudaGraphAddHostNode gives its context back and records nothing.
+TEST_F(GraphHostNode, AFailedAddRecordsNothing) {
+  int weight = 1;
+  const CUDA_HOST_NODE_PARAMS program_driver{CountRun, &weight};
+  cuGraphAddHostNode_params driver{nullptr, nullptr, nullptr, 0, &program_driver};
+  const cudaHostNodeParams program{CountRun, &weight};
+  cudaGraphNode_t read = nullptr;
+  fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddHostNode_v10000,
+                        "cudaGraphAddHostNode",
+                        cudaGraphAddHostNode_v10000_params{&read, reinterpret_cast<cudaGraph_t>(0x6000), nullptr, 0,
+                                                           &program},
+                        [&] { Driver(CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode, "cuGraphAddHostNode", driver); },
+                        cudaErrorInvalidValue);
+  EXPECT_TRUE(RecordsInTrace({OpCode::kGraphAddNode}).empty());
 }
 
 }  // namespace

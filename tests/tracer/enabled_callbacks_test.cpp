@@ -28,8 +28,14 @@ namespace {
 bool UsedOnlyInsideAnotherCall(ApiDomain domain, ApiCallbackId cbid) {
   // The kernel a cudaGraphAddKernelNode adds (its runtime parameters name
   // the host stub, the driver's the function).
-  return domain == ApiDomain::kDriver && (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode ||
-                                          cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2);
+  if (domain == ApiDomain::kDriver && (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode ||
+                                       cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2))
+    return true;
+  // A graph host node's function swapped for the trampoline or given back
+  // (graph_host_nodes.h): a parameter change orders nothing, so no record.
+  return (domain == ApiDomain::kRuntime && (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphHostNodeSetParams_v10000 ||
+                                            cbid == CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecHostNodeSetParams_v10020)) ||
+         (domain == ApiDomain::kDriver && cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphHostNodeGetParams);
 }
 
 // Graph calls take arrays with their lengths, which made-up arguments cannot

@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "tracer/api_calls/cuda_call_params.h"
+#include "tracer/api_calls/graph_host_nodes.h"
 #include "tracer/api_calls/host_func_trampoline.h"
 #include "tracer/api_calls/kernel_launches.h"
 #include "tracer/host/host_guards.h"
@@ -100,6 +101,20 @@ constexpr ApiCallbackId kDriverLaunches[] = {
     CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
 };
 
+// Graph host nodes' functions, swapped for a trampoline (graph_host_nodes.h):
+// the runtime's parameter changes, which record nothing, and the driver
+// calls inside the runtime's where the swap is made or undone.
+constexpr ApiCallbackId kRuntimeHostNodeParams[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphHostNodeSetParams_v10000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecHostNodeSetParams_v10020,
+};
+constexpr ApiCallbackId kDriverHostNodes[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphHostNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphExecHostNodeSetParams,
+    CUPTI_DRIVER_TRACE_CBID_cuGraphHostNodeGetParams,
+};
+
 constexpr ApiCallbackId kDriverKernelNodes[] = {
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode,
     CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
@@ -181,6 +196,7 @@ constexpr EnabledCalls kAllEnabled[] = {
     {ApiDomain::kDriver, kDriverEventCalls}, {ApiDomain::kDriver, kUnmodeledDriver},
     {ApiDomain::kDriver, kDriverMemoryCalls}, {ApiDomain::kDriver, kDriverHostFuncs},
     {ApiDomain::kDriver, kDriverCopyCalls},   {ApiDomain::kDriver, kDriverStreamCalls},
+    {ApiDomain::kRuntime, kRuntimeHostNodeParams}, {ApiDomain::kDriver, kDriverHostNodes},
 };
 constexpr EnabledCalls kLaunchesOnly[] = {
     {ApiDomain::kDriver, kDriverLaunches},
@@ -238,6 +254,7 @@ void OnRuntimeEntry(ApiCallbackId cbid, const ApiCall& call) {
   }
   GuardHostMemoryAtEntry(call, ApiDomain::kRuntime, cbid);
   FollowHostFuncAtEntry(call, cbid);
+  FollowGraphHostNodeAtEntry(call, cbid);
 }
 
 void OnRuntimeExit(ApiCallbackId cbid, const ApiCall& call) {
@@ -307,10 +324,15 @@ STREAMCHECK_HOT void RouteApiCall(Tracer& t, ApiDomain domain, ApiCallbackId cbi
     OnRuntimeEntry(cbid, call);
     return t.profile().Add(ProfilePhase::kUnlockedCallback, start);
   }
+  if (domain == ApiDomain::kDriver && !call.entry && cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphHostNodeGetParams) {
+    RestoreProgramHostNodeParams(call, cbid);  // inside cudaGraphHostNodeGetParams or not
+    return t.profile().Add(ProfilePhase::kUnlockedCallback, start);
+  }
   if (domain == ApiDomain::kDriver && (call.entry || InsideRuntimeCall())) {
     if (!HandleDriverLaunch(call, cbid) && call.entry) {
       if (InsideRuntimeCall()) {
         FollowHostFuncAtDriverEntry(call, cbid);
+        FollowGraphHostNodeAtDriverEntry(call, cbid);
       } else {
         GuardHostMemoryAtEntry(call, domain, cbid);
         if (FamilyOf(cbid) == DriverFamily::kHostFunc) FollowDirectHostFuncAtEntry(call, cbid);

@@ -3,6 +3,7 @@
 
 #include "tracer/api_calls/api_call.h"
 #include "tracer/api_calls/cuda_call_params.h"
+#include "tracer/api_calls/graph_host_nodes.h"
 #include "tracer/api_calls/kernel_launches.h"
 
 namespace streamcheck::tracer {
@@ -115,12 +116,18 @@ bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
       r = MemsetNodeRecord(c, c.params<cudaGraphAddMemsetNode_v10000_params>());
       break;
     case CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddHostNode_v10000: {
-      // Ordering only: its run is not followed (it runs at every launch of
-      // the graph; host_func_trampoline.h follows runs that happen once).
+      // id: its runs are followed, one per launch (graph_host_nodes.h).
       const auto& p = c.params<cudaGraphAddHostNode_v10000_params>();
       r = NodeRecord(c, OpCode::kHostFunc, p.pGraphNode, p.graph, p.pDependencies, p.numDependencies);
+      r.id = GraphHostNodeIdOfThisCall();
+      EndGraphHostNodeCall(*p.pGraphNode);
       break;
     }
+    // The node keeps its id; only the trampoline's context changed.
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphHostNodeSetParams_v10000:
+    case CUPTI_RUNTIME_TRACE_CBID_cudaGraphExecHostNodeSetParams_v10020:
+      EndGraphHostNodeCall(nullptr);
+      return true;
     case CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddEmptyNode_v10000: {
       const auto& p = c.params<cudaGraphAddEmptyNode_v10000_params>();
       r = NodeRecord(c, OpCode::kHostFunc, p.pGraphNode, p.graph, p.pDependencies, p.numDependencies);
@@ -150,7 +157,9 @@ bool DecodeGraphCall(const ApiCall& c, ApiCallbackId cbid) {
       r = c.Record(OpCode::kGraphLaunch);
       r.graph_exec = ToHandle(p.graphExec);
       r.stream = c.Stream(p.stream);
-      break;
+      t.Emit(r);
+      GraphLaunchLeft();  // its host nodes may run from here (graph_host_nodes.h)
+      return true;
     }
     case CUPTI_RUNTIME_TRACE_CBID_cudaGraphDestroy_v10000:
       r = c.Record(OpCode::kGraphDestroy);

@@ -5,9 +5,11 @@
 #include <chrono>
 #include <mutex>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "tracer/api_calls/cuda_call_params.h"
+#include "tracer/api_calls/graph_host_nodes.h"
 #include "tracer/thread_state.h"
 
 namespace streamcheck::tracer {
@@ -44,7 +46,7 @@ class RunPool {
     free_.pop_back();
     run->issued.store(false, std::memory_order_relaxed);
     run->id = next_id_++;
-    if (next_id_ == 0) next_id_ = 1;
+    if (next_id_ == kGraphHostNodeIdBit) next_id_ = 1;  // graph host nodes' ids are above
     return run;
   }
   void Give(HostFuncRun* run) {
@@ -65,19 +67,6 @@ RunPool& Pool() {
   return *pool;
 }
 
-// Emits kHostFuncBegin / kHostFuncEnd on the thread running the function.
-void EmitRunRecord(OpCode op, const HostFuncRun& run) {
-  Tracer* t = run.tracer;
-  if (t == nullptr || !t->OwnsThisProcess()) return;
-  GuardInternalErrors("a host function's run", [&] {
-    std::lock_guard<TracerLock> lock(t->tracer_lock());
-    TraceRecord r;
-    r.op = op;
-    r.id = run.id;
-    t->Emit(r);
-  });
-}
-
 // Waits (briefly: the launching call is returning) for the launch's record.
 bool AwaitIssued(const HostFuncRun& run) {
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
@@ -91,9 +80,9 @@ bool AwaitIssued(const HostFuncRun& run) {
 template <typename Call>
 void Run(HostFuncRun* run, Call&& call_program) {
   const bool issued = AwaitIssued(*run);
-  if (issued) EmitRunRecord(OpCode::kHostFuncBegin, *run);
+  if (issued) EmitHostFuncRunRecord(run->tracer, OpCode::kHostFuncBegin, run->id);
   call_program(*run);
-  if (issued) EmitRunRecord(OpCode::kHostFuncEnd, *run);
+  if (issued) EmitHostFuncRunRecord(run->tracer, OpCode::kHostFuncEnd, run->id);
   Pool().Give(run);
 }
 
@@ -107,8 +96,8 @@ void CUDA_CB StreamCallbackTrampoline(CUstream stream, CUresult status, void* da
 }
 
 // A host function launched into a stream capture becomes a graph node, run
-// at every launch of the graph: not followed (its context would be used
-// again after it was given back). Not knowing counts as capturing.
+// at every launch of the graph: followed as one (graph_host_nodes.h), its
+// context the node's. Not knowing counts as capturing.
 bool MayBeCapturing(CUstream stream) {
   CUstreamCaptureStatus status = CU_STREAM_CAPTURE_STATUS_NONE;
   return cuStreamIsCapturing(stream, &status) != CUDA_SUCCESS || status != CU_STREAM_CAPTURE_STATUS_NONE;
@@ -145,7 +134,12 @@ void FollowHostFuncAtDriverEntry(const ApiCall& c, ApiCallbackId cbid) {
   // its parameter struct, which is the call's own though CUPTI hands it as
   // const) for the trampoline and a context holding them.
   auto follow = [&](auto& function, void*& data, CUstream stream, auto trampoline, auto HostFuncRun::*kept) {
-    if (function == nullptr || MayBeCapturing(stream)) return;
+    if (function == nullptr) return;
+    if (MayBeCapturing(stream)) {
+      if constexpr (std::is_same_v<std::remove_reference_t<decltype(function)>, CUhostFn>)
+        FollowCapturedHostFunc(c.tracer, function, data);  // cuStreamAddCallback cannot be captured
+      return;
+    }
     HostFuncRun* run = Pool().Take();
     if (run == nullptr) return;
     run->tracer = &c.tracer;
@@ -183,7 +177,18 @@ void FollowDirectHostFuncAtEntry(const ApiCall& c, ApiCallbackId cbid) {
 
 uint32_t HostFuncIdOfThisCall() {
   const auto* run = static_cast<const HostFuncRun*>(ThisThread().host_func_run);
-  return run != nullptr ? run->id : 0;
+  return run != nullptr ? run->id : GraphHostNodeIdOfThisCall();
+}
+
+void EmitHostFuncRunRecord(Tracer* t, OpCode op, uint32_t id) {
+  if (t == nullptr || !t->OwnsThisProcess()) return;
+  GuardInternalErrors("a host function's run", [&] {
+    std::lock_guard<TracerLock> lock(t->tracer_lock());
+    TraceRecord r;
+    r.op = op;
+    r.id = id;
+    t->Emit(r);
+  });
 }
 
 namespace {
@@ -202,12 +207,14 @@ HostFuncRun* EndHostFuncLaunch() {
 
 void HostFuncIssued() {
   if (HostFuncRun* run = EndHostFuncLaunch()) run->issued.store(true, std::memory_order_release);
+  EndGraphHostNodeCall(nullptr);  // one captured: its node's context is kept
 }
 
 // A launch that failed queued nothing: its function will not run, so its
 // context goes back now (the trampoline never sees it).
 void HostFuncNotLaunched() {
   if (HostFuncRun* run = EndHostFuncLaunch()) Pool().Give(run);
+  GraphHostNodeCallFailed();
 }
 
 }  // namespace streamcheck::tracer

@@ -20,9 +20,9 @@
 //
 // cuLaunchHostFunc / cuStreamAddCallback called directly through the driver
 // (XLA signals a copy's completion so) are followed the same way, from the
-// driver call's own entry and exit. Not followed: host functions captured
-// into a graph (they run at each launch, not once; graph_calls.cpp keeps
-// host nodes as ordering only).
+// driver call's own entry and exit. A host function captured into a graph
+// runs at each launch, not once: it is followed as a graph host node
+// (graph_host_nodes.h).
 #pragma once
 
 #include <cstdint>
@@ -44,6 +44,9 @@ void FollowDirectHostFuncAtEntry(const ApiCall& c, ApiCallbackId cbid);
 // not followed). Then, once the record is emitted, HostFuncIssued(); for a
 // call that failed, HostFuncNotLaunched().
 uint32_t HostFuncIdOfThisCall();
+// Writes kHostFuncBegin / kHostFuncEnd of run `id` from the thread running
+// it, once the tracer that followed it has written the launch's record.
+void EmitHostFuncRunRecord(Tracer* t, OpCode op, uint32_t id);
 void HostFuncIssued();
 void HostFuncNotLaunched();
 
