@@ -105,10 +105,30 @@ void TransferWalker::KernelArgs(DeviceOp& op, const clang::FunctionDecl* kernel,
   const std::vector<std::vector<unsigned>> indexing = ScalarParamsIndexing(kernel);
   for (size_t i = 0; i < args.size() && i < modes.size(); ++i) {
     if (args[i] == nullptr || !kernel->getParamDecl(i)->getType()->isPointerType()) continue;
+    // Touched only under a flag argument: not at all when it is false, only
+    // if it holds when it is a condition the host may test again.
+    const int flag = fa_.summaries_.FlagGuards(kernel)[i];
+    const clang::Expr* flag_arg = flag >= 0 && static_cast<size_t>(flag) < args.size() ? args[flag] : nullptr;
+    std::vector<std::string> flag_vars;
+    std::optional<std::string> only_if;
+    if (flag_arg != nullptr) {
+      if (const std::optional<int64_t> c = ConstantOf(flag_arg, ast_)) {
+        if (*c == 0) continue;
+      } else {
+        only_if = ConditionKey(flag_arg, frame_.bindings, ast_, &flag_vars);
+        if (only_if && (flag_vars.empty() || (*only_if)[0] == '!')) only_if.reset();
+      }
+    }
     const size_t before = op.accesses.size();
     AddAccess(op, args[i], modes[i], nullptr);
     if (op.accesses.size() == before) continue;
     op.accesses.back().atomic = fa_.summaries_.AtomicOnly(kernel)[i];
+    if (only_if) {
+      op.accesses.back().only_if = *only_if;
+      FlowState::Guard& link = s_.launched_under[*only_if];
+      link.ops.insert(op.id);
+      link.vars = flag_vars;
+    }
     if (i >= indexing.size() || indexing[i].empty()) continue;
     std::string range = kernel->getNameAsString() + "(";
     for (unsigned q : indexing[i]) {

@@ -21,6 +21,33 @@ const std::string& FunctionAnalyzer::Usr(const clang::FunctionDecl* fn) {
   return it->second;
 }
 
+namespace {
+
+// "relax(k1,k2,)" with the parameters' keys as `$N`; "" if a key is neither a
+// parameter nor a constant (a local of the function: its value at each call is unknown).
+std::string RangeOverParams(const std::string& range, const std::map<std::string, int>& params) {
+  const size_t open = range.find('(');
+  if (range.empty() || open == std::string::npos || range.back() != ')') return {};
+  std::string out = range.substr(0, open + 1);
+  size_t at = open + 1;
+  while (at < range.size() - 1) {
+    const size_t comma = range.find(',', at);
+    if (comma == std::string::npos) return {};
+    const std::string key = range.substr(at, comma - at);
+    if (auto it = params.find(key); it != params.end()) {
+      out += "$" + std::to_string(it->second) + ",";
+    } else if (!key.empty() && key[0] == '#') {
+      out += key + ",";
+    } else {
+      return {};
+    }
+    at = comma + 1;
+  }
+  return out + ")";
+}
+
+}  // namespace
+
 std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::FunctionDecl* fn) {
   Frame top;
   top.stack.push_back(fn);
@@ -43,10 +70,11 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
     return op.id;
   };
   std::map<int, int> param_probes;
-  std::map<std::string, int> stream_params, pointer_params;
+  std::map<std::string, int> stream_params, pointer_params, all_params;
   for (unsigned i = 0; i < fn->getNumParams(); ++i) {
     const clang::ParmVarDecl* p = fn->getParamDecl(i);
     const Symbol sym = SymbolOfDecl(p, top.bindings);
+    all_params[sym.key] = static_cast<int>(i);
     if (IsStreamType(p->getType())) {
       param_probes[static_cast<int>(i)] = probe(p, sym);
       stream_params[sym.key] = static_cast<int>(i);
@@ -89,12 +117,33 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
       access.mode = a.mode;
       access.offset_bytes = a.ref.offset_key.empty() ? std::optional<int64_t>(0) : a.ref.offset_bytes;
       access.size_bytes = a.size_bytes;
+      access.atomic = a.atomic;
+      access.index_range = RangeOverParams(a.index_range, all_params);
       queued.accesses.push_back(access);
     }
     if (!queued.accesses.empty()) summary.leaves_queued.push_back(std::move(queued));
   }
   if (summary.empty()) return std::nullopt;
   return summary;
+}
+
+// A summary's "relax($3,#1,)" with the call's arguments' keys, as KernelArgs writes them.
+std::string TransferWalker::RangeAtCall(const std::string& range, const clang::CallExpr* call) const {
+  if (range.empty()) return {};
+  std::string out;
+  for (size_t at = 0; at < range.size();) {
+    if (range[at] != '$') {
+      out += range[at++];
+      continue;
+    }
+    const size_t end = range.find(',', at);
+    const unsigned param = static_cast<unsigned>(std::stoul(range.substr(at + 1, end - at - 1)));
+    const clang::Expr* arg = Arg(call, static_cast<int>(param));
+    const Symbol v = arg != nullptr ? Sym(arg) : Symbol{};
+    out += v.empty() ? (arg != nullptr ? TextOf(arg, ast_) : "?") : v.key;
+    at = end;
+  }
+  return out;
 }
 
 void TransferWalker::ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary) {
@@ -133,6 +182,8 @@ void TransferWalker::ApplySummary(const clang::CallExpr* call, const FunctionSum
       }
       a.mode = access.mode;
       a.size_bytes = access.size_bytes;
+      a.atomic = access.atomic;
+      a.index_range = RangeAtCall(access.index_range, call);
       op.accesses.push_back(a);
     }
     Issue(op);

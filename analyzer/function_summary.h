@@ -22,6 +22,11 @@ struct SummaryAccess {
   AccessMode mode = AccessMode::kUnknown;
   std::optional<int64_t> offset_bytes;  // from the parameter; unknown: anywhere in it
   std::optional<int64_t> size_bytes;
+  bool atomic = false;  // a kernel's atomic read-modify-writes only
+  // A kernel's index arguments (BufferAccess::index_range) with the
+  // function's parameters as `$N`: "relax($3,$5,)"; "" when one of them is
+  // neither a parameter nor a constant.
+  std::string index_range;
 };
 
 // Work the function leaves queued when it returns.

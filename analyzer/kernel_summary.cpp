@@ -6,6 +6,8 @@
 #include <clang/AST/ExprCXX.h>
 #include <clang/AST/Stmt.h>
 
+#include <set>
+
 namespace streamcheck::lint {
 
 namespace {
@@ -19,6 +21,7 @@ class ParamUseWalker {
   ParamUseWalker(const clang::FunctionDecl* fn, KernelSummaries& summaries)
       : summaries_(summaries), modes_(fn->getNumParams(), AccessMode::kRead), seen_(fn->getNumParams(), false) {
     for (unsigned i = 0; i < fn->getNumParams(); ++i) params_[fn->getParamDecl(i)] = static_cast<int>(i);
+    if (fn->getBody() != nullptr) NoteAssigned(fn->getBody());
   }
 
   std::vector<AccessMode> Run(const clang::Stmt* body) {
@@ -29,6 +32,14 @@ class ParamUseWalker {
   std::vector<bool> AtomicOnly() const {
     std::vector<bool> out(modes_.size());
     for (size_t i = 0; i < out.size(); ++i) out[i] = atomic_[i] && !plain_[i];
+    return out;
+  }
+  // Per parameter: the flag parameter every access to it lies under, or -1.
+  std::vector<int> FlagGuards() const {
+    std::vector<int> out(modes_.size(), -1);
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (seen_[i] && !under_[i].empty()) out[i] = *under_[i].begin();
+    }
     return out;
   }
 
@@ -46,6 +57,10 @@ class ParamUseWalker {
   void Assign(const clang::BinaryOperator* bin);
   // `*p`, `p[i]`, `p->f`: whether the access was to a parameter's memory.
   bool Dereference(const clang::Stmt* s, Use use);
+  // Parameters assigned, incremented or whose address is taken: not flags.
+  void NoteAssigned(const clang::Stmt* s);
+  // `if (flag)` on a bool parameter never assigned: the parameter, or -1.
+  int FlagOf(const clang::Expr* cond) const;
 
   KernelSummaries& summaries_;
   std::map<const clang::ValueDecl*, int> params_;
@@ -55,7 +70,32 @@ class ParamUseWalker {
   bool in_atomic_ = false;
   std::vector<bool> atomic_ = std::vector<bool>(modes_.size(), false);
   std::vector<bool> plain_ = std::vector<bool>(modes_.size(), false);
+  std::set<const clang::ValueDecl*> assigned_;
+  std::set<int> flags_;                 // flags known true where the walk is
+  std::vector<std::set<int>> under_ = std::vector<std::set<int>>(modes_.size());  // flags true at every access
 };
+
+void ParamUseWalker::NoteAssigned(const clang::Stmt* s) {
+  if (s == nullptr) return;
+  const clang::Expr* target = nullptr;
+  if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(s); bin != nullptr && bin->isAssignmentOp()) {
+    target = bin->getLHS();
+  } else if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(s);
+             u != nullptr && (u->isIncrementDecrementOp() || u->getOpcode() == clang::UO_AddrOf)) {
+    target = u->getSubExpr();
+  }
+  if (target != nullptr) {
+    if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(target->IgnoreParenCasts())) assigned_.insert(ref->getDecl());
+  }
+  for (const clang::Stmt* child : s->children()) NoteAssigned(child);
+}
+
+int ParamUseWalker::FlagOf(const clang::Expr* cond) const {
+  const auto* ref = cond != nullptr ? llvm::dyn_cast<clang::DeclRefExpr>(cond->IgnoreParenImpCasts()) : nullptr;
+  if (ref == nullptr || !ref->getType()->isBooleanType() || assigned_.count(ref->getDecl()) != 0) return -1;
+  auto it = params_.find(ref->getDecl());
+  return it != params_.end() ? it->second : -1;
+}
 
 int ParamUseWalker::ParamOf(const clang::Expr* e) const {
   if (e == nullptr) return -1;
@@ -95,6 +135,11 @@ void ParamUseWalker::Record(int param, Use use) {
     case Use::kWrite: m = AccessMode::kWrite; break;
     case Use::kReadWrite: m = AccessMode::kReadWrite; break;
     case Use::kEscape: m = AccessMode::kUnknown; break;
+  }
+  if (!seen_[param]) {
+    under_[param] = flags_;
+  } else {
+    std::erase_if(under_[param], [&](int f) { return flags_.count(f) == 0; });
   }
   modes_[param] = seen_[param] ? MergeAccessModes(modes_[param], m) : m;
   seen_[param] = true;
@@ -208,6 +253,16 @@ void ParamUseWalker::Visit(const clang::Stmt* s, Use use) {
     if (u->getOpcode() == clang::UO_AddrOf && ParamOf(u) >= 0) return;
   }
   if (Dereference(s, use)) return;
+  if (const auto* ifs = llvm::dyn_cast<clang::IfStmt>(s)) {
+    if (const int flag = FlagOf(ifs->getCond()); flag >= 0 && ifs->getInit() == nullptr && !ifs->isConsteval()) {
+      const bool was = flags_.count(flag) != 0;
+      flags_.insert(flag);
+      Visit(ifs->getThen(), Use::kValue);
+      if (!was) flags_.erase(flag);
+      Visit(ifs->getElse(), Use::kValue);
+      return;
+    }
+  }
   // `x[i] = v` of a struct (float2, cufftComplex): the class's operator=.
   if (const auto* op = llvm::dyn_cast<clang::CXXOperatorCallExpr>(s); op != nullptr && op->isAssignmentOp()) {
     Visit(op->getArg(0), op->getOperator() == clang::OO_Equal ? Use::kWrite : Use::kReadWrite);
@@ -244,6 +299,7 @@ const std::vector<AccessMode>& KernelSummaries::ParamModes(const clang::Function
     ParamUseWalker walker(fn, *this);
     modes = walker.Run(fn->getBody());
     atomic_only_[fn] = walker.AtomicOnly();
+    flag_guards_[fn] = walker.FlagGuards();
     --depth_;
   } else {
     for (unsigned i = 0; i < fn->getNumParams(); ++i) {
@@ -267,6 +323,14 @@ const std::vector<bool>& KernelSummaries::AtomicOnly(const clang::FunctionDecl* 
   fn = fn->getDefinition() != nullptr ? fn->getDefinition() : fn;
   std::vector<bool>& out = atomic_only_[fn];
   out.resize(fn->getNumParams(), false);
+  return out;
+}
+
+const std::vector<int>& KernelSummaries::FlagGuards(const clang::FunctionDecl* fn) {
+  ParamModes(fn);
+  fn = fn->getDefinition() != nullptr ? fn->getDefinition() : fn;
+  std::vector<int>& out = flag_guards_[fn];
+  out.resize(fn->getNumParams(), -1);
   return out;
 }
 

@@ -31,12 +31,18 @@ class KernelSummaries {
   // Per parameter: its memory is touched only by atomics (`atomicAdd(sum, x)`),
   // which concurrent kernels may do to the same address without a race.
   const std::vector<bool>& AtomicOnly(const clang::FunctionDecl* fn);
+  // Per parameter: a `bool` parameter, never assigned in the body, inside
+  // whose `if (flag)` every access to the parameter's memory lies (a norm
+  // accumulated only `if (calculate_norm)`), or -1. A launch passing false
+  // there makes no such access.
+  const std::vector<int>& FlagGuards(const clang::FunctionDecl* fn);
 
  private:
   const clang::ASTContext& ctx_;
   CompileError compile_error_;
   std::map<const clang::FunctionDecl*, std::vector<AccessMode>> cache_;
   std::map<const clang::FunctionDecl*, std::vector<bool>> atomic_only_;
+  std::map<const clang::FunctionDecl*, std::vector<int>> flag_guards_;
   int depth_ = 0;
 };
 

@@ -334,6 +334,23 @@ FlowState Join(const FlowState& a, const FlowState& b) {
     return x == y ? std::optional<FlowState::Fact>(x) : std::nullopt;
   });
   if (!a.facts.empty() || !b.facts.empty() || !a.guarded.empty() || !b.guarded.empty()) JoinGuards(a, b, &out);
+  // Links to a launch's condition that hold on both sides (vacuously where the op is not pending).
+  for (const auto* side : {&a, &b}) {
+    const FlowState& other = side == &a ? b : a;
+    for (const auto& [key, link] : side->launched_under) {
+      auto theirs = other.launched_under.find(key);
+      OpSet kept;
+      for (int id : link.ops) {
+        if (other.pending.count(id) == 0 || (theirs != other.launched_under.end() && theirs->second.ops.count(id) != 0)) {
+          kept.insert(id);
+        }
+      }
+      if (kept.empty()) continue;
+      FlowState::Guard& g = out.launched_under[key];
+      g.ops.insert(kept);
+      g.vars = link.vars;
+    }
+  }
   // A polling loop's head: "not cudaSuccess" on entry, the query's result
   // from the loop; only the query's can take the loop's success exit.
   for (const auto& [k, x] : a.query_results) {
@@ -405,10 +422,22 @@ std::optional<FindingKind> KindOfPair(AccessMode earlier, AccessMode later) {
   return FindingKind::kWriteAfterWrite;
 }
 
-void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_assumed,
+// An access the earlier op made only if a condition held at its launch, on a
+// path where the condition was false since then: not made.
+bool NotMade(const FlowState& s, const DeviceOp& earlier, const BufferAccess& ea) {
+  if (ea.only_if.empty()) return false;
+  auto link = s.launched_under.find(ea.only_if);
+  if (link == s.launched_under.end() || link->second.ops.count(earlier.id) == 0) return false;
+  if (auto fact = s.facts.find(ea.only_if); fact != s.facts.end()) return !fact->second.value;
+  auto guard = s.guarded.find(GuardKey(ea.only_if, false));
+  return guard != s.guarded.end() && guard->second.ops.count(earlier.id) != 0;
+}
+
+void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_assumed, const FlowState& s,
              std::vector<Conflict>* out) {
   for (const BufferAccess& ea : earlier.accesses) {
     if (ea.atomic && later.atomic) continue;
+    if (NotMade(s, earlier, ea)) continue;
     if (OverlapsAtSomeStep(ea, later) != Overlap::kYes) continue;
     const std::optional<FindingKind> kind = KindOfPair(ea.mode, later.mode);
     if (!kind) continue;
@@ -446,7 +475,7 @@ void FirstStepConflicts(const DeviceOp& earlier, const DeviceOp& later, const Fl
     if (a.first_step) a.ref = *a.first_step;
     a.first_step.reset();
     const size_t before = out->size();
-    Collect(first, a, false, out);
+    Collect(first, a, false, s, out);
     if (out->size() == before) continue;
     out->back().earlier = &earlier;  // the op itself, not the copy
     return;
@@ -488,7 +517,7 @@ std::vector<Conflict> DeviceConflicts(const DeviceOp& later, const FlowState& s,
         (lk == StreamKind::kNonBlocking && ek == StreamKind::kLegacy);
     for (const BufferAccess& a : later.accesses) {
       const size_t before = out.size();
-      Collect(earlier, a, legacy_assumed, &out);
+      Collect(earlier, a, legacy_assumed, s, &out);
       if (out.size() != before) break;
     }
   }
@@ -501,7 +530,7 @@ std::vector<Conflict> HostConflicts(const HostAccess& later, const FlowState& s,
     const DeviceOp& earlier = ops[id];
     if (earlier.captured) continue;
     const bool legacy_assumed = s.legacy_bypassed.count(id) != 0;
-    Collect(earlier, later.access, legacy_assumed, &out);
+    Collect(earlier, later.access, legacy_assumed, s, &out);
   }
   return out;
 }
@@ -545,13 +574,14 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
 void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }
 
 void ForgetFacts(FlowState& s, const std::string& var) {
-  if (s.facts.empty() && s.guarded.empty()) return;
+  if (s.facts.empty() && s.guarded.empty() && s.launched_under.empty()) return;
   const auto reads = [&](const std::vector<std::string>& vars) {
     return var.empty() || std::find(vars.begin(), vars.end(), var) != vars.end();
   };
   std::erase_if(s.facts, [&](const auto& f) { return reads(f.second.vars); });
   // Ops guarded by a condition that may now go either way are pending whatever it says.
   std::erase_if(s.guarded, [&](const auto& g) { return reads(g.second.vars); });
+  std::erase_if(s.launched_under, [&](const auto& g) { return reads(g.second.vars); });
 }
 
 void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops) {

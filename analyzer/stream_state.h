@@ -42,6 +42,9 @@ struct BufferAccess {
   // kernel launched with others there may touch another part.
   std::string index_range;
   bool atomic = false;  // a kernel's atomic read-modify-writes only: no race with another's
+  // Made only if this condition (a ConditionKey) held at the launch: the
+  // kernel touches the buffer only under a flag argument (`if (calculate_norm)`).
+  std::string only_if;
   bool operator==(const BufferAccess&) const = default;
 };
 
@@ -179,6 +182,12 @@ struct FlowState {
     bool operator==(const Guard&) const = default;
   };
   std::map<std::string, Guard> guarded;
+  // Ops launched with accesses made only if a condition held (BufferAccess::
+  // only_if), by the condition's key, while nothing it reads is written since
+  // the launch: on a path that finds the condition false (or where they are
+  // pending only on its false value) those accesses were not made. An op
+  // launched again names its latest launch. `events` is unused.
+  std::map<std::string, Guard> launched_under;
   bool operator==(const FlowState&) const = default;
 };
 

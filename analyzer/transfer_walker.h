@@ -124,6 +124,7 @@ class TransferWalker {
                    const std::string& name);
   // function_summary.cpp: a call to a function defined in another file.
   void ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary);
+  std::string RangeAtCall(const std::string& range, const clang::CallExpr* call) const;
 
   FunctionAnalyzer& fa_;
   clang::ASTContext& ast_;

@@ -8,3 +8,5 @@ void launch_produce(float* d, int n, cudaStream_t s);              // queues a k
 void copy_back(float* h, const float* d, int n, cudaStream_t s);   // queues a copy of d into h on s
 void finish(cudaStream_t s);                                       // waits for s
 void produce_and_wait(float* d, int n, cudaStream_t s);            // queues, then waits
+// queues a kernel on rows [first, last) of out, atomically adding into *sum
+void launch_rows(float* out, const float* in, float* sum, int first, int last, int nx, cudaStream_t s);

@@ -37,3 +37,26 @@ float fixed_host(float* d, float* h, int n) {
   finish(s);
   return h[0];
 }
+
+// One helper's kernel on disjoint rows of one buffer (a halo row, the
+// interior), chosen by the rows passed to the helper, and a sum only added
+// to atomically: the summary carries the kernel's index arguments, so not a race.
+void fixed_rows_apart(float* out, const float* in, float* sum, int first, int last, int nx) {
+  cudaStream_t edge, bulk;
+  cudaStreamCreate(&edge);
+  cudaStreamCreate(&bulk);
+  launch_rows(out, in, sum, first, first + 1, nx, edge);
+  launch_rows(out, in, sum, first + 1, last - 1, nx, bulk);
+  launch_rows(out, in, sum, last - 1, last, nx, edge);
+  cudaDeviceSynchronize();
+}
+
+// The same rows on two streams: a race on `out`.
+void racy_same_rows(float* out, const float* in, float* sum, int first, int last, int nx) {
+  cudaStream_t a, b;
+  cudaStreamCreate(&a);
+  cudaStreamCreate(&b);
+  launch_rows(out, in, sum, first, last, nx, a);
+  launch_rows(out, in, sum, first, last, nx, b);  // expected-warning:3{{cross-stream-race}}{{writes `out`}}
+  cudaDeviceSynchronize();
+}
