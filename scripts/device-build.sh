@@ -12,9 +12,11 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${DEVICE_BUILD_DIR:-$root/.device-build}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DSTREAMCHECK_BUILD_LINT=OFF -DSTREAMCHECK_BUILD_TESTS=OFF -DSTREAMCHECK_BUILD_BENCHMARKS=OFF "$@" >/dev/null
-cmake --build "$build" -j "${JOBS:-$(nproc)}" --target streamcheck streamcheck_tracer streamcheck_preload
-strip --strip-debug "$build/cli/streamcheck" "$build/tracer/libstreamcheck_tracer.so"
+  -DSTREAMCHECK_BUILD_LINT=OFF -DSTREAMCHECK_BUILD_TESTS=OFF -DSTREAMCHECK_BUILD_BENCHMARKS=OFF \
+  -DSTREAMCHECK_BUILD_SOAK_WRITER=ON "$@" >/dev/null
+# soak_writer: the soak's traced stand-in (tests/soak/run_soak_gpu.sh $build OUT).
+cmake --build "$build" -j "${JOBS:-$(nproc)}" --target streamcheck streamcheck_tracer streamcheck_preload soak_writer
+strip --strip-debug "$build/cli/streamcheck" "$build/tracer/libstreamcheck_tracer.so" "$build/tests/soak/soak_writer"
 du -sh "$build/cli/streamcheck" "$build/tracer/"*.so*
 install=${DEVICE_INSTALL_DIR:-$root/.device-install}
 rm -rf "$install"
