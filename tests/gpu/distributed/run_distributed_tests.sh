@@ -41,10 +41,8 @@ build() {  # build NAME [NVCC FLAGS...]
 build nccl_allreduce_streams -L"$nccl_lib" -l:libnccl.so.2 -Xlinker -rpath="$nccl_lib" || echo "(nccl_allreduce_streams: build failed, see its build.log)"
 build peer_copy || echo "(peer_copy: build failed)"
 
-# The rank a trace's process had, from its process_info record.
-rank_of_trace() {
-  "$sc" trace dump "$1" 2>/dev/null | awk '/^process_info/ { if (match($0, /rank=[0-9]+/)) print substr($0, RSTART + 5, RLENGTH - 5); exit }'
-}
+# shellcheck source=rank_traces.sh
+source "$here/rank_traces.sh"
 
 # run_one NAME VARIANT RANKS EXPECTATION...: one traced job, one result line.
 run_one() {
@@ -58,11 +56,7 @@ run_one() {
   fi
   "$sc" run --db "$db" --trace "$trace" "${run_flags[@]}" -- "${cmd[@]}" >"$log" 2>&1
   rc=$?
-  for t in "$trace".*; do  # each rank's trace, named by its rank
-    [[ -f "$t" ]] || continue
-    local rank; rank=$(rank_of_trace "$t")
-    [[ -n "$rank" ]] && mv "$t" "$out/traces/$name.$variant.rank$rank.sctrace"
-  done
+  name_rank_traces "$trace" "$out/traces/$name.$variant"  # each rank's trace, named by its rank
   if [[ $rc -ne 0 ]]; then
     echo "FAIL $name $variant: exit $rc ($(tail -3 "$log" | tr '\n' ' '))"
     return

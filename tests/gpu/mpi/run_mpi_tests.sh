@@ -91,10 +91,8 @@ fi
 aware=${aware:-0}
 echo "CUDA-aware: $([[ $aware == 1 ]] && echo yes || echo "no (device-buffer cases skipped)")"
 
-# The rank a trace's process had, from its process_info record.
-rank_of_trace() {
-  "$sc" trace dump "$1" 2>/dev/null | awk '/^process_info/ { if (match($0, /rank=[0-9]+/)) print substr($0, RSTART + 5, RLENGTH - 5); exit }'
-}
+# shellcheck source=../distributed/rank_traces.sh
+source "$here/../distributed/rank_traces.sh"
 
 # run_one NAME MEMORY VARIANT EXPECTATION...: one traced job of two ranks, one result line.
 run_one() {
@@ -106,11 +104,7 @@ run_one() {
   else cmd=("${launch[@]}" "$out/mpi_scenarios" "$name" "$memory" "$variant"); fi
   "$sc" run --db "$db" --trace "$trace" "${run_flags[@]}" -- "${cmd[@]}" >"$log" 2>&1
   rc=$?
-  for t in "$trace".*; do  # each rank's trace, named by its rank
-    [[ -f "$t" ]] || continue
-    local rank; rank=$(rank_of_trace "$t")
-    [[ -n "$rank" ]] && mv "$t" "$out/traces/$tag.rank$rank.sctrace"
-  done
+  name_rank_traces "$trace" "$out/traces/$tag"  # each rank's trace, named by its rank
   if [[ $rc -ne 0 ]]; then
     echo "FAIL $name $memory $variant: exit $rc ($(tail -3 "$log" | tr '\n' ' '))"
     return
