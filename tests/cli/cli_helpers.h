@@ -3,7 +3,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -12,6 +11,7 @@
 #include "store/reader.h"
 #include "store/store.h"
 #include "tests/common/run_command.h"
+#include "tests/common/temp_dir.h"
 
 namespace streamcheck::cli_testing {
 
@@ -20,11 +20,12 @@ inline testing::CommandResult Streamcheck(const std::string& args) {
   return testing::RunCommand(std::string(STREAMCHECK_BINARY) + " " + args + " 2>&1");
 }
 
+// A file in the test process's scratch folder, removed with the process
+// (CTest runs each test in a process of its own, and a folder left behind per
+// process filled /tmp with hundreds of them).
 inline std::string TempPath(const std::string& name) {
-  const std::filesystem::path dir =
-      std::filesystem::temp_directory_path() / ("streamcheck_cli_test_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  return (dir / name).string();
+  static const testing::TempDir scratch;
+  return scratch / name;
 }
 
 inline std::vector<Finding> StoredFindings(const std::string& db_path) {

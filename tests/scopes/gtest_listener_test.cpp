@@ -4,7 +4,6 @@
 // and with --streamcheck_fail exactly the racy tests fail, the one whose
 // race began in the test before naming both.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -12,17 +11,18 @@
 #include "store/reader.h"
 #include "store/store.h"
 #include "tests/common/run_command.h"
+#include "tests/common/temp_dir.h"
 
 namespace streamcheck {
 namespace {
 
 using testing::RunCommand;
 
+// A fresh database path in a folder removed with the test process.
 std::string Database(const std::string& name) {
-  const auto dir = std::filesystem::temp_directory_path() / ("streamcheck_gtest_listener_" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  std::filesystem::remove(dir / name);
-  return (dir / name).string();
+  static const testing::TempDir scratch;
+  std::filesystem::remove(scratch / name);
+  return scratch / name;
 }
 
 std::string Traced(const std::string& db) {
