@@ -17,9 +17,17 @@ namespace {
 
 using Outcome = streamcheck::testing::CommandResult;
 
-Outcome RunProbe(bool preload, const std::string& scope, const char* program, const std::string& hooks) {
+Outcome RunProbe(bool preload, const std::string& scope, const char* program, const std::string& hooks,
+                 const std::string& entry = "") {
   return streamcheck::testing::RunCommand((preload ? std::string("LD_PRELOAD=") + EXIT_HOOK_LIB + " " : "") +
-                                          MPI_INTERPOSER_PROBE + " " + scope + " " + program + " " + hooks);
+                                          MPI_INTERPOSER_PROBE + " " + scope + " " + program + " " + hooks + " " +
+                                          entry);
+}
+
+size_t Count(const std::string& text, const std::string& word) {
+  size_t n = 0;
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + word.size())) ++n;
+  return n;
 }
 
 const char kMpiCalls[] =
@@ -74,6 +82,27 @@ TEST(MpiInterposers, MpiInALocalScopeIsFoundToo) {
     const Outcome o = RunProbe(true, "local", program, "hooked");
     EXPECT_EQ(o.exit_code, 0);
     EXPECT_EQ(o.output, HookedOutput()) << program;
+  }
+}
+
+// A wait on more requests than the interposers keep in their frame follows
+// every one of them: each is handed to the hooks and marked completed (a
+// request left out would keep its receive buffer in use for ever).
+TEST(MpiInterposers, AWaitOnAHundredRequestsCompletesEveryOne) {
+  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
+    const Outcome o = RunProbe(true, "global", program, "hooked", "run_many_requests");
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    const size_t enter = o.output.find("enter MPI_Waitall");
+    const size_t leave = o.output.find("leave MPI_Waitall");
+    ASSERT_NE(enter, std::string::npos) << o.output;
+    ASSERT_NE(leave, std::string::npos) << o.output;
+    const std::string entered = o.output.substr(enter, o.output.find('\n', enter) - enter);
+    const std::string left = o.output.substr(leave, o.output.find('\n', leave) - leave);
+    EXPECT_EQ(Count(entered, " request="), 100u) << entered;
+    EXPECT_NE(entered.find("request=0x700 "), std::string::npos) << entered;
+    EXPECT_NE(entered.find("request=0x763"), std::string::npos) << entered;  // the 100th
+    EXPECT_EQ(Count(left, " completed=1"), 100u) << left;
+    EXPECT_EQ(Count(left, " completed=0"), 0u) << left;
   }
 }
 

@@ -24,13 +24,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tracer/preload/library_hooks.h"
 
 typedef uintptr_t Handle; /* MPI_Datatype, MPI_Comm, MPI_Op: pointer or int */
 typedef intptr_t Aint;    /* MPI_Aint */
-enum { kMpiSuccess = 0, kMpiErrOther = 15, kMpiUndefined = -32766 /* both ABIs */, kMaxRequests = 64 };
+enum { kMpiSuccess = 0, kMpiErrOther = 15, kMpiUndefined = -32766 /* both ABIs */, kInlineRequests = 64 };
 
 __attribute__((visibility("hidden"))) const StreamcheckLibraryHooks* streamcheck_library_hooks(void);
 
@@ -158,12 +159,37 @@ static void AddReduction(StreamcheckMpiCall* call, const void* send, void* recv,
   AddBuffer(call, recv, count, type, in_place ? STREAMCHECK_MPI_READ_WRITE : STREAMCHECK_MPI_WRITE);
 }
 
+/* A call's requests and which of them it completed: in the interposer's
+ * frame for up to kInlineRequests, on the heap beyond (a halo exchange with
+ * many neighbours waits on hundreds at once; a request left out would keep
+ * its buffer in use and make a later, ordered access a false race). */
+typedef struct {
+  uint64_t inline_values[kInlineRequests];
+  uint8_t inline_completed[kInlineRequests];
+  uint64_t* values;
+  uint8_t* completed;
+  void* heap;
+} RequestArrays;
+
 /* The requests of a completion or start call, read before the call: after
- * it MPI has set completed ones to MPI_REQUEST_NULL. */
-static void ReadRequests(StreamcheckMpiCall* call, uint64_t* values, int count, const void* requests) {
-  if (count > kMaxRequests) count = kMaxRequests; /* the rest are not followed (docs/internals/mpi.md) */
-  for (int i = 0; requests != NULL && i < count; ++i) values[i] = ReadHandle(requests, i);
-  call->requests = values;
+ * it MPI has set completed ones to MPI_REQUEST_NULL. Without memory for more
+ * than kInlineRequests, the first kInlineRequests are followed and the rest
+ * are not (docs/internals/mpi.md). */
+static void ReadRequests(StreamcheckMpiCall* call, RequestArrays* arrays, int count, const void* requests) {
+  arrays->values = arrays->inline_values;
+  arrays->completed = arrays->inline_completed;
+  memset(arrays->inline_completed, 0, sizeof arrays->inline_completed);
+  if (count > kInlineRequests) {
+    arrays->heap = calloc((size_t)count, sizeof(uint64_t) + sizeof(uint8_t));
+    if (arrays->heap != NULL) {
+      arrays->values = (uint64_t*)arrays->heap;
+      arrays->completed = (uint8_t*)(arrays->values + count);
+    } else {
+      count = kInlineRequests;
+    }
+  }
+  for (int i = 0; requests != NULL && i < count; ++i) arrays->values[i] = ReadHandle(requests, i);
+  call->requests = arrays->values;
   call->request_count = requests != NULL && count > 0 ? count : 0;
 }
 
@@ -179,10 +205,8 @@ static void ReadRequests(StreamcheckMpiCall* call, uint64_t* values, int count, 
     if (hooks == NULL) return real args;                                  \
     StreamcheckMpiCall call;                                              \
     memset(&call, 0, sizeof call);                                        \
-    uint64_t values[kMaxRequests];                                        \
-    uint8_t completed[kMaxRequests];                                      \
-    memset(completed, 0, sizeof completed);                               \
-    (void)values;                                                         \
+    RequestArrays requests_of_call;                                       \
+    requests_of_call.heap = NULL;                                         \
     call.kind = (kind_);                                                  \
     call.name = #fn;                                                      \
     describe;                                                             \
@@ -194,6 +218,7 @@ static void ReadRequests(StreamcheckMpiCall* call, uint64_t* values, int count, 
     call.result = result;                                                 \
     after;                                                                \
     hooks->mpi_leave(&call);                                              \
+    free(requests_of_call.heap);                                          \
     errno = result_errno;                                                 \
     return result;                                                        \
   }
@@ -262,55 +287,57 @@ STREAMCHECK_MPI(MPI_Recv_init, INIT,
                 (void* buf, int count, Handle type, int source, int tag, Handle comm, void* request),
                 (buf, count, type, source, tag, comm, request), AddBuffer(&call, buf, count, type, W),
                 NEW_REQUEST(request))
-STREAMCHECK_MPI(MPI_Start, STREAMCHECK_MPI_START, (void* request), (request), ReadRequests(&call, values, 1, request),
+STREAMCHECK_MPI(MPI_Start, STREAMCHECK_MPI_START, (void* request), (request), ReadRequests(&call, &requests_of_call, 1, request),
                 NOTHING)
 STREAMCHECK_MPI(MPI_Startall, STREAMCHECK_MPI_START, (int count, void* requests), (count, requests),
-                ReadRequests(&call, values, count, requests), NOTHING)
+                ReadRequests(&call, &requests_of_call, count, requests), NOTHING)
 STREAMCHECK_MPI(MPI_Request_free, STREAMCHECK_MPI_FREE, (void* request), (request),
-                ReadRequests(&call, values, 1, request), NOTHING)
+                ReadRequests(&call, &requests_of_call, 1, request), NOTHING)
 
 /* Completion: which requests completed, from what the call says after it. */
 #define COMPLETE STREAMCHECK_MPI_COMPLETE
 #define ALL_IF(condition)                                                                  \
   do {                                                                                     \
     if (condition)                                                                         \
-      for (int i = 0; i < call.request_count; ++i) completed[i] = 1;                       \
-    call.completed = completed;                                                            \
+      for (int i = 0; i < call.request_count; ++i) requests_of_call.completed[i] = 1;      \
+    call.completed = requests_of_call.completed;                                           \
   } while (0)
 #define ONE_IF(condition, index)                                                           \
   do {                                                                                     \
-    if ((condition) && (index) >= 0 && (index) < call.request_count) completed[index] = 1; \
-    call.completed = completed;                                                            \
+    if ((condition) && (index) >= 0 && (index) < call.request_count)                       \
+      requests_of_call.completed[index] = 1;                                               \
+    call.completed = requests_of_call.completed;                                           \
   } while (0)
 #define SOME(outcount, indices)                                                            \
   do {                                                                                     \
     if (result == kMpiSuccess && (outcount) != NULL && (indices) != NULL)                  \
-      for (int i = 0; i < *(outcount) && i < kMaxRequests; ++i)                            \
-        if ((indices)[i] >= 0 && (indices)[i] < call.request_count) completed[(indices)[i]] = 1; \
-    call.completed = completed;                                                            \
+      for (int i = 0; i < *(outcount); ++i)                                                \
+        if ((indices)[i] >= 0 && (indices)[i] < call.request_count)                        \
+          requests_of_call.completed[(indices)[i]] = 1;                                    \
+    call.completed = requests_of_call.completed;                                           \
   } while (0)
 STREAMCHECK_MPI(MPI_Wait, COMPLETE, (void* request, void* status), (request, status),
-                ReadRequests(&call, values, 1, request), ALL_IF(result == kMpiSuccess))
+                ReadRequests(&call, &requests_of_call, 1, request), ALL_IF(result == kMpiSuccess))
 STREAMCHECK_MPI(MPI_Test, COMPLETE, (void* request, int* flag, void* status), (request, flag, status),
-                ReadRequests(&call, values, 1, request), ALL_IF(result == kMpiSuccess && flag != NULL && *flag))
+                ReadRequests(&call, &requests_of_call, 1, request), ALL_IF(result == kMpiSuccess && flag != NULL && *flag))
 STREAMCHECK_MPI(MPI_Waitall, COMPLETE, (int count, void* requests, void* statuses), (count, requests, statuses),
-                ReadRequests(&call, values, count, requests), ALL_IF(result == kMpiSuccess))
+                ReadRequests(&call, &requests_of_call, count, requests), ALL_IF(result == kMpiSuccess))
 STREAMCHECK_MPI(MPI_Testall, COMPLETE, (int count, void* requests, int* flag, void* statuses),
-                (count, requests, flag, statuses), ReadRequests(&call, values, count, requests),
+                (count, requests, flag, statuses), ReadRequests(&call, &requests_of_call, count, requests),
                 ALL_IF(result == kMpiSuccess && flag != NULL && *flag))
 STREAMCHECK_MPI(MPI_Waitany, COMPLETE, (int count, void* requests, int* index, void* status),
-                (count, requests, index, status), ReadRequests(&call, values, count, requests),
+                (count, requests, index, status), ReadRequests(&call, &requests_of_call, count, requests),
                 ONE_IF(result == kMpiSuccess && index != NULL && *index != kMpiUndefined, index ? *index : -1))
 STREAMCHECK_MPI(MPI_Testany, COMPLETE, (int count, void* requests, int* index, int* flag, void* status),
-                (count, requests, index, flag, status), ReadRequests(&call, values, count, requests),
+                (count, requests, index, flag, status), ReadRequests(&call, &requests_of_call, count, requests),
                 ONE_IF(result == kMpiSuccess && flag != NULL && *flag && index != NULL, index ? *index : -1))
 STREAMCHECK_MPI(MPI_Waitsome, COMPLETE,
                 (int incount, void* requests, int* outcount, int* indices, void* statuses),
-                (incount, requests, outcount, indices, statuses), ReadRequests(&call, values, incount, requests),
+                (incount, requests, outcount, indices, statuses), ReadRequests(&call, &requests_of_call, incount, requests),
                 SOME(outcount, indices))
 STREAMCHECK_MPI(MPI_Testsome, COMPLETE,
                 (int incount, void* requests, int* outcount, int* indices, void* statuses),
-                (incount, requests, outcount, indices, statuses), ReadRequests(&call, values, incount, requests),
+                (incount, requests, outcount, indices, statuses), ReadRequests(&call, &requests_of_call, incount, requests),
                 SOME(outcount, indices))
 
 /* Collectives, blocking and nonblocking (MPI standard, chapter 6: the

@@ -1,5 +1,6 @@
-/* Runs mpi_program.c's calls, loaded as `argv[1]` says ("global" or
- * "local", as Python loads mpi4py), and prints what the interposers
+/* Runs mpi_program.c's calls (run_mpi_program, or the function `argv[4]`
+ * names), loaded as `argv[1]` says ("global" or "local", as Python loads
+ * mpi4py), and prints what the interposers
  * (tracer/preload/mpi_interposers.c, when preloaded) tell hooks registered
  * here as the tracer would: with "unhooked" none are registered. */
 #include <dlfcn.h>
@@ -29,7 +30,7 @@ static const StreamcheckLibraryHooks kHooks = {STREAMCHECK_LIBRARY_HOOKS_VERSION
                                                OnLeave};
 
 int main(int argc, char** argv) {
-  if (argc != 4) return 2;
+  if (argc != 4 && argc != 5) return 2;
   StreamcheckSetLibraryHooks set = (StreamcheckSetLibraryHooks)dlsym(RTLD_DEFAULT, "streamcheck_set_library_hooks");
   printf("preloaded: %s\n", set ? "yes" : "no");
   /* A process without MPI must not appear to have it. */
@@ -40,7 +41,8 @@ int main(int argc, char** argv) {
     printf("cannot load %s: %s\n", argv[2], dlerror());
     return 3;
   }
-  int (*run)(void) = (int (*)(void))dlsym(program, "run_mpi_program");
+  int (*run)(void) = (int (*)(void))dlsym(program, argc == 5 ? argv[4] : "run_mpi_program");
+  if (run == NULL) return 4;
   int (*calls)(void) = (int (*)(void))dlsym(program, "fake_mpi_calls");
   const int rc = run();
   printf("calls that reached mpi: %d\n", calls ? calls() : -1);

@@ -64,3 +64,17 @@ __attribute__((visibility("default"))) int run_mpi_program(void) {
   printf("program: results %d, failed call %d, errno %d\n", rc, failed, failed_errno);
   return rc;
 }
+
+/* A halo exchange's shape: more receives than the interposers keep in their
+ * frame (64), completed by one MPI_Waitall. */
+__attribute__((visibility("default"))) int run_many_requests(void) {
+  enum { kRequests = 100 };
+  const Handle kFloat = 4;
+  const Handle comm = 2 * 100 + 1;
+  char* y = (char*)0x80000;
+  Request reqs[kRequests];
+  int rc = 0;
+  for (int i = 0; i < kRequests; ++i) rc |= MPI_Irecv(y + 4 * i, 1, kFloat, 0, i, comm, &reqs[i]);
+  rc |= MPI_Waitall(kRequests, reqs, NULL);
+  return rc;
+}
