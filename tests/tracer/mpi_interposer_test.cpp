@@ -106,6 +106,30 @@ TEST(MpiInterposers, AWaitOnAHundredRequestsCompletesEveryOne) {
   }
 }
 
+// The v collectives give each side the bytes from the lowest block to the
+// highest (counts {3, 5} at elements {8, 2} of 4 bytes: 0x08 to 0x2c), the
+// root's blocks only at the root, the other side's own count, MPI_IN_PLACE's
+// blocks read and written, and a reduce-scatter this rank's count of the sum.
+TEST(MpiInterposers, TheVCollectivesSpanTheirBlocks) {
+  const std::string expected =
+      "enter MPI_Gatherv kind=1 buffer=0x10000+20:1 buffer=0x80008+36:2\nmpi: MPI_Gatherv\n"
+      "leave MPI_Gatherv result=0\n"
+      "enter MPI_Gatherv kind=1 buffer=0x10000+20:1\nmpi: MPI_Gatherv\nleave MPI_Gatherv result=0\n"
+      "enter MPI_Scatterv kind=1 buffer=0x10008+36:1 buffer=0x80000+20:2\nmpi: MPI_Scatterv\n"
+      "leave MPI_Scatterv result=0\n"
+      "enter MPI_Allgatherv kind=1 buffer=0x80008+36:3\nmpi: MPI_Allgatherv\nleave MPI_Allgatherv result=0\n"
+      "enter MPI_Ialltoallv kind=2 buffer=0x10008+36:1 buffer=0x80008+36:2\nmpi: MPI_Ialltoallv\n"
+      "leave MPI_Ialltoallv result=0 new_request=0x700\n"
+      "enter MPI_Wait kind=5 request=0x700\nmpi: MPI_Wait\nleave MPI_Wait result=0 completed=1\n"
+      "enter MPI_Reduce_scatter kind=1 buffer=0x10000+32:1 buffer=0x80000+20:2\nmpi: MPI_Reduce_scatter\n"
+      "leave MPI_Reduce_scatter result=0\n";
+  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
+    const Outcome o = RunProbe(true, "global", program, "hooked", "run_v_collectives");
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_EQ(o.output, "preloaded: yes\nMPI_Init visible: no\n" + expected + "calls that reached mpi: 7\n") << program;
+  }
+}
+
 // Without hooks (no tracer, or before cuInit) and without the preloaded
 // library, the program sees the same calls, results and errno.
 TEST(MpiInterposers, WithoutATracerTheProgramRunsAsWithoutThem) {

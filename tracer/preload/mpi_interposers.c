@@ -20,6 +20,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <link.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -118,9 +119,9 @@ static int NotABuffer(const void* buf) {
   return p == 0 || p == 1 || p == UINTPTR_MAX;
 }
 
-/* The bytes `count` elements of `type` span from `buf`: from the first
- * element's true lower bound to the last one's true upper bound. */
-static void AddBuffer(StreamcheckMpiCall* call, const void* buf, long count, Handle type, int mode) {
+/* The bytes `count` elements of `type` span from element `first` of `buf`:
+ * from that element's true lower bound to the last one's true upper bound. */
+static void AddElements(StreamcheckMpiCall* call, const void* buf, long first, long count, Handle type, int mode) {
   if (NotABuffer(buf) || count <= 0 || call->buffer_count >= 2) return;
   typedef int (*Extent)(Handle, Aint*, Aint*);
   typedef int (*Size)(Handle, int*);
@@ -133,7 +134,7 @@ static void AddBuffer(StreamcheckMpiCall* call, const void* buf, long count, Han
   uint64_t begin = (uint64_t)(uintptr_t)buf, size;
   if (extent != NULL && true_extent != NULL && extent(type, &lb, &ext) == kMpiSuccess &&
       true_extent(type, &true_lb, &true_ext) == kMpiSuccess && ext >= 0 && true_ext >= 0) {
-    begin += (uint64_t)true_lb;
+    begin += (uint64_t)(first * (long)ext + (long)true_lb);
     size = (uint64_t)(count - 1) * (uint64_t)ext + (uint64_t)true_ext;
   } else {
     const Size type_size = (Size)Mpi(&size_slot, "PMPI_Type_size");
@@ -142,6 +143,7 @@ static void AddBuffer(StreamcheckMpiCall* call, const void* buf, long count, Han
       call->unknown_extent = 1;
       return;
     }
+    begin += (uint64_t)(first * (long)bytes);
     size = (uint64_t)count * (uint64_t)bytes;
   }
   if (size == 0) return;
@@ -149,6 +151,10 @@ static void AddBuffer(StreamcheckMpiCall* call, const void* buf, long count, Han
   b->address = begin;
   b->size = size;
   b->mode = mode;
+}
+
+static void AddBuffer(StreamcheckMpiCall* call, const void* buf, long count, Handle type, int mode) {
+  AddElements(call, buf, 0, count, type, mode);
 }
 
 /* Reduce-like calls: MPI_IN_PLACE as the send buffer makes the receive
@@ -439,3 +445,117 @@ STREAMCHECK_MPI(MPI_Alltoall, BLOCKING, ALLGATHER_PARAMS, ALLGATHER_ARGS,
 STREAMCHECK_MPI(MPI_Ialltoall, NONBLOCKING, IALLGATHER_PARAMS, IALLGATHER_ARGS,
                 AddBlocks(&call, send, sendcount, sendtype, recv, recvcount, recvtype, comm, 1, 1, 1, 1),
                 NEW_REQUEST(request))
+
+/* The v collectives: rank i's block is `counts[i]` elements at `displs[i]`
+ * elements (of the type's extent) from the buffer. The call is given the
+ * bytes from the lowest block's first element to the highest block's last
+ * (one range a side: blocks are laid out in order in practice, and a gap
+ * between them is still the call's buffer). */
+static void AddBlocksV(StreamcheckMpiCall* call, const void* buf, const int* counts, const int* displs, Handle type,
+                       Handle comm, int mode) {
+  if (NotABuffer(buf)) return;
+  const int ranks = CommSize(comm);
+  if (ranks < 0 || counts == NULL || displs == NULL) {
+    call->unknown_extent = 1;
+    return;
+  }
+  long first = LONG_MAX, end = LONG_MIN;
+  for (int i = 0; i < ranks; ++i) {
+    if (counts[i] <= 0) continue;
+    if (displs[i] < first) first = displs[i];
+    if ((long)displs[i] + counts[i] > end) end = (long)displs[i] + counts[i];
+  }
+  if (first != LONG_MAX) AddElements(call, buf, first, end - first, type, mode);
+}
+static long SumOf(const int* counts, Handle comm) {
+  const int ranks = CommSize(comm);
+  long sum = 0;
+  for (int i = 0; counts != NULL && i < ranks; ++i) sum += counts[i] > 0 ? counts[i] : 0;
+  return sum;
+}
+#define GATHERV_PARAMS                                                                                             \
+  (const void* send, int sendcount, Handle sendtype, void* recv, const int* recvcounts, const int* displs,        \
+   Handle recvtype, int root, Handle comm)
+#define IGATHERV_PARAMS                                                                                            \
+  (const void* send, int sendcount, Handle sendtype, void* recv, const int* recvcounts, const int* displs,        \
+   Handle recvtype, int root, Handle comm, void* request)
+#define GATHERV_BODY                                                                                               \
+  {                                                                                                                \
+    const int in_place = NotABuffer(send) && send != NULL;                                                        \
+    if (!in_place) AddBuffer(&call, send, sendcount, sendtype, R);                                                \
+    if (RANK_IS_ROOT) AddBlocksV(&call, recv, recvcounts, displs, recvtype, comm, in_place ? RW : W);              \
+  }
+STREAMCHECK_MPI(MPI_Gatherv, BLOCKING, GATHERV_PARAMS,
+                (send, sendcount, sendtype, recv, recvcounts, displs, recvtype, root, comm), GATHERV_BODY, NOTHING)
+STREAMCHECK_MPI(MPI_Igatherv, NONBLOCKING, IGATHERV_PARAMS,
+                (send, sendcount, sendtype, recv, recvcounts, displs, recvtype, root, comm, request), GATHERV_BODY,
+                NEW_REQUEST(request))
+#define SCATTERV_PARAMS                                                                                            \
+  (const void* send, const int* sendcounts, const int* displs, Handle sendtype, void* recv, int recvcount,        \
+   Handle recvtype, int root, Handle comm)
+#define ISCATTERV_PARAMS                                                                                           \
+  (const void* send, const int* sendcounts, const int* displs, Handle sendtype, void* recv, int recvcount,        \
+   Handle recvtype, int root, Handle comm, void* request)
+#define SCATTERV_BODY                                                                                              \
+  {                                                                                                                \
+    if (RANK_IS_ROOT) AddBlocksV(&call, send, sendcounts, displs, sendtype, comm, R);                              \
+    AddBuffer(&call, recv, recvcount, recvtype, W); /* MPI_IN_PLACE at the root: no buffer */                     \
+  }
+STREAMCHECK_MPI(MPI_Scatterv, BLOCKING, SCATTERV_PARAMS,
+                (send, sendcounts, displs, sendtype, recv, recvcount, recvtype, root, comm), SCATTERV_BODY, NOTHING)
+STREAMCHECK_MPI(MPI_Iscatterv, NONBLOCKING, ISCATTERV_PARAMS,
+                (send, sendcounts, displs, sendtype, recv, recvcount, recvtype, root, comm, request), SCATTERV_BODY,
+                NEW_REQUEST(request))
+#define ALLGATHERV_PARAMS                                                                                          \
+  (const void* send, int sendcount, Handle sendtype, void* recv, const int* recvcounts, const int* displs,        \
+   Handle recvtype, Handle comm)
+#define IALLGATHERV_PARAMS                                                                                         \
+  (const void* send, int sendcount, Handle sendtype, void* recv, const int* recvcounts, const int* displs,        \
+   Handle recvtype, Handle comm, void* request)
+#define ALLGATHERV_BODY                                                                                            \
+  {                                                                                                                \
+    const int in_place = NotABuffer(send) && send != NULL;                                                        \
+    if (!in_place) AddBuffer(&call, send, sendcount, sendtype, R);                                                \
+    AddBlocksV(&call, recv, recvcounts, displs, recvtype, comm, in_place ? RW : W);                                \
+  }
+STREAMCHECK_MPI(MPI_Allgatherv, BLOCKING, ALLGATHERV_PARAMS,
+                (send, sendcount, sendtype, recv, recvcounts, displs, recvtype, comm), ALLGATHERV_BODY, NOTHING)
+STREAMCHECK_MPI(MPI_Iallgatherv, NONBLOCKING, IALLGATHERV_PARAMS,
+                (send, sendcount, sendtype, recv, recvcounts, displs, recvtype, comm, request), ALLGATHERV_BODY,
+                NEW_REQUEST(request))
+#define ALLTOALLV_PARAMS                                                                                           \
+  (const void* send, const int* sendcounts, const int* sdispls, Handle sendtype, void* recv,                      \
+   const int* recvcounts, const int* rdispls, Handle recvtype, Handle comm)
+#define IALLTOALLV_PARAMS                                                                                          \
+  (const void* send, const int* sendcounts, const int* sdispls, Handle sendtype, void* recv,                      \
+   const int* recvcounts, const int* rdispls, Handle recvtype, Handle comm, void* request)
+#define ALLTOALLV_BODY                                                                                             \
+  {                                                                                                                \
+    const int in_place = NotABuffer(send) && send != NULL;                                                        \
+    if (!in_place) AddBlocksV(&call, send, sendcounts, sdispls, sendtype, comm, R);                                \
+    AddBlocksV(&call, recv, recvcounts, rdispls, recvtype, comm, in_place ? RW : W);                               \
+  }
+STREAMCHECK_MPI(MPI_Alltoallv, BLOCKING, ALLTOALLV_PARAMS,
+                (send, sendcounts, sdispls, sendtype, recv, recvcounts, rdispls, recvtype, comm), ALLTOALLV_BODY,
+                NOTHING)
+STREAMCHECK_MPI(MPI_Ialltoallv, NONBLOCKING, IALLTOALLV_PARAMS,
+                (send, sendcounts, sdispls, sendtype, recv, recvcounts, rdispls, recvtype, comm, request),
+                ALLTOALLV_BODY, NEW_REQUEST(request))
+/* Rank i gets recvcounts[i] elements of the result; the send buffer holds them all. */
+#define REDUCE_SCATTER_PARAMS (const void* send, void* recv, const int* recvcounts, Handle type, Handle op, Handle comm)
+#define IREDUCE_SCATTER_PARAMS \
+  (const void* send, void* recv, const int* recvcounts, Handle type, Handle op, Handle comm, void* request)
+#define REDUCE_SCATTER_V_BODY                                                                                      \
+  {                                                                                                                \
+    const int in_place = NotABuffer(send) && send != NULL;                                                        \
+    const int rank = CommRank(comm);                                                                               \
+    if (rank < 0 || recvcounts == NULL) call.unknown_extent = 1;                                                  \
+    const long all = SumOf(recvcounts, comm);                                                                      \
+    if (!in_place) AddBuffer(&call, send, all, type, R);                                                          \
+    if (in_place) AddBuffer(&call, recv, all, type, RW);                                                          \
+    else if (rank >= 0 && recvcounts != NULL) AddBuffer(&call, recv, recvcounts[rank], type, W);                  \
+  }
+STREAMCHECK_MPI(MPI_Reduce_scatter, BLOCKING, REDUCE_SCATTER_PARAMS, (send, recv, recvcounts, type, op, comm),
+                REDUCE_SCATTER_V_BODY, NOTHING)
+STREAMCHECK_MPI(MPI_Ireduce_scatter, NONBLOCKING, IREDUCE_SCATTER_PARAMS,
+                (send, recv, recvcounts, type, op, comm, request), REDUCE_SCATTER_V_BODY, NEW_REQUEST(request))

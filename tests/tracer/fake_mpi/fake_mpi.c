@@ -110,3 +110,26 @@ int MPI_Iallreduce(const void* s, void* r, int n, Handle t, Handle op, Handle c,
   NewRequest(req);
   return Called("MPI_Iallreduce");
 }
+/* The v collectives: only their arguments matter to the interposers. */
+int MPI_Gatherv(const void* s, int sn, Handle st, void* r, const int* rn, const int* d, Handle rt, int root, Handle c) {
+  (void)s, (void)sn, (void)st, (void)r, (void)rn, (void)d, (void)rt, (void)root, (void)c;
+  return Called("MPI_Gatherv");
+}
+int MPI_Scatterv(const void* s, const int* sn, const int* d, Handle st, void* r, int rn, Handle rt, int root, Handle c) {
+  (void)s, (void)sn, (void)d, (void)st, (void)r, (void)rn, (void)rt, (void)root, (void)c;
+  return Called("MPI_Scatterv");
+}
+int MPI_Allgatherv(const void* s, int sn, Handle st, void* r, const int* rn, const int* d, Handle rt, Handle c) {
+  (void)s, (void)sn, (void)st, (void)r, (void)rn, (void)d, (void)rt, (void)c;
+  return Called("MPI_Allgatherv");
+}
+int MPI_Ialltoallv(const void* s, const int* sn, const int* sd, Handle st, void* r, const int* rn, const int* rd,
+                   Handle rt, Handle c, Request* req) {
+  (void)s, (void)sn, (void)sd, (void)st, (void)r, (void)rn, (void)rd, (void)rt, (void)c;
+  NewRequest(req);
+  return Called("MPI_Ialltoallv");
+}
+int MPI_Reduce_scatter(const void* s, void* r, const int* rn, Handle t, Handle op, Handle c) {
+  (void)s, (void)r, (void)rn, (void)t, (void)op, (void)c;
+  return Called("MPI_Reduce_scatter");
+}

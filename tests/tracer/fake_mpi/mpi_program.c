@@ -78,3 +78,30 @@ __attribute__((visibility("default"))) int run_many_requests(void) {
   rc |= MPI_Waitall(kRequests, reqs, NULL);
   return rc;
 }
+
+int MPI_Gatherv(const void*, int, Handle, void*, const int*, const int*, Handle, int, Handle);
+int MPI_Scatterv(const void*, const int*, const int*, Handle, void*, int, Handle, int, Handle);
+int MPI_Allgatherv(const void*, int, Handle, void*, const int*, const int*, Handle, Handle);
+int MPI_Ialltoallv(const void*, const int*, const int*, Handle, void*, const int*, const int*, Handle, Handle,
+                   Request*);
+int MPI_Reduce_scatter(const void*, void*, const int*, Handle, Handle, Handle);
+
+/* The v collectives on two ranks (this one is rank 1), blocks of floats:
+ * rank 0's at element 8, rank 1's at element 2 (not in rank order). */
+__attribute__((visibility("default"))) int run_v_collectives(void) {
+  const Handle kFloat = 4, kOp = 0;
+  const Handle comm = 2 * 100 + 1;
+  char* x = (char*)0x10000;
+  char* y = (char*)0x80000;
+  const int counts[2] = {3, 5}, displs[2] = {8, 2};
+  int rc = 0;
+  Request request;
+  rc |= MPI_Gatherv(x, 5, kFloat, y, counts, displs, kFloat, /*root*/ 1, comm);
+  rc |= MPI_Gatherv(x, 5, kFloat, y, counts, displs, kFloat, /*root*/ 0, comm);
+  rc |= MPI_Scatterv(x, counts, displs, kFloat, y, 5, kFloat, /*root*/ 1, comm);
+  rc |= MPI_Allgatherv(fake_mpi_in_place(), 0, kFloat, y, counts, displs, kFloat, comm);
+  rc |= MPI_Ialltoallv(x, counts, displs, kFloat, y, counts, displs, kFloat, comm, &request);
+  rc |= MPI_Wait(&request, NULL);
+  rc |= MPI_Reduce_scatter(x, y, counts, kFloat, kOp, comm);
+  return rc;
+}
