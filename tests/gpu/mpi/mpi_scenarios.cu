@@ -9,6 +9,9 @@
 //           wait_after_sync    rank 1: MPI_Irecv, kernel, cudaStreamSynchronize, then MPI_Wait (fixed: wait first)
 //           recv_over_copy     rank 1 receives into a buffer a cudaMemcpyAsync still reads (fixed: synchronize first)
 //           persistent_send    MPI_Send_init once; each round a kernel refills and MPI_Start sends (fixed: synchronize)
+//           alltoallv_after_kernel  both ranks MPI_Alltoallv a buffer a kernel fills (fixed: synchronize first)
+//           many_irecvs_then_kernel rank 1 posts 100 MPI_Irecv (more than a wait's 64 inline requests), a kernel
+//                              reads them all before MPI_Waitall (fixed: after it)
 // MEMORY: device (needs a CUDA-aware MPI), managed, pinned.
 // Exits 0 unless a CUDA or MPI call fails (3) or the arguments are wrong (2).
 #include <mpi.h>
@@ -115,6 +118,23 @@ void Scenario(const std::string& name, int rank, float* buf, float* other, cudaS
       MPI_CHECK(MPI_Wait(&r, MPI_STATUS_IGNORE));
     }
     MPI_CHECK(MPI_Request_free(&r));
+  } else if (name == "alltoallv_after_kernel") {
+    // Half of each buffer to each rank, the blocks given in reverse order.
+    const int half = kCount / 2;
+    const int counts[2] = {half, half}, displs[2] = {half, 0};
+    spin_then_fill<<<64, 256, 0, s>>>(buf, kSpin, kCount);
+    if (!racy) CHECK(cudaStreamSynchronize(s));
+    MPI_CHECK(MPI_Alltoallv(buf, counts, displs, MPI_FLOAT, other, counts, displs, MPI_FLOAT, MPI_COMM_WORLD));
+  } else if (name == "many_irecvs_then_kernel") {
+    constexpr int kMessages = 100, kChunk = kCount / kMessages;
+    MPI_Request r[kMessages];
+    for (int i = 0; i < kMessages; ++i) {
+      if (rank == 0) MPI_CHECK(MPI_Isend(other + i * kChunk, kChunk, MPI_FLOAT, peer, i, MPI_COMM_WORLD, &r[i]));
+      else MPI_CHECK(MPI_Irecv(buf + i * kChunk, kChunk, MPI_FLOAT, peer, i, MPI_COMM_WORLD, &r[i]));
+    }
+    if (rank == 1 && racy) scale<<<64, 256, 0, s>>>(buf, other, kMessages * kChunk);
+    MPI_CHECK(MPI_Waitall(kMessages, r, MPI_STATUSES_IGNORE));
+    if (rank == 1 && !racy) scale<<<64, 256, 0, s>>>(buf, other, kMessages * kChunk);
   } else {
     std::fprintf(stderr, "unknown scenario %s\n", name.c_str());
     MPI_Abort(MPI_COMM_WORLD, 2);
