@@ -130,6 +130,23 @@ TEST(MpiInterposers, TheVCollectivesSpanTheirBlocks) {
   }
 }
 
+// Persistent collectives make a request with their buffers (kind 3, as
+// MPI_Send_init), which MPI_Start starts.
+TEST(MpiInterposers, PersistentCollectivesAreMadeWithTheirBuffers) {
+  const std::string expected =
+      "enter MPI_Allreduce_init kind=3 buffer=0x10000+24:1 buffer=0x80000+24:2\nmpi: MPI_Allreduce_init\n"
+      "leave MPI_Allreduce_init result=0 new_request=0x700\n"
+      "enter MPI_Bcast_init kind=3 buffer=0x80000+8:2\nmpi: MPI_Bcast_init\n"
+      "leave MPI_Bcast_init result=0 new_request=0x701\n"
+      "enter MPI_Start kind=4 request=0x700\nmpi: MPI_Start\nleave MPI_Start result=0\n"
+      "enter MPI_Wait kind=5 request=0x700\nmpi: MPI_Wait\nleave MPI_Wait result=0 completed=1\n";
+  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
+    const Outcome o = RunProbe(true, "global", program, "hooked", "run_persistent_collectives");
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_EQ(o.output, "preloaded: yes\nMPI_Init visible: no\n" + expected + "calls that reached mpi: 4\n") << program;
+  }
+}
+
 // Without hooks (no tracer, or before cuInit) and without the preloaded
 // library, the program sees the same calls, results and errno.
 TEST(MpiInterposers, WithoutATracerTheProgramRunsAsWithoutThem) {

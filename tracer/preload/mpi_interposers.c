@@ -559,3 +559,30 @@ STREAMCHECK_MPI(MPI_Reduce_scatter, BLOCKING, REDUCE_SCATTER_PARAMS, (send, recv
                 REDUCE_SCATTER_V_BODY, NOTHING)
 STREAMCHECK_MPI(MPI_Ireduce_scatter, NONBLOCKING, IREDUCE_SCATTER_PARAMS,
                 (send, recv, recvcounts, type, op, comm, request), REDUCE_SCATTER_V_BODY, NEW_REQUEST(request))
+
+/* Persistent collectives (MPI 4.0, chapter 6.13): made here with an MPI_Info,
+ * started by MPI_Start/MPI_Startall like persistent point-to-point requests. */
+STREAMCHECK_MPI(MPI_Bcast_init, INIT,
+                (void* buf, int count, Handle type, int root, Handle comm, Handle info, void* request),
+                (buf, count, type, root, comm, info, request), BCAST_BODY, NEW_REQUEST(request))
+STREAMCHECK_MPI(MPI_Reduce_init, INIT,
+                (const void* send, void* recv, int count, Handle type, Handle op, int root, Handle comm, Handle info,
+                 void* request),
+                (send, recv, count, type, op, root, comm, info, request), REDUCE_BODY, NEW_REQUEST(request))
+STREAMCHECK_MPI(MPI_Allreduce_init, INIT,
+                (const void* send, void* recv, int count, Handle type, Handle op, Handle comm, Handle info,
+                 void* request),
+                (send, recv, count, type, op, comm, info, request), AddReduction(&call, send, recv, count, type),
+                NEW_REQUEST(request))
+STREAMCHECK_MPI(MPI_Allgather_init, INIT,
+                (const void* send, int sendcount, Handle sendtype, void* recv, int recvcount, Handle recvtype,
+                 Handle comm, Handle info, void* request),
+                (send, sendcount, sendtype, recv, recvcount, recvtype, comm, info, request),
+                AddBlocks(&call, send, sendcount, sendtype, recv, recvcount, recvtype, comm, 1, 0, 1, 1),
+                NEW_REQUEST(request))
+STREAMCHECK_MPI(MPI_Alltoall_init, INIT,
+                (const void* send, int sendcount, Handle sendtype, void* recv, int recvcount, Handle recvtype,
+                 Handle comm, Handle info, void* request),
+                (send, sendcount, sendtype, recv, recvcount, recvtype, comm, info, request),
+                AddBlocks(&call, send, sendcount, sendtype, recv, recvcount, recvtype, comm, 1, 1, 1, 1),
+                NEW_REQUEST(request))

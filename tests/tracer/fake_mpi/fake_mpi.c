@@ -133,3 +133,16 @@ int MPI_Reduce_scatter(const void* s, void* r, const int* rn, Handle t, Handle o
   (void)s, (void)r, (void)rn, (void)t, (void)op, (void)c;
   return Called("MPI_Reduce_scatter");
 }
+/* Persistent collectives (MPI 4.0): a request made, started by MPI_Start. */
+int MPI_Allreduce_init(const void* s, void* r, int n, Handle t, Handle op, Handle c, Handle info, Request* req) {
+  (void)s, (void)r, (void)n, (void)t, (void)op, (void)c, (void)info;
+  NewRequest(req);
+  g_persistent = *req;
+  return Called("MPI_Allreduce_init");
+}
+int MPI_Bcast_init(void* b, int n, Handle t, int root, Handle c, Handle info, Request* req) {
+  (void)b, (void)n, (void)t, (void)root, (void)c, (void)info;
+  NewRequest(req);
+  g_persistent = *req;
+  return Called("MPI_Bcast_init");
+}

@@ -105,3 +105,21 @@ __attribute__((visibility("default"))) int run_v_collectives(void) {
   rc |= MPI_Reduce_scatter(x, y, counts, kFloat, kOp, comm);
   return rc;
 }
+
+int MPI_Allreduce_init(const void*, void*, int, Handle, Handle, Handle, Handle, Request*);
+int MPI_Bcast_init(void*, int, Handle, int, Handle, Handle, Request*);
+
+/* Persistent collectives: made once, started and completed each round. */
+__attribute__((visibility("default"))) int run_persistent_collectives(void) {
+  const Handle kFloat = 4, kOp = 0, kInfo = 0;
+  const Handle comm = 2 * 100 + 1;
+  char* x = (char*)0x10000;
+  char* y = (char*)0x80000;
+  int rc = 0;
+  Request reduce, bcast;
+  rc |= MPI_Allreduce_init(x, y, 6, kFloat, kOp, comm, kInfo, &reduce);
+  rc |= MPI_Bcast_init(y, 2, kFloat, /*root*/ 0, comm, kInfo, &bcast);
+  rc |= MPI_Start(&reduce);
+  rc |= MPI_Wait(&reduce, NULL);
+  return rc;
+}
