@@ -147,6 +147,20 @@ TEST(MpiInterposers, PersistentCollectivesAreMadeWithTheirBuffers) {
   }
 }
 
+// The large-count _c forms give the bytes of a count past an int's range.
+TEST(MpiInterposers, LargeCountCallsSpanAllTheirBytes) {
+  const std::string expected =
+      "enter MPI_Send_c kind=1 buffer=0x10000+12000000000:1\nmpi: MPI_Send_c\nleave MPI_Send_c result=0\n"
+      "enter MPI_Iallreduce_c kind=2 buffer=0x10000+12000000000:1 buffer=0x80000+12000000000:2\n"
+      "mpi: MPI_Iallreduce_c\nleave MPI_Iallreduce_c result=0 new_request=0x700\n"
+      "enter MPI_Wait kind=5 request=0x700\nmpi: MPI_Wait\nleave MPI_Wait result=0 completed=1\n";
+  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
+    const Outcome o = RunProbe(true, "global", program, "hooked", "run_large_counts");
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_EQ(o.output, "preloaded: yes\nMPI_Init visible: no\n" + expected + "calls that reached mpi: 3\n") << program;
+  }
+}
+
 // Without hooks (no tracer, or before cuInit) and without the preloaded
 // library, the program sees the same calls, results and errno.
 TEST(MpiInterposers, WithoutATracerTheProgramRunsAsWithoutThem) {

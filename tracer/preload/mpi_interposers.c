@@ -586,3 +586,28 @@ STREAMCHECK_MPI(MPI_Alltoall_init, INIT,
                 (send, sendcount, sendtype, recv, recvcount, recvtype, comm, info, request),
                 AddBlocks(&call, send, sendcount, sendtype, recv, recvcount, recvtype, comm, 1, 1, 1, 1),
                 NEW_REQUEST(request))
+
+/* Large-count forms (MPI 4.0's _c calls): counts are an MPI_Count (64 bits). */
+typedef long long Count;
+STREAMCHECK_MPI(MPI_Send_c, BLOCKING, (const void* buf, Count count, Handle type, int dest, int tag, Handle comm),
+                (buf, count, type, dest, tag, comm), AddBuffer(&call, buf, count, type, R), NOTHING)
+STREAMCHECK_MPI(MPI_Recv_c, BLOCKING,
+                (void* buf, Count count, Handle type, int source, int tag, Handle comm, void* status),
+                (buf, count, type, source, tag, comm, status), AddBuffer(&call, buf, count, type, W), NOTHING)
+STREAMCHECK_MPI(MPI_Isend_c, NONBLOCKING,
+                (const void* buf, Count count, Handle type, int dest, int tag, Handle comm, void* request),
+                (buf, count, type, dest, tag, comm, request), AddBuffer(&call, buf, count, type, R),
+                NEW_REQUEST(request))
+STREAMCHECK_MPI(MPI_Irecv_c, NONBLOCKING,
+                (void* buf, Count count, Handle type, int source, int tag, Handle comm, void* request),
+                (buf, count, type, source, tag, comm, request), AddBuffer(&call, buf, count, type, W),
+                NEW_REQUEST(request))
+STREAMCHECK_MPI(MPI_Bcast_c, BLOCKING, (void* buf, Count count, Handle type, int root, Handle comm),
+                (buf, count, type, root, comm), BCAST_BODY, NOTHING)
+STREAMCHECK_MPI(MPI_Allreduce_c, BLOCKING,
+                (const void* send, void* recv, Count count, Handle type, Handle op, Handle comm),
+                (send, recv, count, type, op, comm), AddReduction(&call, send, recv, count, type), NOTHING)
+STREAMCHECK_MPI(MPI_Iallreduce_c, NONBLOCKING,
+                (const void* send, void* recv, Count count, Handle type, Handle op, Handle comm, void* request),
+                (send, recv, count, type, op, comm, request), AddReduction(&call, send, recv, count, type),
+                NEW_REQUEST(request))

@@ -146,3 +146,13 @@ int MPI_Bcast_init(void* b, int n, Handle t, int root, Handle c, Handle info, Re
   g_persistent = *req;
   return Called("MPI_Bcast_init");
 }
+/* Large-count forms (MPI 4.0): an MPI_Count of 64 bits. */
+int MPI_Send_c(const void* b, long long n, Handle t, int d, int tag, Handle c) {
+  (void)b, (void)n, (void)t, (void)d, (void)tag, (void)c;
+  return Called("MPI_Send_c");
+}
+int MPI_Iallreduce_c(const void* s, void* r, long long n, Handle t, Handle op, Handle c, Request* req) {
+  (void)s, (void)r, (void)n, (void)t, (void)op, (void)c;
+  NewRequest(req);
+  return Called("MPI_Iallreduce_c");
+}

@@ -123,3 +123,20 @@ __attribute__((visibility("default"))) int run_persistent_collectives(void) {
   rc |= MPI_Wait(&reduce, NULL);
   return rc;
 }
+
+int MPI_Send_c(const void*, long long, Handle, int, int, Handle);
+int MPI_Iallreduce_c(const void*, void*, long long, Handle, Handle, Handle, Request*);
+
+/* Large counts: three billion floats, past an int's range. */
+__attribute__((visibility("default"))) int run_large_counts(void) {
+  const Handle kFloat = 4, kOp = 0;
+  const Handle comm = 2 * 100 + 1;
+  char* x = (char*)0x10000;
+  char* y = (char*)0x80000;
+  int rc = 0;
+  Request request;
+  rc |= MPI_Send_c(x, 3000000000LL, kFloat, 0, 0, comm);
+  rc |= MPI_Iallreduce_c(x, y, 3000000000LL, kFloat, kOp, comm, &request);
+  rc |= MPI_Wait(&request, NULL);
+  return rc;
+}
