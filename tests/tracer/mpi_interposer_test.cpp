@@ -161,6 +161,31 @@ TEST(MpiInterposers, LargeCountCallsSpanAllTheirBytes) {
   }
 }
 
+// One-sided calls start an operation with a request made by the
+// interposers, which the window's synchronization completes: a flush only
+// its target's, a fence and an unlock of every target the window's.
+TEST(MpiInterposers, OneSidedCallsEndAtTheirWindowsSynchronization) {
+  const std::string expected =
+      "enter MPI_Put kind=2 buffer=0x10000+16:1\nmpi: MPI_Put\nleave MPI_Put result=0 new_request=0xfff0000000000001\n"
+      "enter MPI_Get kind=2 buffer=0x80000+16:2\nmpi: MPI_Get\nleave MPI_Get result=0 new_request=0xfff0000000000002\n"
+      "enter MPI_Put kind=2 buffer=0x10040+4:1\nmpi: MPI_Put\nleave MPI_Put result=0 new_request=0xfff0000000000003\n"
+      "enter MPI_Win_flush kind=5 request=0xfff0000000000001\nmpi: MPI_Win_flush\n"
+      "leave MPI_Win_flush result=0 completed=1\n"
+      "enter MPI_Win_fence kind=5 request=0xfff0000000000002\nmpi: MPI_Win_fence\n"
+      "leave MPI_Win_fence result=0 completed=1\n"
+      "enter MPI_Rput kind=2 buffer=0x10000+4:1\nmpi: MPI_Rput\nleave MPI_Rput result=0 new_request=0x700\n"
+      "enter MPI_Wait kind=5 request=0x700\nmpi: MPI_Wait\nleave MPI_Wait result=0 completed=1\n"
+      "enter MPI_Fetch_and_op kind=2 buffer=0x10000+8:1 buffer=0x80000+8:2\nmpi: MPI_Fetch_and_op\n"
+      "leave MPI_Fetch_and_op result=0 new_request=0xfff0000000000004\n"
+      "enter MPI_Win_unlock_all kind=5 request=0xfff0000000000003 request=0xfff0000000000004\n"
+      "mpi: MPI_Win_unlock_all\nleave MPI_Win_unlock_all result=0 completed=1 completed=1\n";
+  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
+    const Outcome o = RunProbe(true, "global", program, "hooked", "run_one_sided");
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_EQ(o.output, "preloaded: yes\nMPI_Init visible: no\n" + expected + "calls that reached mpi: 9\n") << program;
+  }
+}
+
 // Without hooks (no tracer, or before cuInit) and without the preloaded
 // library, the program sees the same calls, results and errno.
 TEST(MpiInterposers, WithoutATracerTheProgramRunsAsWithoutThem) {

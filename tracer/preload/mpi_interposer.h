@@ -92,3 +92,4 @@ void ReadRequests(StreamcheckMpiCall* call, RequestArrays* arrays, int count, co
   if (result == kMpiSuccess && (request) != NULL) call.new_request = ReadHandle((request), 0)
 #define RANK_IS_ROOT (CommRank(comm) == root)
 #define INIT STREAMCHECK_MPI_PERSISTENT_INIT
+#define COMPLETE STREAMCHECK_MPI_COMPLETE

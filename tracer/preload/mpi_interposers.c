@@ -240,7 +240,6 @@ STREAMCHECK_MPI(MPI_Request_free, STREAMCHECK_MPI_FREE, (void* request), (reques
                 ReadRequests(&call, &requests_of_call, 1, request), NOTHING)
 
 /* Completion: which requests completed, from what the call says after it. */
-#define COMPLETE STREAMCHECK_MPI_COMPLETE
 #define ALL_IF(condition)                                                                  \
   do {                                                                                     \
     if (condition)                                                                         \

@@ -10,6 +10,8 @@
 //           recv_over_copy     rank 1 receives into a buffer a cudaMemcpyAsync still reads (fixed: synchronize first)
 //           persistent_send    MPI_Send_init once; each round a kernel refills and MPI_Start sends (fixed: synchronize)
 //           alltoallv_after_kernel  both ranks MPI_Alltoallv a buffer a kernel fills (fixed: synchronize first)
+//           put_after_kernel   rank 0 MPI_Puts a buffer a kernel fills into rank 1's window (fixed: synchronize first)
+//           get_then_kernel    rank 1 MPI_Gets into a buffer and a kernel reads it before the closing fence (fixed: after)
 //           many_irecvs_then_kernel rank 1 posts 100 MPI_Irecv (more than a wait's 64 inline requests), a kernel
 //                              reads them all before MPI_Waitall (fixed: after it)
 // MEMORY: device (needs a CUDA-aware MPI), managed, pinned.
@@ -125,6 +127,24 @@ void Scenario(const std::string& name, int rank, float* buf, float* other, cudaS
     spin_then_fill<<<64, 256, 0, s>>>(buf, kSpin, kCount);
     if (!racy) CHECK(cudaStreamSynchronize(s));
     MPI_CHECK(MPI_Alltoallv(buf, counts, displs, MPI_FLOAT, other, counts, displs, MPI_FLOAT, MPI_COMM_WORLD));
+  } else if (name == "put_after_kernel" || name == "get_then_kernel") {
+    // Each rank exposes `other`; the origin side is `buf`.
+    MPI_Win win;
+    MPI_CHECK(MPI_Win_create(other, kCount * sizeof(float), sizeof(float), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    MPI_CHECK(MPI_Win_fence(0, win));
+    if (name == "put_after_kernel" && rank == 0) {
+      spin_then_fill<<<64, 256, 0, s>>>(buf, kSpin, kCount);
+      if (!racy) CHECK(cudaStreamSynchronize(s));
+      MPI_CHECK(MPI_Put(buf, kCount, MPI_FLOAT, peer, 0, kCount, MPI_FLOAT, win));
+    }
+    if (name == "get_then_kernel" && rank == 1) {
+      MPI_CHECK(MPI_Get(buf, kCount, MPI_FLOAT, peer, 0, kCount, MPI_FLOAT, win));
+      if (racy) scale<<<64, 256, 0, s>>>(buf, buf + kCount / 2, kCount / 2);
+    }
+    MPI_CHECK(MPI_Win_fence(0, win));
+    if (name == "get_then_kernel" && rank == 1 && !racy) scale<<<64, 256, 0, s>>>(buf, buf + kCount / 2, kCount / 2);
+    CHECK(cudaStreamSynchronize(s));
+    MPI_CHECK(MPI_Win_free(&win));
   } else if (name == "many_irecvs_then_kernel") {
     constexpr int kMessages = 100, kChunk = kCount / kMessages;
     MPI_Request r[kMessages];

@@ -156,3 +156,24 @@ int MPI_Iallreduce_c(const void* s, void* r, long long n, Handle t, Handle op, H
   NewRequest(req);
   return Called("MPI_Iallreduce_c");
 }
+/* One-sided communication. */
+int MPI_Put(const void* o, int n, Handle t, int r, intptr_t d, int tn, Handle tt, Handle w) {
+  (void)o, (void)n, (void)t, (void)r, (void)d, (void)tn, (void)tt, (void)w;
+  return Called("MPI_Put");
+}
+int MPI_Get(void* o, int n, Handle t, int r, intptr_t d, int tn, Handle tt, Handle w) {
+  (void)o, (void)n, (void)t, (void)r, (void)d, (void)tn, (void)tt, (void)w;
+  return Called("MPI_Get");
+}
+int MPI_Rput(const void* o, int n, Handle t, int r, intptr_t d, int tn, Handle tt, Handle w, Request* req) {
+  (void)o, (void)n, (void)t, (void)r, (void)d, (void)tn, (void)tt, (void)w;
+  NewRequest(req);
+  return Called("MPI_Rput");
+}
+int MPI_Fetch_and_op(const void* o, void* res, Handle t, int r, intptr_t d, Handle op, Handle w) {
+  (void)o, (void)res, (void)t, (void)r, (void)d, (void)op, (void)w;
+  return Called("MPI_Fetch_and_op");
+}
+int MPI_Win_fence(int a, Handle w) { (void)a, (void)w; return Called("MPI_Win_fence"); }
+int MPI_Win_flush(int r, Handle w) { (void)r, (void)w; return Called("MPI_Win_flush"); }
+int MPI_Win_unlock_all(Handle w) { (void)w; return Called("MPI_Win_unlock_all"); }

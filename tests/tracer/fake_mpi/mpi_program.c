@@ -140,3 +140,33 @@ __attribute__((visibility("default"))) int run_large_counts(void) {
   rc |= MPI_Wait(&request, NULL);
   return rc;
 }
+
+int MPI_Put(const void*, int, Handle, int, intptr_t, int, Handle, Handle);
+int MPI_Get(void*, int, Handle, int, intptr_t, int, Handle, Handle);
+int MPI_Rput(const void*, int, Handle, int, intptr_t, int, Handle, Handle, Request*);
+int MPI_Fetch_and_op(const void*, void*, Handle, int, intptr_t, Handle, Handle);
+int MPI_Win_fence(int, Handle);
+int MPI_Win_flush(int, Handle);
+int MPI_Win_unlock_all(Handle);
+
+/* One-sided calls on two windows, each completed by the synchronization
+ * that ends it at the origin: a flush to its target, a fence, an unlock of
+ * every target; an MPI_Rput by its own request. */
+__attribute__((visibility("default"))) int run_one_sided(void) {
+  const Handle kFloat = 4, kDouble = 8, kOp = 0;
+  const Handle win = 0x900, other_win = 0x901;
+  char* x = (char*)0x10000;
+  char* y = (char*)0x80000;
+  int rc = 0;
+  Request request;
+  rc |= MPI_Put(x, 4, kFloat, /*target*/ 0, 0, 4, kFloat, win);
+  rc |= MPI_Get(y, 2, kDouble, /*target*/ 1, 0, 2, kDouble, win);
+  rc |= MPI_Put(x + 64, 1, kFloat, 0, 0, 1, kFloat, other_win);
+  rc |= MPI_Win_flush(0, win);
+  rc |= MPI_Win_fence(0, win);
+  rc |= MPI_Rput(x, 1, kFloat, 0, 0, 1, kFloat, other_win, &request);
+  rc |= MPI_Wait(&request, NULL);
+  rc |= MPI_Fetch_and_op(x, y, kDouble, 0, 0, kOp, other_win);
+  rc |= MPI_Win_unlock_all(other_win);
+  return rc;
+}
