@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "report/object_names.h"
+#include "runtime/mpi_calls.h"
 
 namespace streamcheck::report {
 namespace {
@@ -292,8 +293,8 @@ std::string Fix(const Finding& f, const Side& a, const Side& b) {
       return fmt::format("{}, wait for {} with `cudaStreamSynchronize(stream)`, or with `cudaEventSynchronize(event)` "
                          "on an event recorded after {}: MPI reads and writes the buffer from the host, outside every "
                          "stream's order (a CUDA-aware MPI too), so no stream wait orders it (CUDA's \"API "
-                         "synchronization behavior\"; MPI standard, section 3.7)",
-                         b.Before(), a.brief, a.Label());
+                         "synchronization behavior\"; {})",
+                         b.Before(), a.brief, a.Label(), MpiStandardCitation(b.access->op));
     if (pytorch)
       return fmt::format("{}, wait for {}: `torch.cuda.synchronize()`, or `.synchronize()` on that stream or on an "
                          "event recorded after {}",

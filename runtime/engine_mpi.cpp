@@ -17,6 +17,7 @@
 // races with the receive even if its stream was synchronized before the
 // wait. docs/internals/mpi.md.
 #include "runtime/engine_impl.h"
+#include "runtime/mpi_calls.h"
 
 namespace streamcheck {
 
@@ -73,15 +74,20 @@ void Engine::Impl::MpiComplete(const TraceRecord& r) {
 std::string Engine::Impl::ExplainMpiOrder(const AccessDescription& earlier, const AccessDescription& later,
                                           std::string* gap) {
   const std::string aop = OpName(earlier.site), bop = OpName(later.site);
-  const std::string standard =
-      " (MPI standard, section 3.7 \"Nonblocking Communication\": the buffer of a nonblocking operation must "
-      "not be accessed until the operation completes)";
   if (lanes_.IsMpi(earlier.lane)) {
     *gap = "mpi-not-completed";
     const ThreadId thread = lanes_.Get(earlier.lane).thread;
+    if (IsOneSidedMpiCall(aop))
+      return "host thread " + std::to_string(thread) + " had not seen " + aop +
+             " complete (no MPI_Win_fence, MPI_Win_complete, MPI_Win_unlock or MPI_Win_flush on its window) "
+             "before " + bop + ", so the MPI library may still be using the buffer (" +
+             std::string(MpiStandardCitation(aop)) +
+             ": a one-sided call's origin buffer may be in use until the synchronization that completes it at the "
+             "origin)";
     return "host thread " + std::to_string(thread) + " had not seen " + aop +
            " complete (no MPI_Wait, MPI_Waitall/any/some or MPI_Test* returning true on its request) before " +
-           bop + ", so the MPI library may still be using the buffer" + standard;
+           bop + ", so the MPI library may still be using the buffer (" + std::string(MpiStandardCitation(aop)) +
+           ": the buffer of a nonblocking operation must not be accessed until the operation completes)";
   }
   *gap = "host-not-synchronized";
   return aop + " on " + lanes_.Describe(earlier.lane) + " was not known to be complete on host thread " +
@@ -94,6 +100,10 @@ std::string Engine::Impl::ExplainMpiOrder(const AccessDescription& earlier, cons
 
 std::string Engine::Impl::FixMpiOrder(const AccessDescription& earlier, const AccessDescription& later) {
   const std::string aop = OpName(earlier.site), bop = OpName(later.site);
+  if (lanes_.IsMpi(earlier.lane) && IsOneSidedMpiCall(aop))
+    return "end " + aop + "'s access epoch at the origin (MPI_Win_fence, MPI_Win_complete, MPI_Win_unlock, or "
+           "MPI_Win_flush_local for its target) before " + bop + " touches the buffer; where " + bop +
+           " is device work, the synchronization must come before it is enqueued";
   if (lanes_.IsMpi(earlier.lane))
     return "complete " + aop + "'s request (MPI_Wait, or MPI_Test until it returns flag = 1) before " + bop +
            " touches the buffer; where " + bop + " is device work, the wait must come before it is enqueued";

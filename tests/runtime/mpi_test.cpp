@@ -77,6 +77,34 @@ TEST(Mpi, AKernelOnTheIrecvBufferBeforeTheWaitRaces) {
   EXPECT_NE(fs[0].fix.find("MPI_Wait"), std::string::npos) << fs[0].fix;
 }
 
+// One-sided: an MPI_Get's origin buffer is MPI's until the window's
+// synchronization (MPI_Win_fence here) completes it at the origin; the
+// finding names that synchronization, not a request's wait.
+TEST(Mpi, AKernelOnAnMpiGetBufferBeforeTheFenceRaces) {
+  TraceBuilder t;
+  t.PerThreadClocks();
+  t.OnThread(kMain).StreamCreate(kS1, kStreamNonBlocking).Malloc(kBuf, 256, MemoryKind::kManaged);
+  t.MpiStart("MPI_Get", 9, {W(kBuf, 256)});
+  t.Kernel(kS1, "consume", {R(kBuf, 256)}).MpiComplete("MPI_Win_fence", 9);
+  auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 1u) << Summary(fs);
+  EXPECT_EQ(fs[0].order_gap, "mpi-not-completed");
+  EXPECT_NE(fs[0].reason.find("MPI_Win_fence"), std::string::npos) << fs[0].reason;
+  EXPECT_NE(fs[0].reason.find("One-Sided Communications"), std::string::npos) << fs[0].reason;
+  EXPECT_EQ(fs[0].reason.find("MPI_Wait"), std::string::npos) << fs[0].reason;
+  EXPECT_NE(fs[0].fix.find("access epoch"), std::string::npos) << fs[0].fix;
+}
+
+TEST(Mpi, AKernelOnAnMpiGetBufferAfterTheFenceIsClean) {
+  TraceBuilder t;
+  t.PerThreadClocks();
+  t.OnThread(kMain).StreamCreate(kS1, kStreamNonBlocking).Malloc(kBuf, 256, MemoryKind::kManaged);
+  t.MpiStart("MPI_Get", 9, {W(kBuf, 256)}).MpiComplete("MPI_Win_fence", 9);
+  t.Kernel(kS1, "consume", {R(kBuf, 256)});
+  auto fs = t.Run();
+  EXPECT_TRUE(fs.empty()) << Summary(fs);
+}
+
 TEST(Mpi, AKernelAfterTheWaitIsClean) {
   TraceBuilder t = Receive();
   t.MpiComplete("MPI_Wait", 7).Kernel(kS1, "consume", {R(kBuf, 256)});
