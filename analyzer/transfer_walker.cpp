@@ -478,6 +478,7 @@ void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* 
   char buf[32];
   std::snprintf(buf, sizeof buf, "%p/", static_cast<const void*>(site));
   inner.context = frame_.context + buf;
+  fa_.ctx_.NoteHelperCall(inner.context, site->getBeginLoc(), inner.helper);
   inner.stack = frame_.stack;
   inner.stack.push_back(fd);
   inner.bindings.this_object = this_object;
