@@ -4,8 +4,8 @@
 // the event breaks its rule and reports through CheckContext.
 #pragma once
 
-#include <memory>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
