@@ -213,7 +213,12 @@ void TransferWalker::EventWaitHook(const Symbol& event, const Symbol& stream, co
 // stream first and returns once the data is staged: "the DMA to final
 // destination may not have completed", so its destination stays pending
 // (staged_destination); every other blocking copy but device-to-device
-// returns when done.
+// returns when done. A pageable buffer on a side the kind says is the
+// device's (a helper that copies device-to-device unless a query says the
+// pointer is host memory, walked down both branches) makes a call "with dst
+// and src pointers that do not match the direction of the copy", which CUDA
+// leaves undefined: not an access the stream orders, so that side of it is
+// left out, and the branch that can run decides.
 void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync) {
   const Symbol stream = sync ? DefaultStream() : StreamSym(Arg(call, api.stream));
   std::optional<int64_t> kind = api.copy_kind >= 0 ? ConstantOf(Arg(call, api.copy_kind), ast_) : std::nullopt;
@@ -221,13 +226,22 @@ void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, cons
   const auto may_be = [&](CopyKind k) { return !kind || *kind == int(k) || *kind == int(CopyKind::kDefault); };
   const clang::Expr* dst = Arg(call, api.dst);
   const clang::Expr* src = Arg(call, api.src);
-  const bool from_pageable = IsPageableHost(src) && may_be(CopyKind::kHostToDevice);
+  const bool pageable_src = IsPageableHost(src);
+  const bool from_pageable = pageable_src && may_be(CopyKind::kHostToDevice);
+  const auto device_side = [&](bool source) {
+    return kind && (*kind == int(CopyKind::kDeviceToDevice) ||
+                    *kind == int(source ? CopyKind::kDeviceToHost : CopyKind::kHostToDevice));
+  };
+  const bool mismatched_src = pageable_src && device_side(true);
+  const bool mismatched_dst = IsPageableHost(dst) && device_side(false);
   const bool staged_sync = sync && from_pageable && !IsHostMemory(dst);
   if (staged_sync) HostSyncStream(s_, stream.key, fa_.ops_);
   DeviceOp& op = NewOp(call, name, name, stream);
   FirstStepStream(op, sync ? nullptr : Arg(call, api.stream));
-  AddAccess(op, dst, AccessMode::kWrite, Arg(call, api.count));
-  if (sync ? !staged_sync : !from_pageable) AddAccess(op, src, AccessMode::kRead, Arg(call, api.count));
+  if (!mismatched_dst) AddAccess(op, dst, AccessMode::kWrite, Arg(call, api.count));
+  if (!mismatched_src && (sync ? !staged_sync : !from_pageable)) {
+    AddAccess(op, src, AccessMode::kRead, Arg(call, api.count));
+  }
   op.staged_into_pageable = !sync && IsPageableHost(dst) && may_be(CopyKind::kDeviceToHost);
   op.staged_destination = staged_sync;
   Issue(op);

@@ -64,6 +64,26 @@ void CheckContext::MoveIntoHelper(LintDiagnostic& d, clang::SourceLocation inner
   Note(d, call, "in `" + helper + "`, called here");
 }
 
+std::string CheckContext::CommonCall(const std::string& context_a, const std::string& context_b) {
+  size_t common = 0;  // contexts are call sites, each ending in '/'
+  for (size_t i = 0; i < context_a.size() && i < context_b.size() && context_a[i] == context_b[i]; ++i) {
+    if (context_a[i] == '/') common = i + 1;
+  }
+  return context_a.substr(0, common);
+}
+
+const CheckContext::HelperCall* CheckContext::HelperCallOf(const std::string& context) const {
+  auto it = helper_calls_.find(context);
+  return it != helper_calls_.end() ? &it->second : nullptr;
+}
+
+clang::SourceLocation CheckContext::LocIn(const std::string& call, const std::string& context,
+                                          clang::SourceLocation inner) const {
+  if (context.size() <= call.size()) return inner;
+  const HelperCall* next = HelperCallOf(context.substr(0, context.find('/', call.size()) + 1));
+  return next != nullptr ? next->site : inner;
+}
+
 void CheckContext::NoteHelper(LintDiagnostic& d, const std::string& helper, clang::SourceLocation inner,
                               clang::SourceLocation outer, const std::string& what) const {
   if (helper.empty() || inner == outer) return;

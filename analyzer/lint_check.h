@@ -4,6 +4,7 @@
 // the event breaks its rule and reports through CheckContext.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -74,6 +75,23 @@ class CheckContext {
   }
   void MoveIntoHelper(LintDiagnostic& d, clang::SourceLocation inner, clang::SourceLocation call,
                       const std::string& helper) const;
+  // The deepest inlined helper call both contexts lie in ("" for none): its
+  // context, a prefix of each. Equal contexts are their own common call.
+  static std::string CommonCall(const std::string& context_a, const std::string& context_b);
+  // An inlined helper call (TransferWalker::Inline): where it sits in its
+  // caller's body, and the helper's name.
+  struct HelperCall {
+    clang::SourceLocation site;
+    std::string helper;
+  };
+  void NoteHelperCall(const std::string& context, clang::SourceLocation site, const std::string& helper) {
+    helper_calls_[context] = HelperCall{site, helper};
+  }
+  const HelperCall* HelperCallOf(const std::string& context) const;
+  // Where something at `inner` of `context` sits in the body of the helper
+  // call `call`, a prefix of `context`: `inner` itself in that call, else the
+  // call of the next helper down.
+  clang::SourceLocation LocIn(const std::string& call, const std::string& context, clang::SourceLocation inner) const;
   // Notes pointing into an inlined helper, when the op came from one.
   void NoteHelper(LintDiagnostic& d, const std::string& helper, clang::SourceLocation inner,
                   clang::SourceLocation outer, const std::string& what) const;
@@ -120,6 +138,7 @@ class CheckContext {
   // Rule, place and first note of what was emitted, and of what was emitted
   // as a helper's own (MoveIntoHelper): one finding per place for a helper.
   std::set<std::string> places_, helper_places_;
+  std::map<std::string, HelperCall> helper_calls_;
   int max_findings_ = 0;
   int function_findings_ = 0;
   bool dropped_ = false;

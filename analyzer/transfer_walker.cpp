@@ -478,6 +478,7 @@ void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* 
   char buf[32];
   std::snprintf(buf, sizeof buf, "%p/", static_cast<const void*>(site));
   inner.context = frame_.context + buf;
+  fa_.ctx_.NoteHelperCall(inner.context, site->getBeginLoc(), inner.helper);
   inner.stack = frame_.stack;
   inner.stack.push_back(fd);
   inner.bindings.this_object = this_object;
@@ -521,7 +522,8 @@ void TransferWalker::Return(const clang::Expr* value) {
 
 // A local array or std::vector whose scope ends while a copy into it is
 // pending: freed under the copy (CFG lifetime ends; only then, so the end of
-// every other variable costs nothing).
+// every other variable costs nothing). A vector an inlined helper filled and
+// returned (`auto v = fill(s)`) is the helper's memory under the caller's name.
 void TransferWalker::EndOfScope(const clang::VarDecl* v, clang::SourceLocation loc) {
   if (s_.pending.empty() || v->hasGlobalStorage()) return;
   if (!v->getType()->isArrayType() && !IsStdVector(v->getType())) return;
@@ -529,6 +531,12 @@ void TransferWalker::EndOfScope(const clang::VarDecl* v, clang::SourceLocation l
   ref.base = SymbolOfDecl(v, frame_.bindings);
   ref.offset_bytes = 0;
   if (s_.buffers.count(ref.base.key) == 0) return;
+  if (IsStdVector(v->getType())) {
+    auto alias = s_.aliases.find(ref.base.key);
+    if (alias != s_.aliases.end() && alias->second.valid() && s_.buffers.count(alias->second.base.key) != 0) {
+      ref = alias->second;
+    }
+  }
   if (s_.returned && s_.returned->ref.base.key == ref.base.key) return;  // moved out to the caller
   for (int id : s_.pending) {
     for (const BufferAccess& a : fa_.ops_[id].accesses) {

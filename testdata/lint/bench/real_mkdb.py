@@ -2,15 +2,19 @@
 """Writes compile_commands.json for the real projects the lint was measured on
 (docs/lint.md, "Results on real code"), from each project's Makefile flags.
 
-    real_mkdb.py PROJECT_DIR {nccl-tests|multi-gpu-programming-models|CUDALibrarySamples}
+    real_mkdb.py PROJECT_DIR {nccl-tests|multi-gpu-programming-models|CUDALibrarySamples|nvbench|faiss}
 
 The projects are fetched by hand at the commits docs/lint.md names and never
 committed here. CUDA 13's headers and Open MPI are taken from their Debian
-places; set CUDA_HOME and MPI_INCLUDE to move them.
+places; set CUDA_HOME and MPI_INCLUDE to move them. nvbench needs fmt 12
+(FMT_INCLUDE, an include/ of fmt's 12.2.0 tag; Debian's 9.1 is too old) and
+the headers its CMake (and rapids-cmake) would configure, which this writes under
+PROJECT_DIR/.streamcheck-gen.
 """
 import glob
 import json
 import os
+import re
 import sys
 
 CUDA = os.environ.get('CUDA_HOME', '/usr/local/cuda')
@@ -62,8 +66,76 @@ def cuda_library_samples(d):
     return e, []
 
 
+def nvbench(d):
+    # nvbench/CMakeLists.txt's sources (CUPTI on: its headers are in the toolkit;
+    # NVML off: no nvml.h here), exec/, examples/ and testing/. .cxx files are
+    # the host compiler's, .cu nvcc's. The configured headers (config.cuh,
+    # cli_help*.cuh, the git revision) are written as CMake would.
+    gen = os.path.join(d, '.streamcheck-gen')
+    os.makedirs(gen + '/nvbench/internal', exist_ok=True)
+    os.makedirs(gen + '/nvbench/detail', exist_ok=True)
+    config = open(d + '/nvbench/config.cuh.in').read()
+    config = config.replace('#cmakedefine NVBENCH_HAS_NVML', '/* #undef NVBENCH_HAS_NVML */')
+    config = config.replace('#cmakedefine NVBENCH_HAS_CUPTI', '#define NVBENCH_HAS_CUPTI')
+    open(gen + '/nvbench/config.cuh', 'w').write(config)
+    for md, name in (('cli_help.md', 'cli_help'), ('cli_help_axis.md', 'cli_help_axis')):
+        text = open(f'{d}/docs/{md}').read()
+        open(f'{gen}/nvbench/internal/{name}.cuh', 'w').write(
+            f'#include <string>\nnamespace  {{\nconst std::string {name}_text =\nR"expected({text})expected";\n}}\n')
+    open(gen + '/nvbench/detail/git_revision.cuh', 'w').write(
+        '#pragma once\n#define NVBENCH_GIT_BRANCH "main"\n#define NVBENCH_GIT_SHA1 "unknown"\n'
+        '#define NVBENCH_GIT_VERSION "unknown"\n#define NVBENCH_GIT_IS_DIRTY\n')
+    open(gen + '/nvbench/detail/version.cuh', 'w').write(  # rapids_cmake_write_version_file, project(VERSION 0.1.0)
+        '#pragma once\n#define NVBENCH_VERSION_MAJOR 0\n#define NVBENCH_VERSION_MINOR 1\n#define NVBENCH_VERSION_PATCH 0\n'
+        '#define NVBENCH_VERSION (NVBENCH_VERSION_MAJOR * 100000 + NVBENCH_VERSION_MINOR * 100 + NVBENCH_VERSION_PATCH)\n')
+    fmt = os.environ.get('FMT_INCLUDE', '/tmp/proj2/deps/fmt/include')
+    common = f'-std=c++17 -I{d} -I{gen} -I{fmt} -I{CUDA}/include'
+    lib = f'{common} -DNVBENCH_NO_IMPLICIT_SYSTEM_HEADER'
+    e = []
+    for f in sorted(glob.glob(d + '/nvbench/*.cu') + glob.glob(d + '/nvbench/*.cxx') +
+                    glob.glob(d + '/nvbench/*/*.cu') + glob.glob(d + '/nvbench/*/*.cxx')):
+        rel = os.path.relpath(f, d)
+        if rel.endswith('nvml.cxx') or rel.endswith('json_printer.cxx') or rel.endswith('cupti_profiler_nvpw.cxx'):
+            continue  # NVML off; json_printer.cu is used from CUDA 11.1; the NVPW variant only without cupti_profiler_host.h
+        if f.endswith('.cu'):
+            e.append(entry(d, rel, lib + ' -x cu'))
+        else:
+            e.append(entry(d, rel, lib, '/usr/bin/g++'))
+    for f in sorted(glob.glob(d + '/exec/*.cu') + glob.glob(d + '/examples/*.cu') + glob.glob(d + '/testing/*.cu')):
+        e.append(entry(d, os.path.relpath(f, d), f'{common} -I{d}/testing -x cu'))
+    return e, [('nvbench/internal/nvml.cxx', 'NVML off: no nvml.h in this toolkit'),
+               ('nvbench/json_printer.cxx', 'CMake builds it only for CUDA < 11.1, json_printer.cu otherwise'),
+               ('nvbench/cupti_profiler_nvpw.cxx', 'CMake builds it only when cupti_profiler_host.h is missing')]
+
+
+def faiss(d):
+    # faiss/gpu/CMakeLists.txt's FAISS_GPU_SRC without the 22 BlockSelect/WarpSelect
+    # instantiations (utils/blockselect/*, utils/warpselect/*: one kernel for a
+    # range of k each, and a launcher that launches it once on the stream it is
+    # given: nothing to order, a full parse each) and without cuVS
+    # (FAISS_ENABLE_CUVS off, as by default).
+    gpu = d + '/faiss/gpu'
+    srcs = []
+    text = open(gpu + '/CMakeLists.txt').read()
+    block = text[text.index('set(FAISS_GPU_SRC'):]
+    block = block[:block.index(')')]
+    left_out = []
+    for rel in re.findall(r'\S+\.(?:cu|cpp)', block):
+        if rel.startswith(('utils/blockselect/', 'utils/warpselect/')):
+            left_out.append(('faiss/gpu/' + rel, 'one k-selection kernel and its one launch on a given stream: nothing to order'))
+            continue
+        srcs.append('faiss/gpu/' + rel)
+    e = []
+    for rel in srcs:
+        if rel.endswith('.cu'):
+            e.append(entry(d, rel, f'-std=c++17 -I{d} --expt-extended-lambda --expt-relaxed-constexpr -x cu'))
+        else:
+            e.append(entry(d, rel, f'-std=c++17 -I{d} -I{CUDA}/include', '/usr/bin/g++'))
+    return e, left_out
+
+
 PROJECTS = {'nccl-tests': nccl_tests, 'multi-gpu-programming-models': multi_gpu_programming_models,
-            'CUDALibrarySamples': cuda_library_samples}
+            'CUDALibrarySamples': cuda_library_samples, 'nvbench': nvbench, 'faiss': faiss}
 
 if __name__ == '__main__':
     if len(sys.argv) != 3 or sys.argv[2] not in PROJECTS:
