@@ -23,7 +23,8 @@ EngineMemory Engine::Impl::Memory() const {
   m.sites = sites_.HeapBytes() + symbols_.HeapBytes() + scopes_.HeapBytes() + memory::HashMap(default_stream_objects_);
   m.findings = findings_.HeapBytes() + library_findings_.HeapBytes();
   m.other = sizeof(Impl) + allocations_.HeapBytes() + pool_blocks_.HeapBytes() + graph_memory_.HeapBytes() +
-            memory::Buffer(pending_pageable_) + memory::Buffer(conflicts_) + memory::Buffer(transfer_);
+            memory::Buffer(pending_pageable_) + memory::Buffer(conflicts_) + memory::Buffer(transfer_) +
+            memory::Buffer(copy_on_stream_) + memory::Buffer(copy_on_host_);
   return m;
 }
 
