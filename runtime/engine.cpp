@@ -212,9 +212,7 @@ void Engine::Impl::HostWaitsForStreamState(ThreadState& t, const StreamState& s)
 // cudaDeviceSynchronize (and the implicit device sync of cudaFree/cudaDeviceReset):
 // every stream of the device, those destroyed with work still queued included.
 void Engine::Impl::HostWaitsForDevice(ThreadState& t, DeviceId device) {
-  const DeviceState& d = sync_.Device(device);
-  for (StreamState* s : d.all) sync_.JoinIntoThread(t, s->clock);
-  sync_.JoinIntoThread(t, d.retired);
+  sync_.JoinDeviceIntoThread(t, device);
 }
 
 // cudaEventElapsedTime: reading the time before the host knows the end event

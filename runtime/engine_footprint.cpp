@@ -17,13 +17,14 @@ EngineMemory Engine::Impl::Memory() const {
     for (const HostFuncRun& run : runs) m.ordering += run.clock.HeapBytes();
   }
   for (const auto& [thread, run] : running_host_funcs_) m.ordering += run.clock.HeapBytes();
-  m.ordering += memory::Buffer(graph_node_clocks_);
-  for (const VectorClock& clock : graph_node_clocks_) m.ordering += clock.HeapBytes();
+  m.ordering += memory::Buffer(graph_chain_clocks_) + memory::Buffer(graph_completion_chains_) +
+                graph_node_clock_.HeapBytes() + graph_entry_clock_.HeapBytes();
   for (const auto& [id, streams] : capturing_) m.ordering += memory::Buffer(streams);
   m.sites = sites_.HeapBytes() + symbols_.HeapBytes() + scopes_.HeapBytes() + memory::HashMap(default_stream_objects_);
   m.findings = findings_.HeapBytes() + library_findings_.HeapBytes();
   m.other = sizeof(Impl) + allocations_.HeapBytes() + pool_blocks_.HeapBytes() + graph_memory_.HeapBytes() +
-            memory::Buffer(pending_pageable_) + memory::Buffer(conflicts_) + memory::Buffer(transfer_);
+            memory::Buffer(pending_pageable_) + memory::Buffer(conflicts_) + memory::Buffer(transfer_) +
+            memory::Buffer(copy_on_stream_) + memory::Buffer(copy_on_host_);
   return m;
 }
 

@@ -174,6 +174,14 @@ void Engine::Impl::AssignGraphLanes(GraphExec& exec, Handle exec_handle, const V
   for (; next_spare < spare.size(); ++next_spare)  // fewer chains than before
     retired_graph_lanes_.push_back({spare[next_spare], exec.completion.Get(spare[next_spare])});
   exec.node_lane = std::move(lanes);
+  exec.chain_lanes.clear();
+  exec.node_chain.assign(exec.nodes.size(), ~uint32_t{0});
+  for (uint32_t n : exec.topo_order) {
+    const Lane lane = exec.node_lane[n];
+    auto it = std::find(exec.chain_lanes.begin(), exec.chain_lanes.end(), lane);
+    if (it == exec.chain_lanes.end()) it = exec.chain_lanes.insert(it, lane);
+    exec.node_chain[n] = uint32_t(it - exec.chain_lanes.begin());
+  }
   exec.lanes_assigned = true;
 }
 
@@ -223,29 +231,48 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
   DefaultStreamUse(r, s);
   sync_.PrepareStreamOperation(s, t);
   sync_.TickStream(s);
-  VectorClock entry = s.clock;
+  VectorClock& entry = graph_entry_clock_;
+  entry = s.clock;
   entry.Join(exec->completion);
   if (!exec->lanes_assigned) AssignGraphLanes(*exec, r.graph_exec, entry);
-  // Kept between launches: a launch of many nodes allocates no clock. Each
-  // node's is set before it is read (topo_order puts a node after its deps).
-  std::vector<VectorClock>& node_clock = graph_node_clocks_;
-  if (node_clock.size() < exec->nodes.size()) node_clock.resize(exec->nodes.size());
-  VectorClock completion = entry;
+  // A node's clock is the entry joined with its dependencies' and one more
+  // on its own lane, so it differs from the entry only on the exec's chain
+  // lanes: each node keeps those (K of them, a linear capture's one), not a
+  // whole clock of ~135 lanes copied and joined per node and dependency,
+  // and `work` is the entry with the running node's values there. Kept
+  // between launches, as the entry: a launch allocates nothing. Each node's values are
+  // set before they are read (topo_order puts a node after its deps).
+  const size_t k = exec->chain_lanes.size();
+  std::vector<Clock>& chain_clocks = graph_chain_clocks_;  // node n's at [n * k, n * k + k)
+  if (chain_clocks.size() < exec->nodes.size() * k) chain_clocks.resize(exec->nodes.size() * k);
+  std::vector<Clock>& completion_chains = graph_completion_chains_;
+  completion_chains.resize(k);
+  for (size_t c = 0; c < k; ++c) completion_chains[c] = entry.Get(exec->chain_lanes[c]);
+  VectorClock& work = graph_node_clock_;
+  work = entry;
   for (uint32_t n : exec->topo_order) {
     const GraphNode& node = exec->nodes[n];
-    VectorClock& vc = node_clock[n];
-    vc = entry;
-    for (uint32_t d : node.deps) vc.Join(node_clock[d]);
+    Clock* mine = chain_clocks.data() + size_t{n} * k;
+    for (size_t c = 0; c < k; ++c) mine[c] = entry.Get(exec->chain_lanes[c]);
+    for (uint32_t d : node.deps) {
+      const Clock* theirs = chain_clocks.data() + size_t{d} * k;
+      for (size_t c = 0; c < k; ++c) mine[c] = std::max(mine[c], theirs[c]);
+    }
+    ++mine[exec->node_chain[n]];
+    for (size_t c = 0; c < k; ++c) {
+      work.Set(exec->chain_lanes[c], mine[c]);
+      completion_chains[c] = std::max(completion_chains[c], mine[c]);
+    }
     const Lane lane = exec->node_lane[n];
     lanes_.Mutable(lane).launch_stream = s.handle;
     lanes_.Mutable(lane).launch_lane = s.lane;
     lanes_.Mutable(lane).device = s.device;
-    vc.Set(lane, vc.Get(lane) + 1);
     ++stats_.stream_operations;
-    ApplyAccesses(lane, vc, node.site, node.accesses, index_, r.timestamp_ns);
-    if (node.host_func != 0) QueueHostFuncRun(node.host_func, lane, vc);
-    completion.Join(vc);
+    ApplyAccesses(lane, work, node.site, node.accesses, index_, r.timestamp_ns);
+    if (node.host_func != 0) QueueHostFuncRun(node.host_func, lane, work);
   }
+  VectorClock& completion = entry;  // the entry with every node's values
+  for (size_t c = 0; c < k; ++c) completion.Set(exec->chain_lanes[c], completion_chains[c]);
   exec->completion = completion;
   s.Learn(completion);
 }

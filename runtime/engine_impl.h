@@ -303,7 +303,16 @@ class alignas(64) Engine::Impl {
   std::unordered_map<uint64_t, std::vector<StreamState*>> capturing_;
   std::vector<ShadowConflict> conflicts_;  // scratch for the access hot path
   std::vector<MemoryAccess> transfer_;     // scratch: a copy's or memset's accesses (TransferAccesses)
-  std::vector<VectorClock> graph_node_clocks_;  // scratch: GraphLaunch's clock of each node
+  // Scratch: a copy's accesses made on its stream and on the host (Memcpy).
+  std::vector<MemoryAccess> copy_on_stream_;
+  std::vector<MemoryAccess> copy_on_host_;
+  // Scratch for GraphLaunch: the launch's entry clock, each node's values on
+  // the exec's chain lanes, the completion's there, and the running node's
+  // whole clock.
+  VectorClock graph_entry_clock_;
+  std::vector<Clock> graph_chain_clocks_;
+  std::vector<Clock> graph_completion_chains_;
+  VectorClock graph_node_clock_;
   // The last certain conflict's finding and operation (ReportConflict).
   struct {
     FindingKey key{};

@@ -152,7 +152,10 @@ void Engine::Impl::Memcpy(const TraceRecord& r) {
     pending_pageable_.push_back({r.thread, r.stream, copy});
   }
   if (plan.host_waits_for_stream_before) HostWaitsForStreamState(t, s);
-  std::vector<MemoryAccess> on_stream, on_host;
+  std::vector<MemoryAccess>& on_stream = copy_on_stream_;
+  std::vector<MemoryAccess>& on_host = copy_on_host_;
+  on_stream.clear();
+  on_host.clear();
   (plan.source == TransferSide::kHost ? on_host : on_stream).push_back(both[0]);
   (plan.destination == TransferSide::kHost ? on_host : on_stream).push_back(both[1]);
   if (!on_host.empty()) {

@@ -31,7 +31,8 @@ size_t GraphModel::HeapBytes() const {
   size_t bytes = memory::HashMap(graphs_) + memory::HashMap(execs_);
   for (const auto& [id, g] : graphs_) bytes += NodesBytes(g.nodes) + memory::HashMap(g.index_of);
   for (const auto& [handle, e] : execs_)
-    bytes += NodesBytes(e.nodes) + memory::Buffer(e.topo_order) + memory::Buffer(e.node_lane) + e.completion.HeapBytes();
+    bytes += NodesBytes(e.nodes) + memory::Buffer(e.topo_order) + memory::Buffer(e.node_lane) + memory::Buffer(e.chain_lanes) +
+             memory::Buffer(e.node_chain) + e.completion.HeapBytes();
   return bytes;
 }
 

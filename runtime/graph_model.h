@@ -34,6 +34,11 @@ struct GraphExec {
   std::vector<GraphNode> nodes;
   std::vector<uint32_t> topo_order;
   std::vector<Lane> node_lane;  // chain decomposition: a lane per chain of nodes
+  // node_lane's distinct lanes, and each node's index among them: a node's
+  // clock at a launch differs from the launch's entry only there
+  // (Engine::Impl::GraphLaunch).
+  std::vector<Lane> chain_lanes;
+  std::vector<uint32_t> node_chain;
   // Whether node_lane was assigned for `nodes`. An instantiation into an exec
   // that exists (cudaGraphExecUpdate) clears it: the lanes it had are then
   // spares for the new nodes (Engine::Impl::AssignGraphLanes), so updating an

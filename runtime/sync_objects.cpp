@@ -90,6 +90,7 @@ StreamState& SyncObjects::SpecialOrImplicitStream(Handle handle, ThreadId thread
 void SyncObjects::ForgetStream(StreamState* stream) {
   std::erase(stream->device_state->blocking, stream);
   std::erase(stream->device_state->all, stream);
+  stream->device_state->Unlist(stream);
 }
 
 void SyncObjects::DestroyStream(Handle handle) {
@@ -100,7 +101,9 @@ void SyncObjects::DestroyStream(Handle handle) {
   // released automatically once the device has completed all work in stream"
   // (cudaStreamDestroy). The lane's epochs stay valid in shadow memory, only
   // the handle goes away; a device-wide synchronization still waits for them.
-  (*s)->device_state->retired.Join((*s)->clock);
+  DeviceState& d = *(*s)->device_state;
+  d.retired.Join((*s)->clock);
+  d.retired_listed_at = ++d.changes;
   ForgetStream(*s);
   streams_.Erase(handle);
 }
@@ -151,6 +154,21 @@ void SyncObjects::JoinIntoThread(ThreadState& thread, const VectorClock& clock) 
   ++thread.joins;
 }
 
+void SyncObjects::JoinDeviceIntoThread(ThreadState& thread, DeviceId device) {
+  DeviceState& d = Device(device);
+  auto sync = std::find_if(thread.device_syncs.begin(), thread.device_syncs.end(),
+                           [&](const ThreadState::DeviceSync& s) { return s.device == device; });
+  // A thread's first synchronization of the device joins every stream with work.
+  if (sync == thread.device_syncs.end()) sync = thread.device_syncs.insert(sync, {device, 0});
+  // A stream not listed since the thread's previous one has not changed
+  // since, and that clock is in the thread's already: clocks only grow.
+  const uint64_t seen = sync->changes;
+  for (const StreamState* s = d.listed_last; s != nullptr && s->listed_at > seen; s = s->listed_prev)
+    JoinIntoThread(thread, s->clock);
+  if (d.retired_listed_at > seen) JoinIntoThread(thread, d.retired);
+  sync->changes = d.synced_at = d.changes;
+}
+
 void SyncObjects::SwitchThreads(ThreadState& thread, ThreadId id) {
   if (!per_thread_clocks_) {
     if (have_last_thread_) host_knowledge_.Join(Thread(last_thread_).clock);
@@ -164,7 +182,8 @@ size_t SyncObjects::HeapBytes() const {
   size_t bytes = memory::HashMap(threads_) + streams_.HeapBytes() + memory::HashMap(per_thread_streams_) +
                  memory::HashMap(devices_) + memory::HashMap(events_) + memory::Buffer(owned_) +
                  host_knowledge_.HeapBytes();
-  for (const auto& [id, t] : threads_) bytes += t.clock.HeapBytes() + t.epochs.HeapBytes();
+  for (const auto& [id, t] : threads_)
+    bytes += t.clock.HeapBytes() + t.epochs.HeapBytes() + memory::Buffer(t.device_syncs);
   for (const StreamState* s : owned_)
     bytes += memory::Chunk(sizeof(StreamState)) + s->clock.HeapBytes() + memory::Buffer(s->capture_frontier);
   for (const auto& [id, d] : devices_)

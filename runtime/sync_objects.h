@@ -24,6 +24,14 @@ struct ThreadState {
   uint64_t version = 0;  // bumped whenever `clock` changes, so streams can skip re-joins
   uint64_t joins = 0;    // bumped when `clock` takes in another clock (not for its own ticks)
   ThreadEpochs epochs;   // the clocks other threads may be after (thread_epochs.h)
+  // Per device the thread synchronized with (cudaDeviceSynchronize, cudaFree,
+  // ...), DeviceState::changes then: the streams listed no later are in
+  // `clock` already (SyncObjects::JoinDeviceIntoThread).
+  struct DeviceSync {
+    DeviceId device;
+    uint64_t changes;
+  };
+  std::vector<DeviceSync> device_syncs;
 };
 
 struct DeviceState;
@@ -46,15 +54,15 @@ struct StreamState {
   // (a blocking stream): if it has not changed, only the own entry may have.
   uint64_t joins_seen_by_legacy = ~uint64_t{0};
   // Takes in what another clock knows (an event's, a thread's, a graph's).
-  void Learn(const VectorClock& other) {
-    clock.Join(other);
-    ++joins;
-  }
-  void LearnEntry(Lane lane, Clock c) {
-    if (c <= clock.Get(lane)) return;
-    clock.Set(lane, c);
-    ++joins;
-  }
+  inline void Learn(const VectorClock& other);
+  inline void LearnEntry(Lane lane, Clock c);
+  // Every change of `clock` comes through here (Learn, LearnEntry,
+  // SyncObjects::TickStream): the stream is listed for its device's next
+  // synchronizations (DeviceState::changes).
+  inline void NoteChanged();
+  StreamState* listed_prev = nullptr;
+  StreamState* listed_next = nullptr;
+  uint64_t listed_at = 0;  // 0: not listed (no work yet)
   // The lane of the stream's host functions (kHostFunctions), made at its
   // first followed one (engine_host_funcs.cpp).
   Lane host_func_lane = kNoLane;
@@ -79,7 +87,52 @@ struct DeviceState {
   // The work of destroyed streams: it still completes, and a device-wide
   // synchronization (cudaDeviceSynchronize, cudaFree) waits for it too.
   VectorClock retired;
+  // A device synchronization must take the clock of every stream of the
+  // device, some 135 of a PyTorch process's pool, most of them idle since
+  // the thread's previous one. So the streams with work are listed, each
+  // with the count `changes` had when it was (`listed_at`, increasing along
+  // the list), and a thread's synchronization joins only those listed after
+  // its previous one (ThreadState::device_syncs). A stream whose clock
+  // changes moves to the end, unless it was listed after the device's
+  // latest synchronization by any thread (`synced_at`): every thread's next
+  // one reaches it there anyway, and an operation's common case is one
+  // compare. Destroyed streams' work counts as listed at `retired_listed_at`.
+  uint64_t changes = 0;
+  uint64_t synced_at = 0;
+  uint64_t retired_listed_at = 0;
+  StreamState* listed_first = nullptr;
+  StreamState* listed_last = nullptr;
+  void Unlist(StreamState* s) {
+    if (s->listed_at == 0) return;
+    (s->listed_prev ? s->listed_prev->listed_next : listed_first) = s->listed_next;
+    (s->listed_next ? s->listed_next->listed_prev : listed_last) = s->listed_prev;
+    s->listed_prev = s->listed_next = nullptr;
+    s->listed_at = 0;
+  }
 };
+
+void StreamState::NoteChanged() {
+  DeviceState& d = *device_state;
+  if (listed_at > d.synced_at) [[likely]] return;
+  d.Unlist(this);
+  listed_prev = d.listed_last;
+  (d.listed_last ? d.listed_last->listed_next : d.listed_first) = this;
+  d.listed_last = this;
+  listed_at = ++d.changes;
+}
+
+void StreamState::Learn(const VectorClock& other) {
+  clock.Join(other);
+  ++joins;
+  NoteChanged();
+}
+
+void StreamState::LearnEntry(Lane lane, Clock c) {
+  if (c <= clock.Get(lane)) return;
+  clock.Set(lane, c);
+  ++joins;
+  NoteChanged();
+}
 
 // Owns threads, streams, events and devices, and resolves handles the way the
 // CUDA runtime does (0 and cudaStreamLegacy mean the legacy stream of the
@@ -130,6 +183,7 @@ class SyncObjects {
   Epoch TickStream(StreamState& stream) {
     const Clock c = stream.clock.Get(stream.lane) + 1;
     stream.clock.Set(stream.lane, c);
+    stream.NoteChanged();
     if (stream.legacy) ++stream.device_state->legacy_version;
     return {stream.lane, c};
   }
@@ -137,6 +191,10 @@ class SyncObjects {
   Epoch TickThread(ThreadState& thread);
 
   void JoinIntoThread(ThreadState& thread, const VectorClock& clock);
+  // A device-wide synchronization: the thread learns the work of every
+  // stream of `device`, destroyed ones included. Joins only the clocks
+  // listed since the thread's previous one (DeviceState::changes).
+  void JoinDeviceIntoThread(ThreadState& thread, DeviceId device);
   // Every call of a host thread comes through here. With per-thread clocks
   // (kHostThreadOrder, the default of a trace that observes host
   // synchronization) threads learn from each other only through

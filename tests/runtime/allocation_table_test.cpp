@@ -59,6 +59,74 @@ TEST(AllocationTable, RisingAndOverlappingAllocationsMatchAReference) {
   }
 }
 
+// The allocation of `reference` containing `addr`, as Find defines it.
+const Allocation* FindInReference(const std::vector<Allocation>& reference, Address addr) {
+  for (const Allocation& r : reference)
+    if ((addr >= r.base && addr < r.base + r.size) || (r.size == 0 && addr == r.base)) return &r;
+  return nullptr;
+}
+
+// Adds anywhere (leaves split in the middle, entries before the first),
+// removes (leaves empty and go), finds any address (inside, between and at
+// the edges of allocations, across leaves), against the reference; then a
+// device's allocations go (cudaDeviceReset).
+TEST(AllocationTable, AddRemoveAndFindAnywhereMatchAReference) {
+  std::mt19937_64 rng(13);
+  AllocationTable table;
+  std::vector<Allocation> reference;
+  constexpr Address kSpace = 1 << 16;
+  for (int step = 0; step < 40000; ++step) {
+    const uint64_t dice = rng() % 10;
+    if (dice < 5) {
+      Allocation a;
+      a.base = 0x1000 + (rng() % kSpace) * 16;
+      a.size = rng() % 7 == 0 ? 0 : 16 * (1 + rng() % (step % 3 == 0 ? 64 : 4));
+      a.device = static_cast<DeviceId>(rng() % 2);
+      a.kind = rng() % 4 == 0 ? MemoryKind::kPinnedHost : MemoryKind::kDevice;
+      a.site = static_cast<uint32_t>(step);
+      AddToReference(&reference, a);
+      table.Add(a);
+    } else if (dice < 8 && !reference.empty()) {
+      // Half the time a live base, else any address (mostly not a base).
+      const Address base = rng() % 2 ? reference[rng() % reference.size()].base : 0x1000 + (rng() % kSpace) * 16;
+      auto it = std::find_if(reference.begin(), reference.end(), [&](const Allocation& r) { return r.base == base; });
+      Allocation removed;
+      ASSERT_EQ(table.Remove(base, &removed), it != reference.end()) << "step " << step;
+      if (it != reference.end()) {
+        EXPECT_EQ(removed.site, it->site);
+        reference.erase(it);
+      }
+    } else {
+      const Address addr = 0x1000 + rng() % (kSpace * 16 + 64);
+      const Allocation* expected = FindInReference(reference, addr);
+      const Allocation* found = table.Find(addr);
+      ASSERT_EQ(found != nullptr, expected != nullptr) << "step " << step << " addr " << addr;
+      if (found != nullptr) {
+        ASSERT_EQ(found->site, expected->site) << "step " << step;
+      }
+      ASSERT_EQ(table.KindOf(addr), expected ? expected->kind : MemoryKind::kPageableHost);
+    }
+    ASSERT_EQ(table.size(), reference.size()) << "step " << step;
+  }
+  EXPECT_GT(reference.size(), 1000u);  // many leaves
+  for (const Allocation& r : reference) {
+    const Allocation* found = table.Find(r.base + r.size / 2);
+    ASSERT_NE(found, nullptr);
+    EXPECT_EQ(found->site, r.site);
+  }
+  std::vector<uint32_t> reset;
+  table.RemoveDevice(1, [&](const Allocation& a) { reset.push_back(a.site); });
+  std::vector<uint32_t> expected_reset;
+  std::erase_if(reference, [&](const Allocation& r) {
+    if (r.device != 1 || IsHostMemory(r.kind)) return false;
+    expected_reset.push_back(r.site);
+    return true;
+  });
+  EXPECT_EQ(reset, expected_reset);  // by base, as the reference is sorted
+  ASSERT_EQ(table.size(), reference.size());
+  for (const Allocation& r : reference) EXPECT_EQ(table.Find(r.base)->site, r.site);
+}
+
 // Ranges added and removed at random over a small space, against a byte map.
 TEST(AddressRanges, AddAndRemoveMatchAByteMap) {
   std::mt19937_64 rng(11);

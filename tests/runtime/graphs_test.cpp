@@ -229,5 +229,33 @@ TEST(Graphs, ALaunchSeesNoClockOfAnEarlierLaunchsNodes) {
   EXPECT_EQ(fs[0].accesses[1].op, "reader");
 }
 
+// GraphLaunch keeps a node's clock only on the exec's chain lanes (the rest
+// is the launch's entry): a node on one chain must still learn, through its
+// dependencies, what nodes of other chains did several hops back, and the
+// stream's later work every node. n1 writes A; n2 (after n1) and n3 (after
+// n1, another chain) read it; n4 (after n3) reads it; n6 (after n2 and n4)
+// writes A again. With n5, which depends on nothing, reading A, only n5 races.
+TEST(Graphs, NodesOfSeveralChainsAreOrderedThroughTheirDependencies) {
+  for (const bool with_n5 : {false, true}) {
+    auto t = Given();
+    t.GraphCreate(kGraph).GraphKernelNode(kGraph, 1, {}, "n1", {W(kA, 64)});
+    t.GraphKernelNode(kGraph, 2, {1}, "n2", {R(kA, 64)}).GraphKernelNode(kGraph, 3, {1}, "n3", {R(kA, 64)});
+    t.GraphKernelNode(kGraph, 4, {3}, "n4", {R(kA, 64)});
+    if (with_n5) t.GraphKernelNode(kGraph, 5, {}, "n5", {R(kA, 64)});
+    t.GraphKernelNode(kGraph, 6, {2, 4}, "n6", {W(kA, 64), W(kB, 64)});
+    // Twice: the second launch's first nodes come after the first launch's last.
+    t.Instantiate(kExec, kGraph).Launch(kExec, kS1).Launch(kExec, kS1);
+    t.Kernel(kS1, "after", {RW(kA, 64), RW(kB, 64)}).Record(kE, kS1).Wait(kS2, kE).Kernel(kS2, "later", {W(kA, 64)});
+    auto fs = t.Run();
+    if (!with_n5) {
+      EXPECT_TRUE(fs.empty()) << Summary(fs);
+      continue;
+    }
+    ASSERT_FALSE(fs.empty());
+    for (const Finding& f : fs)
+      EXPECT_TRUE(f.accesses[0].op == "n5" || f.accesses[1].op == "n5") << Summary(fs);
+  }
+}
+
 }  // namespace
 }  // namespace streamcheck::testing
