@@ -30,6 +30,18 @@ size_t Count(const std::string& text, const std::string& word) {
   return n;
 }
 
+// `entry` of mpi_program.c, hooked, under both ABIs: the hooks see `expected`
+// around MPI's own calls, `calls` of which reached MPI.
+void ExpectHookedCalls(const std::string& entry, const std::string& expected, int calls) {
+  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
+    const Outcome o = RunProbe(true, "global", program, "hooked", entry);
+    EXPECT_EQ(o.exit_code, 0) << o.output;
+    EXPECT_EQ(o.output, "preloaded: yes\nMPI_Init visible: no\n" + expected + "calls that reached mpi: " +
+                            std::to_string(calls) + "\n")
+        << entry << " with " << program;
+  }
+}
+
 const char kMpiCalls[] =
     "mpi: MPI_Send\nmpi: MPI_Recv\nmpi: MPI_Irecv\nmpi: MPI_Isend\nmpi: MPI_Test\nmpi: MPI_Waitany\n"
     "mpi: MPI_Waitall\nmpi: MPI_Bcast\nmpi: MPI_Bcast\nmpi: MPI_Allreduce\nmpi: MPI_Iallreduce\nmpi: MPI_Wait\n"
@@ -123,11 +135,7 @@ TEST(MpiInterposers, TheVCollectivesSpanTheirBlocks) {
       "enter MPI_Wait kind=5 request=0x700\nmpi: MPI_Wait\nleave MPI_Wait result=0 completed=1\n"
       "enter MPI_Reduce_scatter kind=1 buffer=0x10000+32:1 buffer=0x80000+20:2\nmpi: MPI_Reduce_scatter\n"
       "leave MPI_Reduce_scatter result=0\n";
-  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
-    const Outcome o = RunProbe(true, "global", program, "hooked", "run_v_collectives");
-    EXPECT_EQ(o.exit_code, 0) << o.output;
-    EXPECT_EQ(o.output, "preloaded: yes\nMPI_Init visible: no\n" + expected + "calls that reached mpi: 7\n") << program;
-  }
+  ExpectHookedCalls("run_v_collectives", expected, 7);
 }
 
 // Persistent collectives make a request with their buffers (kind 3, as
@@ -140,11 +148,7 @@ TEST(MpiInterposers, PersistentCollectivesAreMadeWithTheirBuffers) {
       "leave MPI_Bcast_init result=0 new_request=0x701\n"
       "enter MPI_Start kind=4 request=0x700\nmpi: MPI_Start\nleave MPI_Start result=0\n"
       "enter MPI_Wait kind=5 request=0x700\nmpi: MPI_Wait\nleave MPI_Wait result=0 completed=1\n";
-  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
-    const Outcome o = RunProbe(true, "global", program, "hooked", "run_persistent_collectives");
-    EXPECT_EQ(o.exit_code, 0) << o.output;
-    EXPECT_EQ(o.output, "preloaded: yes\nMPI_Init visible: no\n" + expected + "calls that reached mpi: 4\n") << program;
-  }
+  ExpectHookedCalls("run_persistent_collectives", expected, 4);
 }
 
 // The large-count _c forms give the bytes of a count past an int's range.
@@ -154,11 +158,7 @@ TEST(MpiInterposers, LargeCountCallsSpanAllTheirBytes) {
       "enter MPI_Iallreduce_c kind=2 buffer=0x10000+12000000000:1 buffer=0x80000+12000000000:2\n"
       "mpi: MPI_Iallreduce_c\nleave MPI_Iallreduce_c result=0 new_request=0x700\n"
       "enter MPI_Wait kind=5 request=0x700\nmpi: MPI_Wait\nleave MPI_Wait result=0 completed=1\n";
-  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
-    const Outcome o = RunProbe(true, "global", program, "hooked", "run_large_counts");
-    EXPECT_EQ(o.exit_code, 0) << o.output;
-    EXPECT_EQ(o.output, "preloaded: yes\nMPI_Init visible: no\n" + expected + "calls that reached mpi: 3\n") << program;
-  }
+  ExpectHookedCalls("run_large_counts", expected, 3);
 }
 
 // One-sided calls start an operation with a request made by the
@@ -179,11 +179,7 @@ TEST(MpiInterposers, OneSidedCallsEndAtTheirWindowsSynchronization) {
       "leave MPI_Fetch_and_op result=0 new_request=0xfff0000000000004\n"
       "enter MPI_Win_unlock_all kind=5 request=0xfff0000000000003 request=0xfff0000000000004\n"
       "mpi: MPI_Win_unlock_all\nleave MPI_Win_unlock_all result=0 completed=1 completed=1\n";
-  for (const char* program : {FAKE_MPI_PROGRAM_OMPI, FAKE_MPI_PROGRAM_MPICH}) {
-    const Outcome o = RunProbe(true, "global", program, "hooked", "run_one_sided");
-    EXPECT_EQ(o.exit_code, 0) << o.output;
-    EXPECT_EQ(o.output, "preloaded: yes\nMPI_Init visible: no\n" + expected + "calls that reached mpi: 9\n") << program;
-  }
+  ExpectHookedCalls("run_one_sided", expected, 9);
 }
 
 // Without hooks (no tracer, or before cuInit) and without the preloaded
