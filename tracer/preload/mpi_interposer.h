@@ -1,5 +1,6 @@
 /* What the MPI interposers share (mpi_interposers.c: the helpers, point to
- * point and completion; mpi_collectives.c: the collectives): MPI's handles as
+ * point and completion; mpi_collectives.c: the collectives; mpi_rma.c:
+ * one-sided communication): MPI's handles as
  * words, the bytes a call's buffers span, its requests, and STREAMCHECK_MPI,
  * which makes one interposer. Internal to libstreamcheck_preload.so: every
  * function here is hidden (the library's default visibility). */
@@ -50,7 +51,13 @@ typedef struct {
   void* heap;
 } RequestArrays;
 
-/* The requests of a completion or start call, read before the call. */
+/* Points `arrays` at room for `count` requests (zeroed `completed`): its
+ * frame's, else the heap's (freed by the interposer); how many fit. Only
+ * without memory for more than kInlineRequests are the first kInlineRequests
+ * followed and the rest not (their buffers then stay in use to the end). */
+size_t MakeRoomForRequests(RequestArrays* arrays, size_t count);
+/* The requests of a completion or start call, read before the call: after
+ * it MPI has set completed ones to MPI_REQUEST_NULL. */
 void ReadRequests(StreamcheckMpiCall* call, RequestArrays* arrays, int count, const void* requests);
 
 /* One interposer. `describe` runs before the call when a tracer listens;

@@ -160,22 +160,24 @@ void AddReduction(StreamcheckMpiCall* call, const void* send, void* recv, long c
  * it MPI has set completed ones to MPI_REQUEST_NULL. Without memory for more
  * than kInlineRequests, the first kInlineRequests are followed and the rest
  * are not (docs/internals/mpi.md). */
-void ReadRequests(StreamcheckMpiCall* call, RequestArrays* arrays, int count, const void* requests) {
+size_t MakeRoomForRequests(RequestArrays* arrays, size_t count) {
   arrays->values = arrays->inline_values;
   arrays->completed = arrays->inline_completed;
   memset(arrays->inline_completed, 0, sizeof arrays->inline_completed);
-  if (count > kInlineRequests) {
-    arrays->heap = calloc((size_t)count, sizeof(uint64_t) + sizeof(uint8_t));
-    if (arrays->heap != NULL) {
-      arrays->values = (uint64_t*)arrays->heap;
-      arrays->completed = (uint8_t*)(arrays->values + count);
-    } else {
-      count = kInlineRequests;
-    }
-  }
-  for (int i = 0; requests != NULL && i < count; ++i) arrays->values[i] = ReadHandle(requests, i);
+  if (count <= kInlineRequests) return count;
+  arrays->heap = calloc(count, sizeof(uint64_t) + sizeof(uint8_t));
+  if (arrays->heap == NULL) return kInlineRequests;
+  arrays->values = (uint64_t*)arrays->heap;
+  arrays->completed = (uint8_t*)(arrays->values + count);
+  return count;
+}
+
+void ReadRequests(StreamcheckMpiCall* call, RequestArrays* arrays, int count, const void* requests) {
+  if (requests == NULL || count < 0) count = 0;
+  count = (int)MakeRoomForRequests(arrays, (size_t)count);
+  for (int i = 0; i < count; ++i) arrays->values[i] = ReadHandle(requests, i);
   call->requests = arrays->values;
-  call->request_count = requests != NULL && count > 0 ? count : 0;
+  call->request_count = count;
 }
 
 /* Point to point, blocking. */

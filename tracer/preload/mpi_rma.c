@@ -65,21 +65,10 @@ static int Matches(const PendingRma* p, Handle win, int target) {
 /* The requests a synchronization of `win` completes (target < 0: every
  * target's), read before the call as ReadRequests does. */
 static void ReadPending(StreamcheckMpiCall* call, RequestArrays* arrays, Handle win, int target) {
-  arrays->values = arrays->inline_values;
-  arrays->completed = arrays->inline_completed;
-  memset(arrays->inline_completed, 0, sizeof arrays->inline_completed);
   Lock();
   size_t count = 0;
   for (size_t i = 0; i < g_pending_count; ++i) count += Matches(&g_pending[i], win, target);
-  if (count > kInlineRequests) {
-    arrays->heap = calloc(count, sizeof(uint64_t) + sizeof(uint8_t));
-    if (arrays->heap != NULL) {
-      arrays->values = (uint64_t*)arrays->heap;
-      arrays->completed = (uint8_t*)(arrays->values + count);
-    } else {
-      count = kInlineRequests;
-    }
-  }
+  count = MakeRoomForRequests(arrays, count);
   size_t n = 0;
   for (size_t i = 0; i < g_pending_count && n < count; ++i)
     if (Matches(&g_pending[i], win, target)) arrays->values[n++] = g_pending[i].request;
