@@ -102,6 +102,12 @@ void PreloadInterposers(const std::string& tracer) {
 
 using Counters = std::map<std::string, std::map<std::string, uint64_t>>;
 
+// "1.5 MiB", or "12 KiB" below a tenth of one.
+std::string Mebibytes(uint64_t bytes) {
+  if (bytes < (1 << 20) / 10) return fmt::format("{} KiB", (bytes + 1023) / 1024);
+  return fmt::format("{:.1f} MiB", double(bytes) / (1 << 20));
+}
+
 // What the shell would report: the exit code, or 128 + the signal.
 int ExitStatusOf(int status) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
@@ -245,9 +251,10 @@ int Run(const RunOptions& o) {
   // estimate, summed over the traced processes.
   if (!o.quiet) {
     std::map<std::string, uint64_t>& stats = counters[std::string(store::counters::kStats)];
+    const uint64_t tables = counters[std::string(store::counters::kAnalysis)][std::string(store::counters::kTracerTableBytes)];
     if (const uint64_t peak = stats[std::string(store::counters::kEnginePeakMemoryBytes)])
-      fmt::print(stderr, "streamcheck: {} records analysed, engine memory {:.1f} MiB at most\n",
-                 stats[std::string(store::counters::kRecords)], double(peak) / (1 << 20));
+      fmt::print(stderr, "streamcheck: {} records analysed, engine memory {} at most, the tracer's tables {}\n",
+                 stats[std::string(store::counters::kRecords)], Mebibytes(peak), Mebibytes(tables));
   }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <map>
 
+#include "runtime/memory_estimate.h"
 #include "runtime/trace/trace_symbols.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/frameworks/framework_ops.h"
@@ -245,6 +246,13 @@ STREAMCHECK_HOT void Tracer::AwaitHostSynchronizationAnalysis() {
   profile_.Add(ProfilePhase::kAnalysisWait, wait_start);
 }
 
+size_t Tracer::TableHeapBytes() {
+  size_t bytes = memory::HashMap(strings_) + memory::Buffer(string_texts_) + memory::HashMap(static_strings_) +
+                 memory::HashMap(stack_libraries_) + memory::HashMap(stack_objects_) + stacks_.HeapBytes();
+  for (const auto& [text, id] : strings_) bytes += memory::Heap(text);
+  return bytes;
+}
+
 void Tracer::AddAnalysisCounters() {
   namespace names = store::counters;
   const AnalysisWorker::Holds holds = worker_ ? worker_->holds() : AnalysisWorker::Holds{};
@@ -255,6 +263,7 @@ void Tracer::AddAnalysisCounters() {
       {std::string(names::kSyncWaitsSkipped), skipped},
       {std::string(names::kQueueFullWaits), holds.count},
       {std::string(names::kQueueFullWaitMicroseconds), holds.nanoseconds / 1000},
+      {std::string(names::kTracerTableBytes), TableHeapBytes()},
   };
   session_->AddCounters(output_, names::kAnalysis, counters);
   // Beside the profile (STREAMCHECK_DEBUG=profile), for the bench scripts.

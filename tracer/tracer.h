@@ -135,6 +135,11 @@ class Tracer : public StackResolver {
   // record queued so far (the precise front-end, before a context's memory goes).
   void AwaitAnalysis();
 
+  // What the tracer's own tables hold on the heap (interned strings, host
+  // stacks and their symbols, each stack's library), estimated as the
+  // engine's are (runtime/memory_estimate.h). Under tracer_lock().
+  size_t TableHeapBytes();
+
   // On the worker thread: symbolizes a stack for a finding.
   std::vector<ResolvedFrame> Resolve(StackId stack) override { return stacks_.Symbolize(stack); }
 

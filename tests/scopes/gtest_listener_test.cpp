@@ -57,6 +57,9 @@ TEST(GTestListener, WithoutFailingTheTestsPassAndFindingsNameThem) {
   const std::string db = Database("pass.db");
   const auto r = RunCommand(Traced(db) + " 2>&1");
   EXPECT_EQ(r.exit_code, 0) << r.output;
+  // The run's summary says what the analysis and the tracer held.
+  EXPECT_NE(r.output.find("engine memory "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the tracer's tables "), std::string::npos) << r.output;
   std::string error;
   auto store = store::Store::Open(db, &error, {.read_only = true});
   ASSERT_TRUE(store) << error;

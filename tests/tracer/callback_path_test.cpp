@@ -107,6 +107,35 @@ TEST_F(CallbackPath, LaunchesCarryTheAccessesOfTheirTime) {
   EXPECT_EQ(launches[2].accesses, (std::vector<MemoryAccess>{out(y, 2048)}));
 }
 
+// The tracer's own tables grow with what is distinct (strings, stacks), not
+// with calls: a thousand launches from one call site hold what a hundred did
+// (issue 43 item 6: bounded at a steady state).
+TEST(TracerTables, RepeatedLaunchesFromOneSiteDoNotGrowThem) {
+  const std::string trace = ::testing::TempDir() + "tracer_tables." + std::to_string(getpid()) + ".trace";
+  TracerConfig config;
+  config.trace_path = trace;
+  config.capture_stacks = true;
+  Tracer tracer(config);
+  char* x = reinterpret_cast<char*>(0x7f0000000000);
+  char* y = reinterpret_cast<char*>(0x7f0000100000);
+  const auto launch_from_one_site = [&](int n) {
+    for (int i = 0; i < n; ++i) fake_cuda::LaunchFakeKernel(&tracer, x, y);
+  };
+  const auto table_bytes = [&] {
+    std::lock_guard<TracerLock> lock(tracer.tracer_lock());
+    return tracer.TableHeapBytes();
+  };
+  std::vector<size_t> bytes;
+  for (int launches : {100, 900}) {  // one call site: one stack
+    launch_from_one_site(launches);
+    bytes.push_back(table_bytes());
+  }
+  EXPECT_GT(bytes[0], 0u);
+  EXPECT_EQ(bytes[1], bytes[0]);
+  tracer.Finish();
+  std::remove(trace.c_str());
+}
+
 // A framework op's tensors refine the launches inside it, and a block the
 // caching allocator hands out inside it is written; a block freed before a
 // launch is no access of it.

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <map>
 
+#include "runtime/memory_estimate.h"
 #include "tracer/debug/debug_flags.h"
 #include "tracer/hot_path.h"
 #include "tracer/kernel_access/kernel_signature.h"
@@ -165,6 +166,24 @@ StackId HostStacks::Intern(const uint64_t* pcs, size_t n, bool* is_new) {
   candidates.push_back(id);
   *is_new = true;
   return id;
+}
+
+size_t HostStacks::HeapBytes() {
+  size_t bytes = 0;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    bytes += memory::Buffer(stacks_) + memory::HashMap(by_hash_) + memory::HashMap(kernels_) +
+             memory::HashMap(symbolized_);
+    for (const std::vector<uint64_t>& pcs : stacks_) bytes += memory::Buffer(pcs);
+    for (const auto& [hash, ids] : by_hash_) bytes += memory::Buffer(ids);
+    for (const auto& [id, kernel] : kernels_) bytes += memory::Heap(kernel);
+    for (const auto& [id, frames] : symbolized_) bytes += memory::Buffer(frames);
+  }
+  std::lock_guard<std::mutex> lock(symbolize_mutex_);
+  bytes += memory::HashMap(frames_by_pc_);
+  for (const auto& [pc, frames] : frames_by_pc_)
+    if (frames) bytes += memory::Buffer(*frames);
+  return bytes;
 }
 
 std::string HostStacks::RepeatedStacksSummary() const {

@@ -49,6 +49,9 @@ class HostStacks {
     std::lock_guard<std::mutex> lock(mutex_);
     return stacks_.size() - 1;
   }
+  // What the tables hold on the heap (runtime/memory_estimate.h): distinct
+  // stacks and the frames of the program counters symbolized so far.
+  size_t HeapBytes();
 
  private:
   StackId Intern(const uint64_t* pcs, size_t n, bool* is_new);
