@@ -350,6 +350,7 @@ std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, cons
   // Every error is worth its place: the functions it is in are named, and
   // clang's default of stopping after 20 would leave the rest unparsed.
   std::vector<std::string> added = {"-fsyntax-only", "-w", "-ferror-limit=0"};
+  std::vector<std::string> trailing;  // after the command's own flags
   if (!have_resource_dir && !setup.resource_dir.empty()) {
     added.push_back("-resource-dir=" + setup.resource_dir);
   }
@@ -361,11 +362,15 @@ std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, cons
     const std::string cuda_path = setup.cuda_path.empty() ? FindCudaToolkit() : setup.cuda_path;
     if (!cuda_path.empty()) {
       added.push_back("--cuda-path=" + cuda_path);
-      // CUDA 13 keeps Thrust/CUB/libcu++ under include/cccl, which nvcc adds itself.
+      // CUDA 13 keeps Thrust/CUB/libcu++ under include/cccl, which nvcc adds
+      // itself, after the command's own include directories: a project that
+      // brings a newer CCCL (rapids-cmake adds it with -isystem) is parsed
+      // with its own, as nvcc compiles it. Directories of one kind are
+      // searched in command-line order, so this one goes last.
       std::error_code ec;
       if (std::filesystem::is_directory(std::filesystem::path(cuda_path) / "include" / "cccl", ec)) {
-        added.push_back("-isystem");
-        added.push_back(cuda_path + "/include/cccl");
+        trailing.push_back("-isystem");
+        trailing.push_back(cuda_path + "/include/cccl");
       }
     }
     if (setup.host_only && !device_only) added.push_back("--cuda-host-only");
@@ -374,13 +379,22 @@ std::vector<std::string> PrepareClangCommand(std::vector<std::string> argv, cons
     added.push_back(std::string(kPreludeDir) + "/nvcc_host_prelude.h");
   } else if (const std::string cuda_path = setup.cuda_path.empty() ? FindCudaToolkit() : setup.cuda_path;
              !cuda_path.empty()) {
-    // A .cpp file that includes cuda_runtime.h, as the samples' main.cpp files do.
+    // A .cpp file that includes cuda_runtime.h, as the samples' main.cpp files
+    // do, or Thrust's or libcu++'s headers (CUDA 13 keeps them in include/cccl),
+    // as a library's host code does: after the command's own directories, a
+    // last resort where the build said nothing.
     added.push_back("-idirafter");
     added.push_back(cuda_path + "/include");
+    std::error_code ec;
+    if (std::filesystem::is_directory(std::filesystem::path(cuda_path) / "include" / "cccl", ec)) {
+      added.push_back("-idirafter");
+      added.push_back(cuda_path + "/include/cccl");
+    }
   }
   added.push_back("-idirafter");
   added.push_back(std::string(kPreludeDir) + "/fallback");
   out.insert(out.begin() + 1, added.begin(), added.end());
+  out.insert(out.end(), trailing.begin(), trailing.end());
   return out;
 }
 

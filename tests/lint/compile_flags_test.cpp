@@ -125,6 +125,28 @@ TEST(PrepareClangCommand, CudaGetsTheNvccPreludeAndEveryFileTheFallbackHeaders) 
   EXPECT_TRUE(Has(cpp, "/opt/cuda/include"));
 }
 
+// nvcc searches the command's include directories before the toolkit's
+// CCCL: a project's own, newer CCCL given with -isystem must come first.
+TEST(PrepareClangCommand, TheToolkitsCcclComesAfterTheCommandsOwnIncludes) {
+  const std::filesystem::path toolkit = std::filesystem::path(::testing::TempDir()) / "lint_cccl_toolkit";
+  std::filesystem::create_directories(toolkit / "include" / "cccl");
+  const auto out = PrepareClangCommand({"nvcc", "-isystem", "/proj/cccl/include", "-I", "/proj/include", "-c", "a.cu"},
+                                       "a.cu", CudaSetup{toolkit.string(), "", true});
+  const auto at = [&](const std::string& arg) { return std::find(out.begin(), out.end(), arg) - out.begin(); };
+  const auto toolkit_cccl = at((toolkit / "include" / "cccl").string());
+  ASSERT_LT(toolkit_cccl, std::ssize(out));
+  EXPECT_EQ(out[toolkit_cccl - 1], "-isystem");
+  EXPECT_LT(at("/proj/cccl/include"), toolkit_cccl);
+  EXPECT_LT(at("/proj/include"), toolkit_cccl);
+  // A .cpp file's host code may include Thrust or libcu++ too: CCCL as a last resort.
+  const auto cpp = PrepareClangCommand({"g++", "-I", "/proj/include", "-c", "a.cpp"}, "a.cpp",
+                                       CudaSetup{toolkit.string(), "", true});
+  const auto cpp_cccl = std::find(cpp.begin(), cpp.end(), (toolkit / "include" / "cccl").string());
+  ASSERT_NE(cpp_cccl, cpp.end());
+  EXPECT_EQ(*(cpp_cccl - 1), "-idirafter");
+  std::filesystem::remove_all(toolkit);
+}
+
 TEST(PrepareClangCommand, CFilesStayC) {
   const auto out = PrepareClangCommand({"/usr/bin/cc", "-std=gnu11", "-c", "a.c"}, "a.c", CudaSetup{"/opt/cuda", "", true});
   EXPECT_EQ(out[0], "clang");
