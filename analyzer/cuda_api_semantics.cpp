@@ -74,6 +74,7 @@ void TransferWalker::AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode 
   a.ref = Buf(ptr);
   if (!a.ref.valid()) return;
   a.first_step = FirstStep(ptr);
+  a.stride = Stride(op, ptr);
   a.mode = mode;
   if (count != nullptr) {
     a.size_bytes = ConstantOf(count, ast_);
@@ -434,7 +435,10 @@ void TransferWalker::GraphLaunch(const clang::CallExpr* call, const std::string&
   }
   DeviceOp& op = NewOp(call, name, "graph `" + exec.text + "`", StreamSym(Arg(call, 1)));
   for (int id : graph.nodes) {
-    for (const BufferAccess& a : fa_.ops_[id].accesses) op.accesses.push_back(a);
+    for (BufferAccess a : fa_.ops_[id].accesses) {
+      a.stride.reset();  // a launch runs all the loop's iterations at once, again at each launch
+      op.accesses.push_back(a);
+    }
   }
   Issue(op);
   for (const std::string& base : graph.frees) s_.freed[base] = Loc(loc);

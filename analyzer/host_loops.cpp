@@ -3,7 +3,11 @@
 #include <clang/AST/ASTContext.h>
 #include <clang/AST/Expr.h>
 #include <clang/AST/RecursiveASTVisitor.h>
+#include <clang/AST/ExprCXX.h>
+#include <clang/AST/ParentMapContext.h>
 #include <clang/AST/Stmt.h>
+#include <clang/AST/StmtCXX.h>
+#include <clang/Basic/SourceManager.h>
 
 #include "analyzer/symbolic.h"
 
@@ -48,6 +52,201 @@ class CounterCollector : public clang::RecursiveASTVisitor<CounterCollector> {
   const clang::ASTContext& ast_;
   LoopCounters* counters_;
 };
+
+bool IsLoop(const clang::Stmt* s) {
+  return llvm::isa<clang::ForStmt>(s) || llvm::isa<clang::WhileStmt>(s) || llvm::isa<clang::DoStmt>(s) ||
+         llvm::isa<clang::CXXForRangeStmt>(s);
+}
+
+clang::DynTypedNode ParentOf(const clang::DynTypedNode& node, clang::ASTContext& ast) {
+  const clang::DynTypedNodeList parents = ast.getParents(node);
+  return parents.empty() ? clang::DynTypedNode() : parents[0];
+}
+
+class GotoFinder : public clang::RecursiveASTVisitor<GotoFinder> {
+ public:
+  bool VisitGotoStmt(clang::GotoStmt*) { return !(found = true); }
+  bool VisitIndirectGotoStmt(clang::IndirectGotoStmt*) { return !(found = true); }
+  bool found = false;
+};
+
+// Whether `var` may change inside `s`: any use of it but reading its value.
+class ChangeFinder : public clang::RecursiveASTVisitor<ChangeFinder> {
+ public:
+  explicit ChangeFinder(const clang::VarDecl* var) : var_(var) {}
+  bool VisitImplicitCastExpr(clang::ImplicitCastExpr* cast) {
+    const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(cast->getSubExpr()->IgnoreParens());
+    const bool read =
+        cast->getCastKind() == clang::CK_LValueToRValue || cast->getCastKind() == clang::CK_ArrayToPointerDecay;
+    if (read && ref != nullptr && ref->getDecl() == var_) ++reads_;
+    return true;
+  }
+  bool VisitDeclRefExpr(clang::DeclRefExpr* ref) {
+    if (ref->getDecl() == var_) ++uses_;
+    return true;
+  }
+  bool Changed() const { return uses_ != reads_; }
+
+ private:
+  const clang::VarDecl* var_;
+  int uses_ = 0, reads_ = 0;
+};
+
+bool ChangesIn(const clang::VarDecl* var, const clang::Stmt* s) {
+  if (s == nullptr) return false;
+  ChangeFinder f(var);
+  f.TraverseStmt(const_cast<clang::Stmt*>(s));
+  return f.Changed();
+}
+
+// Whether a variable is declared inside `body` (a fresh one each iteration).
+bool DeclaredIn(const clang::VarDecl* var, const clang::Stmt* body, clang::ASTContext& ast) {
+  clang::DynTypedNode node = clang::DynTypedNode::create(*var);
+  for (int i = 0; i < 64; ++i) {
+    node = ParentOf(node, ast);
+    const auto* s = node.get<clang::Stmt>();
+    if (s == nullptr) return false;
+    if (s == body) return true;
+  }
+  return false;
+}
+
+// The loop of a counter (`for (int i = 0; ...; ++i)` or `i += k`) and its step.
+struct CountedLoop {
+  const clang::ForStmt* loop = nullptr;
+  const clang::VarDecl* counter = nullptr;
+  int64_t step = 0;
+};
+
+std::optional<CountedLoop> CounterOf(const clang::ForStmt* loop, const clang::ASTContext& ast) {
+  const auto* init = llvm::dyn_cast_or_null<clang::DeclStmt>(loop->getInit());
+  if (init == nullptr || !init->isSingleDecl()) return std::nullopt;
+  const auto* var = llvm::dyn_cast<clang::VarDecl>(init->getSingleDecl());
+  if (var == nullptr || !var->getType()->isIntegerType() || var->getInit() == nullptr ||
+      !ConstantOf(var->getInit(), ast) || !StepsUp(loop->getInc(), var, ast)) {
+    return std::nullopt;
+  }
+  int64_t step = 1;
+  if (const auto* b = llvm::dyn_cast<clang::CompoundAssignOperator>(loop->getInc()->IgnoreParenImpCasts())) {
+    step = *ConstantOf(b->getRHS(), ast);
+  }
+  return CountedLoop{loop, var, step};
+}
+
+// An integer as `per_counter * counter + constant`.
+struct Affine {
+  int64_t per_counter = 0;
+  int64_t constant = 0;
+};
+
+std::optional<Affine> AffineOf(const clang::Expr* e, const CountedLoop& l, clang::ASTContext& ast, int depth) {
+  if (e == nullptr || depth > 8) return std::nullopt;
+  if (const std::optional<int64_t> c = ConstantOf(e, ast)) return Affine{0, *c};
+  e = e->IgnoreParenCasts();  // `(size_t)i * chunk`
+  if (const clang::VarDecl* var = VarOf(e)) {
+    if (var == l.counter) return Affine{1, 0};
+    // `const size_t off = i * chunk;` (or not const, never changed) in the body.
+    if (var->getType()->isIntegerType() && var->getInit() != nullptr && DeclaredIn(var, l.loop->getBody(), ast) &&
+        !ChangesIn(var, l.loop->getBody())) {
+      return AffineOf(var->getInit(), l, ast, depth + 1);
+    }
+    return std::nullopt;
+  }
+  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e)) {
+    std::optional<Affine> a = AffineOf(u->getSubExpr(), l, ast, depth + 1);
+    if (!a || (u->getOpcode() != clang::UO_Minus && u->getOpcode() != clang::UO_Plus)) return std::nullopt;
+    if (u->getOpcode() == clang::UO_Minus) *a = Affine{-a->per_counter, -a->constant};
+    return a;
+  }
+  const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e);
+  if (b == nullptr) return std::nullopt;
+  const std::optional<Affine> x = AffineOf(b->getLHS(), l, ast, depth + 1);
+  const std::optional<Affine> y = AffineOf(b->getRHS(), l, ast, depth + 1);
+  if (!x || !y) return std::nullopt;
+  Affine r;
+  bool overflow = false;
+  switch (b->getOpcode()) {
+    case clang::BO_Add:
+      overflow = __builtin_add_overflow(x->per_counter, y->per_counter, &r.per_counter) ||
+                 __builtin_add_overflow(x->constant, y->constant, &r.constant);
+      break;
+    case clang::BO_Sub:
+      overflow = __builtin_sub_overflow(x->per_counter, y->per_counter, &r.per_counter) ||
+                 __builtin_sub_overflow(x->constant, y->constant, &r.constant);
+      break;
+    case clang::BO_Mul: {
+      if (x->per_counter != 0 && y->per_counter != 0) return std::nullopt;  // i * i
+      const Affine& v = x->per_counter != 0 ? *x : *y;
+      const int64_t k = x->per_counter != 0 ? y->constant : x->constant;
+      overflow = __builtin_mul_overflow(v.per_counter, k, &r.per_counter) ||
+                 __builtin_mul_overflow(v.constant, k, &r.constant);
+      break;
+    }
+    default: return std::nullopt;
+  }
+  return overflow ? std::nullopt : std::optional<Affine>(r);
+}
+
+std::optional<int64_t> PointeeBytes(clang::QualType pointer, const clang::ASTContext& ast) {
+  if (!pointer->isPointerType() && !pointer->isArrayType()) return std::nullopt;
+  const clang::QualType t = pointer->getPointeeOrArrayElementType()->getCanonicalTypeUnqualified();
+  if (t.isNull() || t->isIncompleteType() || t->isVoidType() || t->isDependentType()) return std::nullopt;
+  return ast.getTypeSizeInChars(t).getQuantity();
+}
+
+// A pointer as a variable the loop leaves alone plus an offset in bytes.
+bool PointerOf(const clang::Expr* e, const CountedLoop& l, clang::ASTContext& ast, int depth,
+               const clang::VarDecl** root, Affine* bytes) {
+  if (e == nullptr || depth > 8) return false;
+  e = e->IgnoreParenCasts();  // a pointer cast keeps the address
+  if (const clang::VarDecl* var = VarOf(e)) {
+    if (!var->getType()->isPointerType() && !var->getType()->isArrayType()) return false;
+    if (DeclaredIn(var, l.loop->getBody(), ast)) {
+      // `float* p = d + i * chunk;` in the body: p is that each iteration.
+      return var->getInit() != nullptr && !ChangesIn(var, l.loop->getBody()) &&
+             PointerOf(var->getInit(), l, ast, depth + 1, root, bytes);
+    }
+    // A local or parameter the loop does not change (a global could be
+    // changed by any call in it).
+    if (var == l.counter || !var->hasLocalStorage() || ChangesIn(var, l.loop)) return false;
+    *root = var;
+    *bytes = Affine{};
+    return true;
+  }
+  const clang::Expr* base = nullptr;
+  const clang::Expr* index = nullptr;
+  std::optional<int64_t> element;
+  int sign = 1;
+  if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e);
+      b != nullptr && (b->getOpcode() == clang::BO_Add || b->getOpcode() == clang::BO_Sub)) {
+    base = b->getLHS();
+    index = b->getRHS();
+    if (!base->getType()->isPointerType()) std::swap(base, index);
+    if (!base->getType()->isPointerType() || !index->getType()->isIntegerType()) return false;
+    element = PointeeBytes(base->getType(), ast);
+    if (b->getOpcode() == clang::BO_Sub) sign = -1;
+  } else if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e);
+             u != nullptr && u->getOpcode() == clang::UO_AddrOf) {
+    const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens());
+    if (sub == nullptr || !sub->getBase()->getType()->isPointerType()) return false;
+    base = sub->getBase();
+    index = sub->getIdx();
+    element = PointeeBytes(base->getType(), ast);
+  } else {
+    return false;
+  }
+  if (!element) return false;
+  const std::optional<Affine> i = AffineOf(index, l, ast, depth + 1);
+  if (!i || !PointerOf(base, l, ast, depth + 1, root, bytes)) return false;
+  int64_t per = 0, c = 0;
+  if (__builtin_mul_overflow(i->per_counter, sign * *element, &per) ||
+      __builtin_mul_overflow(i->constant, sign * *element, &c) ||
+      __builtin_add_overflow(bytes->per_counter, per, &bytes->per_counter) ||
+      __builtin_add_overflow(bytes->constant, c, &bytes->constant)) {
+    return false;
+  }
+  return true;
+}
 
 // clang-format off
 // name, read, read2, write, args (-1: any)
@@ -107,6 +306,78 @@ std::optional<int64_t> FirstIterationValue(const clang::Expr* index, const LoopC
       return l && r ? std::optional<int64_t>(*l * *r) : std::nullopt;
     default: return std::nullopt;
   }
+}
+
+std::optional<LoopStride> StrideAcrossIterations(const clang::Expr* pointer, clang::ASTContext& ast) {
+  if (pointer == nullptr) return std::nullopt;
+  // The loops around the pointer, innermost first, up to the function.
+  clang::DynTypedNode node = clang::DynTypedNode::create(*pointer);
+  const clang::Stmt* below = pointer;      // the child of `node` on the way up
+  // The statement the access is made in, the innermost one a block lists:
+  // in one iteration such statements run in the order they are written.
+  const clang::Stmt* statement = nullptr;
+  const clang::Stmt* inner_loop = nullptr;
+  for (int depth = 0; depth < 256; ++depth) {
+    node = ParentOf(node, ast);
+    const auto* s = node.get<clang::Stmt>();
+    if (s == nullptr) {
+      if (node.get<clang::VarDecl>() != nullptr) continue;  // `float* p = ...;` on the way to its DeclStmt
+      return std::nullopt;
+    }
+    if (llvm::isa<clang::LambdaExpr>(s) || llvm::isa<clang::BlockExpr>(s)) return std::nullopt;
+    if (llvm::isa<clang::CompoundStmt>(s) && statement == nullptr) statement = below;
+    if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(s); loop != nullptr && loop->getBody() == below) {
+      if (statement == nullptr) statement = below;
+      const std::optional<CountedLoop> counted = CounterOf(loop, ast);
+      const clang::VarDecl* root = nullptr;
+      Affine bytes;
+      if (counted && PointerOf(pointer, *counted, ast, 0, &root, &bytes) && bytes.per_counter > 0) {
+        int64_t step = 0, first = 0;
+        const int64_t start = *ConstantOf(counted->counter->getInit(), ast);
+        if (__builtin_mul_overflow(bytes.per_counter, counted->step, &step) ||
+            __builtin_mul_overflow(bytes.per_counter, start, &first) ||
+            __builtin_add_overflow(first, bytes.constant, &first) || ChangesIn(counted->counter, loop->getBody()) ||
+            ChangesIn(counted->counter, loop->getCond()) || MayRunAgain(loop, ast)) {
+          return std::nullopt;
+        }
+        const clang::SourceManager& sm = ast.getSourceManager();
+        LoopStride r;
+        r.loop = loop;
+        r.root = root;
+        r.first_bytes = first;
+        r.step_bytes = step;
+        r.statement = statement;
+        r.statement_offset = sm.getFileOffset(sm.getExpansionLoc(statement->getBeginLoc()));
+        r.inner_loop = inner_loop;
+        return r;
+      }
+    }
+    if (IsLoop(s)) {
+      // Repeats the access within one iteration of a loop further out.
+      inner_loop = s;
+      statement = nullptr;
+    }
+    below = s;
+  }
+  return std::nullopt;
+}
+
+bool MayRunAgain(const clang::Stmt* s, clang::ASTContext& ast) {
+  clang::DynTypedNode node = clang::DynTypedNode::create(*s);
+  for (int depth = 0; depth < 256; ++depth) {
+    node = ParentOf(node, ast);
+    if (const auto* p = node.get<clang::Stmt>()) {
+      if (IsLoop(p) || llvm::isa<clang::LambdaExpr>(p) || llvm::isa<clang::BlockExpr>(p)) return true;
+      continue;
+    }
+    if (node.get<clang::VarDecl>() != nullptr) continue;
+    const auto* fn = node.get<clang::FunctionDecl>();
+    if (fn == nullptr || !fn->hasBody()) return true;
+    GotoFinder gotos;
+    gotos.TraverseStmt(fn->getBody());
+    return gotos.found;
+  }
+  return true;
 }
 
 const HostAlgorithm* FindHostAlgorithm(std::string_view qualified_name, unsigned num_args) {

@@ -8,11 +8,13 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 #include "analyzer/symbolic.h"
 
 namespace clang {
+class ASTContext;
 class Stmt;
 }  // namespace clang
 
@@ -27,6 +29,34 @@ void CollectLoopCounters(const clang::Stmt* body, const clang::ASTContext& ast, 
 // built only of constants and counters with +, - and *.
 std::optional<int64_t> FirstIterationValue(const clang::Expr* index, const LoopCounters& counters,
                                            const clang::ASTContext& ast);
+
+// Where a pointer into a buffer lies in each iteration of the `for` loop
+// around it, when its offset moves by a constant stride with the loop's
+// counter (`d + i * chunk`, through `float* p = d + i * chunk;` declared in the
+// body) from a pointer the loop does not change: iterations a whole number of
+// steps apart touch bytes `step_bytes` times that number apart. Made only
+// where one run of the loop is all there is of it here (nothing around it
+// runs it again: no enclosing loop, lambda or goto), so an access of the loop
+// pending at another is of the same iteration or an earlier one.
+struct LoopStride {
+  const void* loop = nullptr;   // the clang::ForStmt
+  const void* root = nullptr;   // the pointer variable the offset is added to
+  std::string context;          // the call-site chain of the frame that runs the loop
+  int64_t first_bytes = 0;      // the offset from the root on the loop's first iteration
+  int64_t step_bytes = 0;       // how far it moves from one iteration to the next (> 0)
+  // Where in the body the access is issued: the statement of the body that
+  // holds it, where that statement begins, and the loop inside the body that
+  // repeats it within one iteration, if any.
+  const void* statement = nullptr;
+  unsigned statement_offset = 0;
+  const void* inner_loop = nullptr;
+  bool operator==(const LoopStride&) const = default;
+};
+std::optional<LoopStride> StrideAcrossIterations(const clang::Expr* pointer, clang::ASTContext& ast);
+
+// Whether a statement may run again with what it did before still pending:
+// it lies in a loop, a lambda or a block, or its function has a goto.
+bool MayRunAgain(const clang::Stmt* s, clang::ASTContext& ast);
 
 // A standard algorithm and which of its iterator arguments start the ranges
 // it reads and writes (-1: none). `args` restricts a row to calls with that

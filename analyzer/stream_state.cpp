@@ -402,6 +402,46 @@ Overlap Overlaps(const BufferAccess& a, const BufferAccess& b) {
 
 namespace {
 
+// The smallest k >= from with `start + step * k >= at` (step > 0).
+int64_t FirstStepReaching(int64_t start, int64_t step, int64_t at, int64_t from) {
+  const int64_t gap = at - start;
+  const int64_t k = gap <= 0 ? -((-gap) / step) : (gap + step - 1) / step;
+  return std::max(k, from);
+}
+
+// Two accesses made in one run of a loop, the earlier one at the same
+// iteration as the later one or at one before it (`same_iteration` says
+// whether the same is possible), at offsets that move by the same stride:
+// iteration k steps later, the later access starts x_k = first_l - first_e +
+// step * k bytes after the earlier one. None when they are not of that kind.
+std::optional<Overlap> OverlapAcrossIterations(const BufferAccess& earlier, const BufferAccess& later,
+                                               bool same_iteration) {
+  if (!earlier.stride || !later.stride) return std::nullopt;
+  const LoopStride& e = *earlier.stride;
+  const LoopStride& l = *later.stride;
+  if (e.loop != l.loop || e.context != l.context || e.root != l.root || e.step_bytes != l.step_bytes ||
+      earlier.ref.base.key != later.ref.base.key) {
+    return std::nullopt;
+  }
+  const int64_t delta = l.first_bytes - e.first_bytes;
+  const int64_t step = e.step_bytes;
+  const int64_t from = same_iteration ? 0 : 1;
+  // Certainly overlapping where x_k is in [lo, hi]: the later access starts
+  // inside the earlier one or the earlier inside the later one (an unknown
+  // extent still covers the byte it starts at).
+  const int64_t lo = later.size_bytes ? 1 - *later.size_bytes : 0;
+  const int64_t hi = earlier.size_bytes ? *earlier.size_bytes - 1 : 0;
+  if (lo <= hi) {
+    const int64_t k = FirstStepReaching(delta, step, lo, from);
+    if (delta + step * k <= hi) return Overlap::kYes;
+  }
+  // Apart where x_k >= the earlier's extent or x_k <= -the later's; an
+  // unknown extent leaves that side open.
+  if (!earlier.size_bytes) return Overlap::kMaybe;
+  if (!later.size_bytes && delta + step * from < 0) return Overlap::kMaybe;
+  return Overlap::kNo;
+}
+
 // Also compares the first iteration's accesses of accesses made in loops.
 Overlap OverlapsAtSomeStep(const BufferAccess& a, const BufferAccess& b) {
   const Overlap written = Overlaps(a, b);
@@ -433,12 +473,26 @@ bool NotMade(const FlowState& s, const DeviceOp& earlier, const BufferAccess& ea
   return guard != s.guarded.end() && guard->second.ops.count(earlier.id) != 0;
 }
 
+// Whether the earlier op's pending run can be of the iteration the later
+// op's access is made in, both in one run of a loop (LoopStride): not when
+// the earlier op comes after it in the body (or is it), unless a loop inside
+// the body repeats both.
+bool SameIterationPossible(const DeviceOp& earlier, const LoopStride& e, const DeviceOp* later, const LoopStride& l) {
+  if (e.inner_loop != nullptr && e.inner_loop == l.inner_loop) return true;
+  if (later != nullptr && later->id == earlier.id) return false;
+  return e.statement == l.statement || e.statement_offset <= l.statement_offset;
+}
+
 void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_assumed, const FlowState& s,
-             std::vector<Conflict>* out) {
+             std::vector<Conflict>* out, const DeviceOp* later_op = nullptr) {
   for (const BufferAccess& ea : earlier.accesses) {
     if (ea.atomic && later.atomic) continue;
     if (NotMade(s, earlier, ea)) continue;
-    if (OverlapsAtSomeStep(ea, later) != Overlap::kYes) continue;
+    std::optional<Overlap> across;
+    if (later_op != nullptr && ea.stride && later.stride) {
+      across = OverlapAcrossIterations(ea, later, SameIterationPossible(earlier, *ea.stride, later_op, *later.stride));
+    }
+    if ((across ? *across : OverlapsAtSomeStep(ea, later)) != Overlap::kYes) continue;
     const std::optional<FindingKind> kind = KindOfPair(ea.mode, later.mode);
     if (!kind) continue;
     Conflict c;
@@ -470,10 +524,12 @@ void FirstStepConflicts(const DeviceOp& earlier, const DeviceOp& later, const Fl
   for (BufferAccess& a : first.accesses) {
     if (a.first_step) a.ref = *a.first_step;
     a.first_step.reset();
+    a.stride.reset();
   }
   for (BufferAccess a : later.accesses) {
     if (a.first_step) a.ref = *a.first_step;
     a.first_step.reset();
+    a.stride.reset();
     const size_t before = out->size();
     Collect(first, a, false, s, out);
     if (out->size() == before) continue;
@@ -517,7 +573,7 @@ std::vector<Conflict> DeviceConflicts(const DeviceOp& later, const FlowState& s,
         (lk == StreamKind::kNonBlocking && ek == StreamKind::kLegacy);
     for (const BufferAccess& a : later.accesses) {
       const size_t before = out.size();
-      Collect(earlier, a, legacy_assumed, s, &out);
+      Collect(earlier, a, legacy_assumed, s, &out, &later);
       if (out.size() != before) break;
     }
   }

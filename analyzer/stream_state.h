@@ -11,6 +11,7 @@
 
 #include <clang/Basic/SourceLocation.h>
 
+#include "analyzer/host_loops.h"
 #include "analyzer/op_set.h"
 #include "analyzer/symbolic.h"
 #include "runtime/finding.h"
@@ -37,6 +38,10 @@ struct BufferAccess {
   // where the first iteration's access starts. It meets work from outside the
   // loop there; work of the same iteration matches the offset as written.
   std::optional<BufferRef> first_step;
+  // Made in a loop at an offset that moves by a constant stride with its
+  // counter: two accesses of one run of the loop are compared at the
+  // iterations they can be of (DeviceConflicts).
+  std::optional<LoopStride> stride;
   // A kernel's pointer argument indexed by its scalar arguments: the kernel
   // and those arguments ("relax(iy_start, nx)"; kernel_index_params.h). One
   // kernel launched with others there may touch another part.

@@ -294,6 +294,19 @@ std::optional<BufferRef> TransferWalker::FirstStep(const clang::Expr* pointer) c
   return std::nullopt;
 }
 
+std::optional<LoopStride> TransferWalker::Stride(const DeviceOp& op, const clang::Expr* pointer) const {
+  if (frame_.may_run_again) return std::nullopt;
+  std::optional<LoopStride> r = StrideAcrossIterations(pointer, ast_);
+  if (!r) return std::nullopt;
+  // The op is issued in the statement the pointer is written in (not a
+  // launch's argument array filled earlier).
+  const auto* statement = static_cast<const clang::Stmt*>(r->statement);
+  const clang::SourceManager& sm = ast_.getSourceManager();
+  if (!sm.isPointWithin(op.inner_loc, statement->getBeginLoc(), statement->getEndLoc())) return std::nullopt;
+  r->context = frame_.context;
+  return r;
+}
+
 void TransferWalker::HostRef(const BufferRef& ref, AccessMode mode, clang::SourceLocation loc,
                              const std::optional<BufferRef>& first_step) {
   if (!report_ || !ref.valid()) return;
@@ -481,6 +494,7 @@ void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* 
   fa_.ctx_.NoteHelperCall(inner.context, site->getBeginLoc(), inner.helper);
   inner.stack = frame_.stack;
   inner.stack.push_back(fd);
+  inner.may_run_again = frame_.may_run_again || MayRunAgain(site, ast_);
   inner.bindings.this_object = this_object;
   inner.bindings.counters = &fa_.loop_counters_;
   inner.bindings.context = inner.context;

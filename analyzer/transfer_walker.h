@@ -27,6 +27,9 @@ struct FunctionAnalyzer::Frame {
   std::string helper;            // innermost inlined helper's name
   std::string context;           // call-site chain, keeps op ids distinct per call site
   std::vector<const clang::FunctionDecl*> stack;
+  // Called in a loop (or what may run again) somewhere up the chain: its
+  // loops may run again with their earlier work pending (LoopStride).
+  bool may_run_again = false;
 };
 
 // How the value of an lvalue expression is used where it appears.
@@ -69,6 +72,9 @@ class TransferWalker {
   // first iteration, when the offset moves with loop counters (`h[i]` from i = 0 is h[0]).
   std::optional<BufferRef> FirstStep(const clang::Expr* base, const clang::Expr* offset) const;
   std::optional<BufferRef> FirstStep(const clang::Expr* pointer) const;
+  // Where an op's pointer argument lies across the iterations of the loop
+  // around it (LoopStride), in this frame's one run of that loop.
+  std::optional<LoopStride> Stride(const DeviceOp& op, const clang::Expr* pointer) const;
   // `++p`, `p += k`: a pointer (or iterator) aliasing a buffer moves through it.
   void Step(const clang::Expr* pointer, int64_t sign, const clang::Expr* by);
   void HostAlgorithmCall(const clang::CallExpr* call, const HostAlgorithm& algorithm);
