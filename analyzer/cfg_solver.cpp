@@ -329,7 +329,7 @@ class FunctionAnalyzer::CfgRun {
   // else the path remembers it.
   bool TakeCondition(const clang::Expr* cond, bool value, FlowState& st) const {
     std::vector<std::string> vars;
-    std::optional<std::string> key = ConditionKey(cond, frame_.bindings, fa_.ast_, &vars);
+    std::optional<std::string> key = ConditionKey(cond, frame_.bindings, fa_.ast_, &vars, &st.query_values);
     if (!key || vars.empty()) return true;
     // `!c` taking its true edge is `c` taking its false one.
     while (key->size() > 1 && (*key)[0] == '!') {

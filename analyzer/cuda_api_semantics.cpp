@@ -219,14 +219,53 @@ void TransferWalker::EventWaitHook(const Symbol& event, const Symbol& stream, co
 // pointer is host memory, walked down both branches) makes a call "with dst
 // and src pointers that do not match the direction of the copy", which CUDA
 // leaves undefined: not an access the stream orders, so that side of it is
-// left out, and the branch that can run decides.
+// left out, and the branch that can run decides. "For transfers from any
+// host memory to any host memory", an async copy "is fully synchronous with
+// respect to the host": the host's own read and write in the call, not
+// stream work (as the dynamic half has it). A kind chosen by a condition
+// (`dev == -1 ? cudaMemcpyHostToHost : cudaMemcpyHostToDevice`, faiss's
+// Tensor::copyFrom) is the one this path's test of it decided; untested, the
+// copy is stream work pending only on the other value's paths
+// (FlowState::guarded), so a later test of the same condition (the same query
+// of the same pointer in another helper) finding host-to-host knows it done.
+// The host-to-host value's own accesses are then not checked.
 void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, const std::string& name, bool sync) {
   const Symbol stream = sync ? DefaultStream() : StreamSym(Arg(call, api.stream));
   std::optional<int64_t> kind = api.copy_kind >= 0 ? ConstantOf(Arg(call, api.copy_kind), ast_) : std::nullopt;
   if (api.copy_kind < 0) kind = api.direction >= 0 ? api.direction : static_cast<int>(CopyKind::kDeviceToDevice);
+  std::optional<std::string> host_to_host_unless;  // the guard key of the value that copies to the device
+  std::vector<std::string> kind_vars;
+  if (!kind && api.copy_kind >= 0) {
+    const auto* chosen = llvm::dyn_cast<clang::ConditionalOperator>(Arg(call, api.copy_kind)->IgnoreParenImpCasts());
+    const std::optional<int64_t> on_true = chosen != nullptr ? ConstantOf(chosen->getTrueExpr(), ast_) : std::nullopt;
+    const std::optional<int64_t> on_false = chosen != nullptr ? ConstantOf(chosen->getFalseExpr(), ast_) : std::nullopt;
+    std::optional<std::string> key =
+        on_true && on_false ? ConditionKey(chosen->getCond(), frame_.bindings, ast_, &kind_vars, &s_.query_values)
+                            : std::nullopt;
+    if (key && !kind_vars.empty()) {
+      bool negated = false;
+      while (key->size() > 1 && (*key)[0] == '!') {
+        key->erase(0, 1);
+        negated = !negated;
+      }
+      const int host_to_host = int(CopyKind::kHostToHost);
+      if (auto fact = s_.facts.find(*key); fact != s_.facts.end()) {
+        kind = fact->second.value != negated ? on_true : on_false;
+      } else if ((*on_true == host_to_host) != (*on_false == host_to_host)) {
+        // The condition's value (unnegated) on which the copy goes to the device.
+        host_to_host_unless = GuardKey(*key, (*on_true == host_to_host) == negated);
+      }
+    }
+  }
   const auto may_be = [&](CopyKind k) { return !kind || *kind == int(k) || *kind == int(CopyKind::kDefault); };
   const clang::Expr* dst = Arg(call, api.dst);
   const clang::Expr* src = Arg(call, api.src);
+  if (!sync && kind && *kind == int(CopyKind::kHostToHost)) {
+    // The host's own read and write, in the call (as runtime/transfer_semantics.cpp has it).
+    HostRef(Buf(src), AccessMode::kRead, call->getBeginLoc());
+    HostRef(Buf(dst), AccessMode::kWrite, call->getBeginLoc());
+    return;
+  }
   const bool pageable_src = IsPageableHost(src);
   const bool from_pageable = pageable_src && may_be(CopyKind::kHostToDevice);
   const auto device_side = [&](bool source) {
@@ -248,6 +287,11 @@ void TransferWalker::Copy(const clang::CallExpr* call, const ApiModel& api, cons
   Issue(op);
   if (sync && !staged_sync && !(kind && *kind == int(CopyKind::kDeviceToDevice))) {
     HostSyncStream(s_, stream.key, fa_.ops_);
+  }
+  if (host_to_host_unless) {
+    FlowState::Guard& g = s_.guarded[*host_to_host_unless];
+    g.ops.insert(op.id);
+    g.vars = kind_vars;
   }
 }
 

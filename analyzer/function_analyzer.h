@@ -69,6 +69,8 @@ class FunctionAnalyzer {
   // CUDA runtime calls and launches met so far: a function with none has an empty summary.
   int cuda_calls() const { return cuda_calls_; }
   const std::string& Usr(const clang::FunctionDecl* fn);
+  // PointerQueryParam (pointer_query.h), kept per function.
+  std::optional<unsigned> QueryParam(const clang::FunctionDecl* def);
   const std::vector<BudgetNote>& budget_notes() const { return budget_notes_; }
   // Helpers that were called and not followed because their code does not
   // compile, with the first error in each.
@@ -103,6 +105,7 @@ class FunctionAnalyzer {
   std::map<const clang::FunctionDecl*, std::string> helpers_not_compiled_;
   int cuda_calls_ = 0;
   std::map<const clang::FunctionDecl*, std::string> usrs_;
+  std::map<const clang::FunctionDecl*, std::optional<unsigned>> query_params_;
   std::map<const clang::FunctionDecl*, std::unique_ptr<clang::CFG>> cfgs_;
 };
 

@@ -5,6 +5,7 @@
 #include <clang/AST/Decl.h>
 #include <clang/Index/USRGeneration.h>
 
+#include "analyzer/pointer_query.h"
 #include "analyzer/transfer_walker.h"
 
 namespace streamcheck::lint {
@@ -18,6 +19,12 @@ std::string UsrOf(const clang::FunctionDecl* fn) {
 const std::string& FunctionAnalyzer::Usr(const clang::FunctionDecl* fn) {
   auto it = usrs_.find(fn);
   if (it == usrs_.end()) it = usrs_.emplace(fn, UsrOf(fn)).first;
+  return it->second;
+}
+
+std::optional<unsigned> FunctionAnalyzer::QueryParam(const clang::FunctionDecl* def) {
+  auto it = query_params_.find(def);
+  if (it == query_params_.end()) it = query_params_.emplace(def, PointerQueryParam(def)).first;
   return it->second;
 }
 
@@ -44,6 +51,29 @@ std::string RangeOverParams(const std::string& range, const std::map<std::string
     at = comma + 1;
   }
   return out + ")";
+}
+
+// A guard's condition over a pointer-location query of a parameter
+// ("(loc?:USR(K)|VAR==#-1)" with K the parameter's key) with the parameter
+// as `$N` ("(loc:USR($N)==#-1)"); "" for any other condition (one that reads
+// anything but the query and constants).
+std::string QueryConditionOverParams(const std::string& condition, const std::map<std::string, int>& params) {
+  size_t start = condition.find("loc?:");
+  const size_t mark = start != std::string::npos ? 5 : 4;
+  if (start == std::string::npos) start = condition.find("loc:");
+  if (start == std::string::npos) return {};
+  const size_t open = condition.find('(', start);
+  const size_t close = open == std::string::npos ? open : condition.find(')', open);
+  if (close == std::string::npos) return {};
+  auto it = params.find(condition.substr(open + 1, close - open - 1));
+  if (it == params.end()) return {};
+  size_t after = close + 1;
+  if (mark == 5 && after < condition.size() && condition[after] == '|') after = condition.find_first_of(")=!<>|", after + 1);
+  if (after == std::string::npos) return {};
+  const std::string rest = condition.substr(0, start) + condition.substr(after);
+  if (rest.find_first_not_of("()=!<>#-0123456789") != std::string::npos) return {};
+  return condition.substr(0, start) + "loc:" + condition.substr(start + mark, open + 1 - start - mark) + "$" +
+         std::to_string(it->second) + ")" + condition.substr(after);
 }
 
 }  // namespace
@@ -121,6 +151,16 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
       access.index_range = RangeOverParams(a.index_range, all_params);
       queued.accesses.push_back(access);
     }
+    // Issued only on one value of a query of a parameter (a copy-out helper's
+    // device-to-device branch): said so, for the caller's own test of it.
+    for (const auto& [key, guard] : exit.guarded) {
+      if (guard.ops.count(id) == 0 || key.size() < 2) continue;
+      const std::string condition = QueryConditionOverParams(key.substr(0, key.size() - 2), all_params);
+      if (condition.empty()) continue;
+      queued.only_if = condition;
+      queued.only_if_value = key.back() == '1';
+      break;
+    }
     if (!queued.accesses.empty()) summary.leaves_queued.push_back(std::move(queued));
   }
   if (summary.empty()) return std::nullopt;
@@ -187,7 +227,26 @@ void TransferWalker::ApplySummary(const clang::CallExpr* call, const FunctionSum
       op.accesses.push_back(a);
     }
     Issue(op);
+    if (!queued.only_if.empty()) GuardByQuery(op, queued, call);
   }
+}
+
+// The summary's "(loc:USR($N)==#-1)" with the argument's name, when USR is a
+// query (its own summary says so): the op pending only on that value.
+void TransferWalker::GuardByQuery(const DeviceOp& op, const SummaryOp& queued, const clang::CallExpr* call) {
+  const size_t usr_at = queued.only_if.find("loc:") + 4;
+  const size_t param_at = queued.only_if.find("($", usr_at);
+  const size_t close = param_at == std::string::npos ? param_at : queued.only_if.find(')', param_at);
+  if (close == std::string::npos) return;
+  auto query = fa_.options_.summaries->find(queued.only_if.substr(usr_at, param_at - usr_at));
+  if (query == fa_.options_.summaries->end() || query->second.query_param < 0) return;
+  const clang::Expr* arg = Arg(call, std::stoi(queued.only_if.substr(param_at + 2, close - param_at - 2)));
+  const Symbol pointer = arg != nullptr ? SymbolOf(arg, frame_.bindings, ast_) : Symbol{};
+  if (!IsQueryablePointer(pointer) || Rebound(pointer.key)) return;
+  const std::string condition = queued.only_if.substr(0, param_at + 1) + pointer.key + queued.only_if.substr(close);
+  FlowState::Guard& g = s_.guarded[GuardKey(condition, queued.only_if_value)];
+  g.ops.insert(op.id);
+  g.vars = {pointer.key};
 }
 
 }  // namespace streamcheck::lint

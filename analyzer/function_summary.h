@@ -36,6 +36,12 @@ struct SummaryOp {
   std::string api;
   std::string what;
   std::vector<SummaryAccess> accesses;
+  // Left queued only where the function's test of a pointer-location query
+  // of a parameter found `only_if_value` ("(loc:USR($4)==#-1)", symbolic.h):
+  // where the caller's own test of the same query finds the other value,
+  // the work is done. "": on every path.
+  std::string only_if;
+  bool only_if_value = false;
 };
 
 struct FunctionSummary {
@@ -44,8 +50,11 @@ struct FunctionSummary {
   bool syncs_device = false;              // cudaDeviceSynchronize, cudaFree, ...
   bool syncs_legacy = false;              // waits for the legacy stream (and so every blocking stream)
   std::vector<SummaryOp> leaves_queued;
+  // A pointer-location query of this parameter (pointer_query.h); -1: none.
+  int query_param = -1;
   bool empty() const {
-    return synced_stream_params.empty() && !syncs_device && !syncs_legacy && leaves_queued.empty();
+    return synced_stream_params.empty() && !syncs_device && !syncs_legacy && leaves_queued.empty() &&
+           query_param < 0;
   }
 };
 

@@ -138,13 +138,21 @@ class LintConsumer : public clang::ASTConsumer {
       analyzer.Analyze(fd);
       ++result_->functions_analysed;
       // Summaries for the other files, computed the first time round only.
-      if (summaries_ != nullptr || analyzer.cuda_calls() == cuda_calls || !fd->isExternallyVisible() ||
+      if (summaries_ != nullptr || !fd->isExternallyVisible() ||
           fd->getTemplatedKind() != clang::FunctionDecl::TK_NonTemplate) {
         continue;
       }
+      const std::optional<unsigned> query = analyzer.QueryParam(fd);
+      if (analyzer.cuda_calls() == cuda_calls && !query) continue;
       const std::string& usr = analyzer.Usr(fd);
       if (usr.empty()) continue;
-      if (std::optional<FunctionSummary> summary = analyzer.Summarize(fd)) result_->summaries[usr] = std::move(*summary);
+      std::optional<FunctionSummary> summary;
+      if (analyzer.cuda_calls() != cuda_calls) summary = analyzer.Summarize(fd);
+      if (query) {
+        if (!summary) summary.emplace().name = fd->getQualifiedNameAsString();
+        summary->query_param = static_cast<int>(*query);
+      }
+      if (summary) result_->summaries[usr] = std::move(*summary);
     }
     for (const BudgetNote& note : analyzer.budget_notes()) {
       result_->budget_notes.push_back({points.Point(note.function->getLocation()), note.message});

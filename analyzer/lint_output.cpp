@@ -115,6 +115,8 @@ int LintOutput::Write(const std::vector<LintResult>& results) {
 
   if (options_.format == "text") {
     for (const LintDiagnostic* d : kept) std::fputs(RenderText(*d, options_.color).c_str(), stdout);
+    // The count after the warnings, not inside one where stdout's buffer filled (one pipe for both).
+    std::fflush(stdout);
     if (!kept.empty()) std::fprintf(stderr, "%zu warning%s generated.\n", kept.size(), kept.size() == 1 ? "" : "s");
   } else {
     // The same exporter as `streamcheck report --format sarif`, fed from memory.

@@ -333,6 +333,11 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   out.facts = MergeMaps(a.facts, b.facts, [](const FlowState::Fact& x, const FlowState::Fact& y) {
     return x == y ? std::optional<FlowState::Fact>(x) : std::nullopt;
   });
+  out.rebound = a.rebound;
+  out.rebound.insert(b.rebound.begin(), b.rebound.end());
+  out.query_values = MergeMaps(a.query_values, b.query_values, [](const QueryValue& x, const QueryValue& y) {
+    return x == y ? std::optional<QueryValue>(x) : std::nullopt;
+  });
   if (!a.facts.empty() || !b.facts.empty() || !a.guarded.empty() || !b.guarded.empty()) JoinGuards(a, b, &out);
   // Links to a launch's condition that hold on both sides (vacuously where the op is not pending).
   for (const auto* side : {&a, &b}) {
@@ -630,10 +635,25 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
 void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }
 
 void ForgetFacts(FlowState& s, const std::string& var) {
-  if (s.facts.empty() && s.guarded.empty() && s.launched_under.empty()) return;
-  const auto reads = [&](const std::vector<std::string>& vars) {
-    return var.empty() || std::find(vars.begin(), vars.end(), var) != vars.end();
+  if (s.facts.empty() && s.guarded.empty() && s.launched_under.empty() && s.query_values.empty()) return;
+  // `t` written covers `t.data_`, `(*t).data_` and `t[i]` read.
+  const auto bare = [](const std::string& key) {
+    const size_t start = key.find_first_not_of("&*");
+    return start == std::string::npos ? std::string() : key.substr(start);
   };
+  const std::string written = bare(var);
+  const auto reads = [&](const std::vector<std::string>& vars) {
+    if (var.empty()) return true;
+    for (const std::string& v : vars) {
+      if (v == var) return true;
+      const std::string read = bare(v);
+      if (written.empty() || read.rfind(written, 0) != 0) continue;
+      if (read.size() == written.size() || read[written.size()] == '.' || read[written.size()] == '[') return true;
+    }
+    return false;
+  };
+  s.query_values.erase(var);
+  std::erase_if(s.query_values, [&](const auto& q) { return reads(q.second.vars); });
   std::erase_if(s.facts, [&](const auto& f) { return reads(f.second.vars); });
   // Ops guarded by a condition that may now go either way are pending whatever it says.
   std::erase_if(s.guarded, [&](const auto& g) { return reads(g.second.vars); });

@@ -176,6 +176,13 @@ struct FlowState {
     bool operator==(const Fact&) const = default;
   };
   std::map<std::string, Fact> facts;
+  // Variables holding a pointer-location query's answer (symbolic.h): a test
+  // of one is a test of the question, so the same test in another helper
+  // call, of the same pointer, goes the same way.
+  QueryValues query_values;
+  // Parameters written in their function (`p = next`, `++p`): their key is
+  // still the caller's argument's, so nothing asked of it is kept.
+  std::set<std::string> rebound;
   // Ops pending, and events the host has not waited for, only on the paths
   // where a condition had a value ("KEY=1"), from a join of paths that went
   // both ways (a helper's early return that skips its synchronize): the same
@@ -243,7 +250,8 @@ std::vector<Conflict> HostConflicts(const HostAccess& later, const FlowState& s,
 void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops);
 void Complete(FlowState& s, const OpSet& ops);
 // A variable was written (or, with "", anything may have been): the
-// conditions that read it are no longer known.
+// conditions that read it, or a member or element of it, are no longer
+// known, and an answer kept of a query of it no longer answers for it.
 void ForgetFacts(FlowState& s, const std::string& var);
 // The key of FlowState::guarded for a condition and a value.
 std::string GuardKey(const std::string& condition, bool value);

@@ -93,7 +93,7 @@ bool IsProjectCode(const clang::FunctionDecl* fd, const clang::ASTContext& ctx) 
 }
 
 std::optional<std::string> ConditionKey(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx,
-                                        std::vector<std::string>* vars) {
+                                        std::vector<std::string>* vars, const QueryValues* queries) {
   if (e == nullptr) return std::nullopt;
   e = e->IgnoreParenImpCasts();
   if (std::optional<int64_t> c = ConstantOf(e, ctx)) return "#" + std::to_string(*c);
@@ -101,17 +101,23 @@ std::optional<std::string> ConditionKey(const clang::Expr* e, const Bindings& b,
     // A volatile may change under the analysis (a signal handler's flag).
     if (!llvm::isa<clang::VarDecl>(ref->getDecl()) || ref->getType().isVolatileQualified()) return std::nullopt;
     const std::string key = SymbolOfDecl(ref->getDecl(), b).key;
+    if (queries != nullptr) {
+      if (auto q = queries->find(key); q != queries->end()) {
+        vars->insert(vars->end(), q->second.vars.begin(), q->second.vars.end());
+        return q->second.key;
+      }
+    }
     vars->push_back(key);
     return key;
   }
   if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u != nullptr && u->getOpcode() == clang::UO_LNot) {
-    const std::optional<std::string> inner = ConditionKey(u->getSubExpr(), b, ctx, vars);
+    const std::optional<std::string> inner = ConditionKey(u->getSubExpr(), b, ctx, vars, queries);
     return inner ? std::optional<std::string>("!" + *inner) : std::nullopt;
   }
   const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(e);
   if (bin == nullptr || bin->isAssignmentOp() || bin->isCommaOp()) return std::nullopt;
-  const std::optional<std::string> l = ConditionKey(bin->getLHS(), b, ctx, vars);
-  const std::optional<std::string> r = l ? ConditionKey(bin->getRHS(), b, ctx, vars) : std::nullopt;
+  const std::optional<std::string> l = ConditionKey(bin->getLHS(), b, ctx, vars, queries);
+  const std::optional<std::string> r = l ? ConditionKey(bin->getRHS(), b, ctx, vars, queries) : std::nullopt;
   if (!r) return std::nullopt;
   return "(" + *l + bin->getOpcodeStr().str() + *r + ")";
 }

@@ -81,12 +81,27 @@ const clang::Expr* StripTemporaries(const clang::Expr* e);
 // Written in the project (the main file or one of its own headers), not in a
 // system header (the toolkit's, the standard library's): followed into at calls.
 bool IsProjectCode(const clang::FunctionDecl* fd, const clang::ASTContext& ctx);
+// A variable holding a pointer-location query's answer (`int dev =
+// getDeviceForAddress(p)`): the key of the question, "loc:USR(P)" with P the
+// pointer's key, the same at every call that asks it of P, and what it reads
+// (P). A function defined in another file, not yet known to be such a query,
+// gives "loc?:USR(P)|VAR", one variable's answer: a summary's guard names
+// the query, for callers that know it (function_summary.cpp).
+struct QueryValue {
+  std::string key;
+  std::vector<std::string> vars;
+  bool operator==(const QueryValue&) const = default;
+};
+using QueryValues = std::map<std::string, QueryValue>;
+
 // A condition made only of variables, constants, comparisons, arithmetic and
 // logical operators (`blocking_coll && agg_iters <= 1`), as a key that is the
 // same wherever the same condition is tested; the keys of the variables it
-// reads go to `vars`. None for anything else (a call, a member of a call).
+// reads go to `vars`. A variable in `queries` stands for its question, so
+// `dev == -1` in two helpers that asked it of one pointer is one key. None
+// for anything else (a call, a member of a call).
 std::optional<std::string> ConditionKey(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ctx,
-                                        std::vector<std::string>* vars);
+                                        std::vector<std::string>* vars, const QueryValues* queries = nullptr);
 // Source text of an expression as written.
 std::string TextOf(const clang::Expr* e, const clang::ASTContext& ctx);
 

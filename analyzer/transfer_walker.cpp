@@ -93,6 +93,7 @@ void TransferWalker::Visit(const clang::Stmt* st, Use use) {
   }
   if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(st)) {
     if (u->isIncrementDecrementOp()) {
+      NoteRebound(u->getSubExpr());
       ForgetFacts(s_, SymbolOf(u->getSubExpr(), frame_.bindings, ast_).key);
       Visit(u->getSubExpr(), Use::kReadWrite);
       Step(u->getSubExpr(), u->isIncrementOp() ? 1 : -1, nullptr);
@@ -410,7 +411,80 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
     if (!v.empty() && v.key != key) s_.values[key] = v;
     return;
   }
-  if (type->isIntegralOrEnumerationType()) RecordQueryResult(key, init);
+  if (type->isIntegralOrEnumerationType()) {
+    RecordQueryResult(key, init);
+    RecordPointerQuery(key, init);
+  }
+}
+
+void TransferWalker::RecordPointerQuery(const std::string& key, const clang::Expr* value) {
+  s_.query_values.erase(key);
+  const clang::CallExpr* call = AsCall(StripTemporaries(value));
+  if (call == nullptr) return;
+  std::optional<QueryValue> q = PointerQueryOf(call);
+  if (!q) return;
+  // Not known to answer alike each time: only this variable's tests agree.
+  if (q->key.rfind("loc?:", 0) == 0) {
+    q->key += "|" + key;
+    q->vars.push_back(key);
+  }
+  s_.query_values[key] = std::move(*q);
+}
+
+// A parameter written in its function keeps the key of the caller's
+// argument (or its own, which a summary reads as the argument's), though it
+// no longer holds that value: a query of it would answer for another pointer.
+// (A reference parameter's write is the caller's variable's: kept alike.)
+bool TransferWalker::Rebound(const std::string& key) const {
+  for (const std::string& r : s_.rebound) {
+    const std::string bare = r.substr(std::min(r.find_first_not_of("&*"), r.size()));
+    const size_t at = key.find(bare);
+    if (bare.empty() || at == std::string::npos || key.find_first_not_of("&*") != at) continue;
+    const size_t end = at + bare.size();
+    if (end == key.size() || key[end] == '.' || key[end] == '[') return true;
+  }
+  return false;
+}
+
+void TransferWalker::NoteRebound(const clang::Expr* written) {
+  const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(written->IgnoreParenImpCasts());
+  const auto* param = ref != nullptr ? llvm::dyn_cast<clang::ParmVarDecl>(ref->getDecl()) : nullptr;
+  if (param == nullptr) return;
+  const Symbol key = SymbolOf(ref, frame_.bindings, ast_);
+  if (!key.empty()) s_.rebound.insert(key.key);
+}
+
+// The pointer by its name (`p`, `t.data_`, `this->data_`, a getter's
+// member), so that a write to the name is seen. Not an element, an
+// expression, or what a pointer points to.
+bool IsQueryablePointer(const Symbol& pointer) {
+  return !pointer.empty() && pointer.key.find_first_of("[(?") == std::string::npos && pointer.key[0] != '#' &&
+         (pointer.key[0] != '*' || pointer.key.find('.') != std::string::npos);
+}
+
+std::optional<QueryValue> TransferWalker::PointerQueryOf(const clang::CallExpr* call) {
+  const clang::FunctionDecl* fd = call->getDirectCallee();
+  if (fd == nullptr || !IsProjectCode(fd, ast_)) return std::nullopt;
+  std::optional<unsigned> param;
+  std::string kind = "loc:";
+  if (const clang::FunctionDecl* def = fd->getDefinition(); def != nullptr && def->hasBody()) {
+    param = fa_.QueryParam(def);
+  } else if (fa_.options_.summaries != nullptr) {
+    auto it = fa_.options_.summaries->find(fa_.Usr(fd));
+    if (it != fa_.options_.summaries->end() && it->second.query_param >= 0) param = it->second.query_param;
+  } else if (fd->getNumParams() == 1 && fd->getParamDecl(0)->getType()->isPointerType() &&
+             fd->getReturnType()->isIntegralOrEnumerationType()) {
+    // Defined in another file, asked before the files' summaries are known:
+    // a guard for this function's own summary, applied where it is known.
+    param = 0;
+    kind = "loc?:";
+  }
+  if (!param || *param >= call->getNumArgs()) return std::nullopt;
+  const Symbol pointer = SymbolOf(call->getArg(*param), frame_.bindings, ast_);
+  if (!IsQueryablePointer(pointer) || Rebound(pointer.key)) return std::nullopt;
+  const std::string& usr = fa_.Usr(fd);
+  if (usr.empty()) return std::nullopt;
+  return QueryValue{kind + usr + "(" + pointer.key + ")", {pointer.key}};
 }
 
 void TransferWalker::Declare(const clang::VarDecl* v) {
@@ -443,7 +517,10 @@ void TransferWalker::Declare(const clang::VarDecl* v) {
 void TransferWalker::Assign(const clang::BinaryOperator* b) {
   Visit(b->getRHS(), Use::kValue);
   const clang::Expr* lhs = b->getLHS()->IgnoreParenImpCasts();
-  if (llvm::isa<clang::DeclRefExpr>(lhs)) ForgetFacts(s_, SymbolOf(lhs, frame_.bindings, ast_).key);
+  if (llvm::isa<clang::DeclRefExpr>(lhs) || llvm::isa<clang::MemberExpr>(lhs)) {
+    NoteRebound(lhs);
+    ForgetFacts(s_, SymbolOf(lhs, frame_.bindings, ast_).key);
+  }
   // `*out = p` stores a pointer or handle through an out-parameter: a binding
   // of the caller's variable, not a host access to a buffer.
   const auto* deref = llvm::dyn_cast<clang::UnaryOperator>(lhs);
@@ -570,12 +647,23 @@ void TransferWalker::Call(const clang::CallExpr* call) {
     // analysis does not follow: configuration flags are set once.)
     const auto* address = llvm::dyn_cast<clang::UnaryOperator>(a->IgnoreParenImpCasts());
     if (address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
+      NoteRebound(address->getSubExpr());
       ForgetFacts(s_, SymbolOf(address->getSubExpr(), frame_.bindings, ast_).key);
     } else if (a->isLValue() && fd != nullptr && !fd->isInStdNamespace()) {
+      NoteRebound(a);
       ForgetFacts(s_, SymbolOf(a, frame_.bindings, ast_).key);
     }
   }
   if (fd == nullptr) return;
+  // A method not followed may change its object (`t.reset()` pointing
+  // `t.data_` elsewhere): what was asked of its members is asked again.
+  const auto forget_object = [&] {
+    const auto* member = llvm::dyn_cast<clang::CXXMemberCallExpr>(call);
+    const clang::CXXMethodDecl* method = member != nullptr ? member->getMethodDecl() : nullptr;
+    if (method == nullptr || method->isConst()) return;
+    const Symbol object = ObjectOf(member->getImplicitObjectArgument(), frame_.bindings, ast_);
+    if (!object.empty()) ForgetFacts(s_, object.key);
+  };
   const clang::SourceManager& sm = ast_.getSourceManager();
   const bool user_code = IsProjectCode(fd, ast_);
   // Operators have no plain name: only the main file's (a lambda's or
@@ -591,6 +679,7 @@ void TransferWalker::Call(const clang::CallExpr* call) {
     if (fa_.options_.external_calls != nullptr && !usr.empty()) fa_.options_.external_calls->insert(usr);
     if (fa_.options_.summaries != nullptr) {
       if (auto it = fa_.options_.summaries->find(usr); it != fa_.options_.summaries->end()) {
+        forget_object();
         ApplySummary(call, it->second);
         return;
       }
@@ -598,6 +687,7 @@ void TransferWalker::Call(const clang::CallExpr* call) {
     if (name.empty() || FindApi(name) == nullptr) ForgetFreedUnder(call);
   }
   if (!user_code) {
+    forget_object();
     if (IsHostClock(fd->getQualifiedNameAsString())) {
       if (report_) {
         ClockRead r{fd->getQualifiedNameAsString(), Loc(call->getBeginLoc()), call->getBeginLoc(), frame_.helper,
@@ -622,6 +712,7 @@ void TransferWalker::Call(const clang::CallExpr* call) {
   }
   const clang::FunctionDecl* def = Inlinable(fd);
   if (def == nullptr) {
+    forget_object();
     ForgetFreedUnder(call);
     // A helper whose code does not compile may wait for the streams it is
     // given: nothing pending on them is judged after the call (it is named

@@ -44,6 +44,8 @@ bool IsHandleType(clang::QualType t);
 bool IsStdVector(clang::QualType t);
 // A class whose name says it is an iterator (std::vector's, and the like).
 bool IsIterator(clang::QualType t);
+// A pointer a query answer is kept for (PointerQueryOf).
+bool IsQueryablePointer(const Symbol& pointer);
 
 class TransferWalker {
  public:
@@ -84,6 +86,14 @@ class TransferWalker {
   void Return(const clang::Expr* value);
   // query_polling.cpp: a variable set to a query's result, a helper returning a test of one.
   void RecordQueryResult(const std::string& key, const clang::Expr* value);
+  // `dev = getDeviceForAddress(p)`: the question `dev` now answers (symbolic.h).
+  void RecordPointerQuery(const std::string& key, const clang::Expr* value);
+  // What a call of `call`'s callee with its argument asks: "loc:USR(P)" (or
+  // "loc?:" for a function of another file not known yet), and P's key.
+  std::optional<QueryValue> PointerQueryOf(const clang::CallExpr* call);
+  // A parameter written in its function (FlowState::rebound), and whether a key is of one.
+  void NoteRebound(const clang::Expr* written);
+  bool Rebound(const std::string& key) const;
   void ReturnQueryTest(const clang::Expr* value);
 
  public:
@@ -130,6 +140,7 @@ class TransferWalker {
                    const std::string& name);
   // function_summary.cpp: a call to a function defined in another file.
   void ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary);
+  void GuardByQuery(const DeviceOp& op, const SummaryOp& queued, const clang::CallExpr* call);
   std::string RangeAtCall(const std::string& range, const clang::CallExpr* call) const;
 
   FunctionAnalyzer& fa_;

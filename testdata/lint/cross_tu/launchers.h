@@ -10,3 +10,8 @@ void finish(cudaStream_t s);                                       // waits for 
 void produce_and_wait(float* d, int n, cudaStream_t s);            // queues, then waits
 // queues a kernel on rows [first, last) of out, atomically adding into *sum
 void launch_rows(float* out, const float* in, float* sum, int first, int last, int nx, cudaStream_t s);
+// -1 for host memory, else the device p lives on (cudaPointerGetAttributes only)
+int device_of(const void* p);
+// copies n floats of src into dst on a stream of its own: waits when dst is host
+// memory, leaves the copy queued when it is device memory
+void fetch_results(float* dst, const float* src, int n);

@@ -3,6 +3,8 @@
 // the waits they do order it.
 #include "launchers.h"
 
+#include <cstring>
+
 __global__ void consume(const float* in, float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2 * in[i]; }
 
 void racy_streams(float* a, float* b, int n) {
@@ -59,4 +61,29 @@ void racy_same_rows(float* out, const float* in, float* sum, int first, int last
   launch_rows(out, in, sum, first, last, nx, a);
   launch_rows(out, in, sum, first, last, nx, b);  // expected-warning:3{{cross-stream-race}}{{writes `out`}}
   cudaDeviceSynchronize();
+}
+
+// Reads p on the host when probe is host memory, else copies it on s (faiss's
+// Tensor::copyToVector after GpuIndex::search, whose summary leaves its copy
+// into device memory queued: the host path cannot meet it when both ask of
+// one pointer).
+static void read_back(float* out, const float* p, const float* probe, int n, cudaStream_t s) {
+  int dev = device_of(probe);
+  if (dev == -1) {
+    std::memcpy(out, p, n * sizeof(float));
+  } else {
+    cudaMemcpyAsync(out, p, n * sizeof(float), cudaMemcpyDeviceToHost, s);
+    cudaStreamSynchronize(s);
+  }
+}
+
+void fixed_fetch_then_read(float* results, const float* d, float* out, int n, cudaStream_t s) {
+  fetch_results(results, d, n);
+  read_back(out, results, results, n, s);
+}
+
+void racy_fetch_then_read_other(float* results, const float* d, const float* probe, float* out, int n,
+                                cudaStream_t s) {
+  fetch_results(results, d, n);
+  read_back(out, results, probe, n, s);  // expected-warning:3{{host-device-race}}{{queued by `fetch_results`}}
 }
