@@ -251,4 +251,13 @@ struct TraceRecord : TraceRecordFields {
   friend bool operator==(const TraceRecord&, const TraceRecord&) = default;
 };
 
+// A kDefineString record: string `id` is `text` from here on.
+inline TraceRecord StringDefinition(uint32_t id, std::string text) {
+  TraceRecord r;
+  r.op = OpCode::kDefineString;
+  r.id = id;
+  r.text = std::move(text);
+  return r;
+}
+
 }  // namespace streamcheck

@@ -180,10 +180,7 @@ void Tracer::OpenOutputs() {
   }
   // Every string and stack defined so far must reach a fresh engine/trace too.
   for (const auto& [text, id] : strings_) {
-    TraceRecord def;
-    def.op = OpCode::kDefineString;
-    def.id = id;
-    def.text = text;
+    TraceRecord def = StringDefinition(id, text);
     Submit(def);
   }
 }
@@ -286,10 +283,7 @@ StringId Tracer::Intern(std::string_view text) {
   if (it != strings_.end()) return it->second;
   const StringId id = static_cast<StringId>(strings_.size() + 1);
   string_texts_.push_back(&strings_.emplace(std::string(text), id).first->first);  // ids are dense
-  TraceRecord def;
-  def.op = OpCode::kDefineString;
-  def.id = id;
-  def.text = std::string(text);
+  TraceRecord def = StringDefinition(id, std::string(text));
   Submit(def);
   return id;
 }

@@ -455,10 +455,7 @@ class LineParser {
     // A literal never defined: define it here, as the tracer would have.
     *id = names_->NextFreeId();
     if (*id == 0) return Fail(at, "no string id left for this literal");
-    TraceRecord define;
-    define.op = OpCode::kDefineString;
-    define.id = *id;
-    define.text = std::move(text);
+    TraceRecord define = StringDefinition(*id, std::move(text));
     names_->Define(define.id, define.text);
     out_->push_back(std::move(define));
     return true;

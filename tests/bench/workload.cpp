@@ -15,13 +15,7 @@ WorkloadGenerator::WorkloadGenerator(WorkloadShape shape, uint32_t seed) : shape
 
 std::vector<TraceRecord> WorkloadGenerator::Prelude() {
   std::vector<TraceRecord> out;
-  auto define = [&](StringId id, std::string text) {
-    TraceRecord r;
-    r.op = OpCode::kDefineString;
-    r.id = id;
-    r.text = std::move(text);
-    out.push_back(std::move(r));
-  };
+  auto define = [&](StringId id, std::string text) { out.push_back(StringDefinition(id, std::move(text))); };
   define(kApiLaunch, "cudaLaunchKernel");
   define(kApiRecord, "cudaEventRecord");
   define(kApiWait, "cudaStreamWaitEvent");

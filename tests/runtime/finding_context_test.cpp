@@ -17,11 +17,7 @@ constexpr Handle kS1 = 0x10, kS2 = 0x20, kE = 0xe1, kBuf = 0x1000, kHost = 0x900
 // a frame "app.cu:<line>" so origins resolve to lines.
 std::vector<TraceRecord> WithLines(const TraceBuilder& t) {
   std::vector<TraceRecord> all;
-  TraceRecord file;
-  file.op = OpCode::kDefineString;
-  file.id = 1000;
-  file.text = "/src/app.cu";
-  all.push_back(file);
+  all.push_back(StringDefinition(1000, "/src/app.cu"));
   const std::vector<TraceRecord> records = t.records();
   for (const TraceRecord& r : records) {
     if (r.stack == 0) continue;

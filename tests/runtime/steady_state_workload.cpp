@@ -47,13 +47,7 @@ TraceRecord SteadyStateWorkload::Call(OpCode op, StringId api) {
 
 std::vector<TraceRecord> SteadyStateWorkload::Prelude() {
   std::vector<TraceRecord> out;
-  auto define = [&](StringId id, std::string text) {
-    TraceRecord r;
-    r.op = OpCode::kDefineString;
-    r.id = id;
-    r.text = std::move(text);
-    out.push_back(std::move(r));
-  };
+  auto define = [&](StringId id, std::string text) { out.push_back(StringDefinition(id, std::move(text))); };
   const char* apis[] = {"cudaLaunchKernel", "cudaMalloc", "cudaFree", "cudaMallocHost",
                         "caching allocator: allocate", "caching allocator: free", "cudaStreamCreate",
                         "cudaEventCreate", "cudaEventDestroy", "cudaEventRecord", "cudaStreamWaitEvent",

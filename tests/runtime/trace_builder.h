@@ -237,12 +237,8 @@ class TraceBuilder {
     for (size_t i = 0; i < strings_.size(); ++i)
       if (strings_[i] == s) return static_cast<StringId>(i + 1);
     strings_.push_back(s);
-    TraceRecord def;
-    def.op = OpCode::kDefineString;
-    def.id = static_cast<uint32_t>(strings_.size());
-    def.text = s;
-    defines_.push_back(def);
-    return def.id;
+    defines_.push_back(StringDefinition(static_cast<uint32_t>(strings_.size()), s));
+    return defines_.back().id;
   }
   ThreadId thread_ = 1;
   std::vector<TraceRecord> defines_;

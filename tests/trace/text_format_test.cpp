@@ -161,12 +161,8 @@ TEST(TextTrace, LastLineWithoutNewline) {
 
 TEST(TextTrace, WriterUsesLiteralsOnlyWhenTheyReadBackAsTheSameId) {
   std::vector<TraceRecord> records(5);
-  records[0].op = OpCode::kDefineString;
-  records[0].id = 3;
-  records[0].text = "k";
-  records[1].op = OpCode::kDefineString;  // same text again: "k" still means 3
-  records[1].id = 4;
-  records[1].text = "k";
+  records[0] = StringDefinition(3, "k");
+  records[1] = StringDefinition(4, "k");  // same text again: "k" still means 3
   records[2].op = OpCode::kKernelLaunch;
   records[2].name = 3;
   records[3].op = OpCode::kKernelLaunch;
@@ -190,11 +186,8 @@ std::vector<TraceRecord> RandomTrace(uint64_t seed, int count) {
   std::vector<TraceRecord> records;
   for (int i = 0; i < count; ++i) {
     if (rng() % 4 == 0) {
-      TraceRecord define;
-      define.op = OpCode::kDefineString;
-      define.id = rng() % 8;
-      define.text = std::string(1, static_cast<char>('a' + rng() % 5));
-      records.push_back(define);
+      const uint32_t id = rng() % 8;
+      records.push_back(StringDefinition(id, std::string(1, static_cast<char>('a' + rng() % 5))));
     }
     TraceRecord r = random.Make();
     if (rng() % 2) r.name = rng() % 8;  // often a defined string
