@@ -19,6 +19,7 @@
 #include "cli/run_summary.h"
 #include "cli/install_paths.h"
 #include "cli/precise_support.h"
+#include "report/object_names.h"
 #include "report/output_file.h"
 #include "report/report_model.h"
 #include "report/text_escape.h"
@@ -102,11 +103,6 @@ void PreloadInterposers(const std::string& tracer) {
 
 using Counters = std::map<std::string, std::map<std::string, uint64_t>>;
 
-// "1.5 MiB", or "12 KiB" below a tenth of one.
-std::string Mebibytes(uint64_t bytes) {
-  if (bytes < (1 << 20) / 10) return fmt::format("{} KiB", (bytes + 1023) / 1024);
-  return fmt::format("{:.1f} MiB", double(bytes) / (1 << 20));
-}
 
 // What the shell would report: the exit code, or 128 + the signal.
 int ExitStatusOf(int status) {
@@ -253,8 +249,8 @@ int Run(const RunOptions& o) {
     std::map<std::string, uint64_t>& stats = counters[std::string(store::counters::kStats)];
     const uint64_t tables = counters[std::string(store::counters::kAnalysis)][std::string(store::counters::kTracerTableBytes)];
     if (const uint64_t peak = stats[std::string(store::counters::kEnginePeakMemoryBytes)])
-      fmt::print(stderr, "streamcheck: {} records analysed, engine memory {} at most, the tracer's tables {}\n",
-                 stats[std::string(store::counters::kRecords)], Mebibytes(peak), Mebibytes(tables));
+      fmt::print(stderr, "streamcheck: {} records analysed, engine memory {:.1f} MiB at most, the tracer's tables {}\n",
+                 stats[std::string(store::counters::kRecords)], double(peak) / (1 << 20), report::HumanSize(tables));
   }
   uint64_t occurrences = 0;
   for (const auto& f : report.findings) occurrences += f.finding.count;
