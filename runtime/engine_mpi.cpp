@@ -77,17 +77,17 @@ std::string Engine::Impl::ExplainMpiOrder(const AccessDescription& earlier, cons
   if (lanes_.IsMpi(earlier.lane)) {
     *gap = "mpi-not-completed";
     const ThreadId thread = lanes_.Get(earlier.lane).thread;
-    if (IsOneSidedMpiCall(aop))
-      return "host thread " + std::to_string(thread) + " had not seen " + aop +
-             " complete (no MPI_Win_fence, MPI_Win_complete, MPI_Win_unlock or MPI_Win_flush on its window) "
-             "before " + bop + ", so the MPI library may still be using the buffer (" +
-             std::string(MpiStandardCitation(aop)) +
-             ": a one-sided call's origin buffer may be in use until the synchronization that completes it at the "
-             "origin)";
-    return "host thread " + std::to_string(thread) + " had not seen " + aop +
-           " complete (no MPI_Wait, MPI_Waitall/any/some or MPI_Test* returning true on its request) before " +
-           bop + ", so the MPI library may still be using the buffer (" + std::string(MpiStandardCitation(aop)) +
-           ": the buffer of a nonblocking operation must not be accessed until the operation completes)";
+    const bool one_sided = IsOneSidedMpiCall(aop);
+    const std::string completion =
+        one_sided ? "no MPI_Win_fence, MPI_Win_complete, MPI_Win_unlock or MPI_Win_flush on its window"
+                  : "no MPI_Wait, MPI_Waitall/any/some or MPI_Test* returning true on its request";
+    const std::string rule =
+        one_sided ? "a one-sided call's origin buffer may be in use until the synchronization that completes it at "
+                    "the origin"
+                  : "the buffer of a nonblocking operation must not be accessed until the operation completes";
+    return "host thread " + std::to_string(thread) + " had not seen " + aop + " complete (" + completion +
+           ") before " + bop + ", so the MPI library may still be using the buffer (" +
+           std::string(MpiStandardCitation(aop)) + ": " + rule + ")";
   }
   *gap = "host-not-synchronized";
   return aop + " on " + lanes_.Describe(earlier.lane) + " was not known to be complete on host thread " +
