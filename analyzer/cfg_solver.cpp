@@ -308,6 +308,10 @@ class FunctionAnalyzer::CfgRun {
     }
     if (pred->succ_size() != 2) return st;
     const bool edge_true = *pred->succ_begin() == succ;
+    // A test of variables this path knows the values of goes one way only.
+    const KnownScope scope{frame_.bindings, fa_.ast_, st.known_values, st.aliases};
+    if (const std::optional<bool> known = KnownTruth(cond, scope); known && *known != edge_true) return FlowState{};
+    LearnFromCondition(cond, edge_true, scope, &st.known_values);
     if (!TakeCondition(cond, edge_true, st)) return FlowState{};
     // The left operand of `a && b` found false (of `a || b` true) decides the
     // whole condition too: a helper's `if (a && b) return;` and its caller's

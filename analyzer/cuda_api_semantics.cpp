@@ -75,6 +75,7 @@ void TransferWalker::AddAccess(DeviceOp& op, const clang::Expr* ptr, AccessMode 
   if (!a.ref.valid()) return;
   a.first_step = FirstStep(ptr);
   a.stride = Stride(op, ptr);
+  a.unknown_strides = UnknownStridesAt(op.inner_loc, ptr);
   a.mode = mode;
   if (count != nullptr) {
     a.size_bytes = ConstantOf(count, ast_);
@@ -422,8 +423,12 @@ void TransferWalker::EventApi(const clang::CallExpr* call, const ApiModel& api, 
 }
 
 void TransferWalker::EndCapture(const clang::CallExpr* call) {
-  const std::string origin = StreamSym(Arg(call, 0)).key;
-  const Symbol graph = SymbolOf(Arg(call, 1), frame_.bindings, ast_);
+  EndCapture(StreamSym(Arg(call, 0)).key, SymbolOf(Arg(call, 1), frame_.bindings, ast_));
+}
+
+// The capture's work goes into `graph` (none: a graph the walk does not see),
+// to run when it is launched.
+void TransferWalker::EndCapture(const std::string& origin, const Symbol& graph) {
   GraphInfo captured;
   for (int id : s_.pending) {
     const DeviceOp& op = fa_.ops_[id];
@@ -438,6 +443,7 @@ void TransferWalker::EndCapture(const clang::CallExpr* call) {
   for (auto it = s_.capturing.begin(); it != s_.capturing.end();) {
     it = it->second == origin ? s_.capturing.erase(it) : std::next(it);
   }
+  s_.capture_sites.erase(origin);
 }
 
 void TransferWalker::GraphApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name) {
@@ -481,6 +487,7 @@ void TransferWalker::GraphLaunch(const clang::CallExpr* call, const std::string&
   for (int id : graph.nodes) {
     for (BufferAccess a : fa_.ops_[id].accesses) {
       a.stride.reset();  // a launch runs all the loop's iterations at once, again at each launch
+      a.unknown_strides.clear();
       op.accesses.push_back(a);
     }
   }
@@ -558,6 +565,7 @@ void TransferWalker::Api(const clang::CallExpr* call, const ApiModel& api, const
     case ApiKind::kBeginCapture: {
       const Symbol stream = StreamSym(Arg(call, 0));
       s_.capturing[stream.key] = stream.key;
+      s_.capture_sites[stream.key] = frame_.context;
       return;
     }
     case ApiKind::kEndCapture: EndCapture(call); return;

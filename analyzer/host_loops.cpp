@@ -248,6 +248,101 @@ bool PointerOf(const clang::Expr* e, const CountedLoop& l, clang::ASTContext& as
   return true;
 }
 
+// Whether `s` reads the loop's counter, directly or through variables
+// declared in the body from it (`Shard t = tensor_at(model, i);`).
+bool ReadsCounter(const clang::Stmt* s, const CountedLoop& l, clang::ASTContext& ast, int hops) {
+  if (s == nullptr) return false;
+  if (const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(s)) {
+    const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+    if (var == nullptr) return false;
+    if (var == l.counter) return true;
+    return hops < 8 && var->getInit() != nullptr && DeclaredIn(var, l.loop->getBody(), ast) &&
+           ReadsCounter(var->getInit(), l, ast, hops + 1);
+  }
+  for (const clang::Stmt* child : s->children()) {
+    if (ReadsCounter(child, l, ast, hops)) return true;
+  }
+  return false;
+}
+
+// Whether a pointer's offset moves with the loop's counter by an amount
+// AffineOf cannot tell (UnknownStrides), through pointers declared in the body.
+bool MovesByUnknown(const clang::Expr* e, const CountedLoop& l, clang::ASTContext& ast, int depth) {
+  if (e == nullptr || depth > 8) return false;
+  e = e->IgnoreParenCasts();
+  if (const clang::VarDecl* var = VarOf(e)) {
+    return var->getType()->isPointerType() && var->getInit() != nullptr &&
+           DeclaredIn(var, l.loop->getBody(), ast) && !ChangesIn(var, l.loop->getBody()) &&
+           MovesByUnknown(var->getInit(), l, ast, depth + 1);
+  }
+  const clang::Expr* base = nullptr;
+  const clang::Expr* index = nullptr;
+  if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e);
+      b != nullptr && (b->getOpcode() == clang::BO_Add || b->getOpcode() == clang::BO_Sub)) {
+    base = b->getLHS();
+    index = b->getRHS();
+    if (!base->getType()->isPointerType()) std::swap(base, index);
+  } else if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e);
+             u != nullptr && u->getOpcode() == clang::UO_AddrOf) {
+    if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens())) {
+      base = sub->getBase();
+      index = sub->getIdx();
+    }
+  }
+  if (base == nullptr || !base->getType()->isPointerType() || !index->getType()->isIntegerType()) return false;
+  if (!AffineOf(index, l, ast, depth + 1) && ReadsCounter(index, l, ast, 0)) return true;
+  return MovesByUnknown(base, l, ast, depth + 1);
+}
+
+// A `for` loop around an expression, and where in its body the expression is.
+struct LoopPlace {
+  const clang::ForStmt* loop = nullptr;
+  const clang::Stmt* statement = nullptr;   // the statement of the body that holds it
+  const clang::Stmt* inner_loop = nullptr;  // a loop inside the body that repeats it, if any
+};
+
+// The `for` loops around `e` up to its function (or a lambda or block around
+// it), innermost first.
+std::vector<LoopPlace> LoopsAround(const clang::Expr* e, clang::ASTContext& ast) {
+  std::vector<LoopPlace> out;
+  clang::DynTypedNode node = clang::DynTypedNode::create(*e);
+  const clang::Stmt* below = e;  // the child of `node` on the way up
+  // The statement the expression is in, the innermost one a block lists:
+  // in one iteration such statements run in the order they are written.
+  const clang::Stmt* statement = nullptr;
+  const clang::Stmt* inner_loop = nullptr;
+  for (int depth = 0; depth < 256; ++depth) {
+    node = ParentOf(node, ast);
+    const auto* s = node.get<clang::Stmt>();
+    if (s == nullptr) {
+      if (node.get<clang::VarDecl>() != nullptr) continue;  // `float* p = ...;` on the way to its DeclStmt
+      return out;
+    }
+    if (llvm::isa<clang::LambdaExpr>(s) || llvm::isa<clang::BlockExpr>(s)) return out;
+    if (llvm::isa<clang::CompoundStmt>(s) && statement == nullptr) statement = below;
+    if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(s); loop != nullptr && loop->getBody() == below) {
+      out.push_back(LoopPlace{loop, statement != nullptr ? statement : below, inner_loop});
+    }
+    if (IsLoop(s)) {
+      // Repeats the expression within one iteration of a loop further out.
+      inner_loop = s;
+      statement = nullptr;
+    }
+    below = s;
+  }
+  return out;
+}
+
+LoopStride StrideAt(const LoopPlace& place, const clang::ASTContext& ast) {
+  const clang::SourceManager& sm = ast.getSourceManager();
+  LoopStride r;
+  r.loop = place.loop;
+  r.statement = place.statement;
+  r.statement_offset = sm.getFileOffset(sm.getExpansionLoc(place.statement->getBeginLoc()));
+  r.inner_loop = place.inner_loop;
+  return r;
+}
+
 // clang-format off
 // name, read, read2, write, args (-1: any)
 constexpr HostAlgorithm kAlgorithms[] = {
@@ -310,56 +405,36 @@ std::optional<int64_t> FirstIterationValue(const clang::Expr* index, const LoopC
 
 std::optional<LoopStride> StrideAcrossIterations(const clang::Expr* pointer, clang::ASTContext& ast) {
   if (pointer == nullptr) return std::nullopt;
-  // The loops around the pointer, innermost first, up to the function.
-  clang::DynTypedNode node = clang::DynTypedNode::create(*pointer);
-  const clang::Stmt* below = pointer;      // the child of `node` on the way up
-  // The statement the access is made in, the innermost one a block lists:
-  // in one iteration such statements run in the order they are written.
-  const clang::Stmt* statement = nullptr;
-  const clang::Stmt* inner_loop = nullptr;
-  for (int depth = 0; depth < 256; ++depth) {
-    node = ParentOf(node, ast);
-    const auto* s = node.get<clang::Stmt>();
-    if (s == nullptr) {
-      if (node.get<clang::VarDecl>() != nullptr) continue;  // `float* p = ...;` on the way to its DeclStmt
+  for (const LoopPlace& place : LoopsAround(pointer, ast)) {
+    const std::optional<CountedLoop> counted = CounterOf(place.loop, ast);
+    const clang::VarDecl* root = nullptr;
+    Affine bytes;
+    if (!counted || !PointerOf(pointer, *counted, ast, 0, &root, &bytes) || bytes.per_counter <= 0) continue;
+    int64_t step = 0, first = 0;
+    const int64_t start = *ConstantOf(counted->counter->getInit(), ast);
+    if (__builtin_mul_overflow(bytes.per_counter, counted->step, &step) ||
+        __builtin_mul_overflow(bytes.per_counter, start, &first) ||
+        __builtin_add_overflow(first, bytes.constant, &first) || ChangesIn(counted->counter, place.loop->getBody()) ||
+        ChangesIn(counted->counter, place.loop->getCond()) || MayRunAgain(place.loop, ast)) {
       return std::nullopt;
     }
-    if (llvm::isa<clang::LambdaExpr>(s) || llvm::isa<clang::BlockExpr>(s)) return std::nullopt;
-    if (llvm::isa<clang::CompoundStmt>(s) && statement == nullptr) statement = below;
-    if (const auto* loop = llvm::dyn_cast<clang::ForStmt>(s); loop != nullptr && loop->getBody() == below) {
-      if (statement == nullptr) statement = below;
-      const std::optional<CountedLoop> counted = CounterOf(loop, ast);
-      const clang::VarDecl* root = nullptr;
-      Affine bytes;
-      if (counted && PointerOf(pointer, *counted, ast, 0, &root, &bytes) && bytes.per_counter > 0) {
-        int64_t step = 0, first = 0;
-        const int64_t start = *ConstantOf(counted->counter->getInit(), ast);
-        if (__builtin_mul_overflow(bytes.per_counter, counted->step, &step) ||
-            __builtin_mul_overflow(bytes.per_counter, start, &first) ||
-            __builtin_add_overflow(first, bytes.constant, &first) || ChangesIn(counted->counter, loop->getBody()) ||
-            ChangesIn(counted->counter, loop->getCond()) || MayRunAgain(loop, ast)) {
-          return std::nullopt;
-        }
-        const clang::SourceManager& sm = ast.getSourceManager();
-        LoopStride r;
-        r.loop = loop;
-        r.root = root;
-        r.first_bytes = first;
-        r.step_bytes = step;
-        r.statement = statement;
-        r.statement_offset = sm.getFileOffset(sm.getExpansionLoc(statement->getBeginLoc()));
-        r.inner_loop = inner_loop;
-        return r;
-      }
-    }
-    if (IsLoop(s)) {
-      // Repeats the access within one iteration of a loop further out.
-      inner_loop = s;
-      statement = nullptr;
-    }
-    below = s;
+    LoopStride r = StrideAt(place, ast);
+    r.root = root;
+    r.first_bytes = first;
+    r.step_bytes = step;
+    return r;
   }
   return std::nullopt;
+}
+
+std::vector<LoopStride> UnknownStrides(const clang::Expr* pointer, clang::ASTContext& ast) {
+  std::vector<LoopStride> out;
+  if (pointer == nullptr) return out;
+  for (const LoopPlace& place : LoopsAround(pointer, ast)) {
+    const std::optional<CountedLoop> counted = CounterOf(place.loop, ast);
+    if (counted && MovesByUnknown(pointer, *counted, ast, 0)) out.push_back(StrideAt(place, ast));
+  }
+  return out;
 }
 
 bool MayRunAgain(const clang::Stmt* s, clang::ASTContext& ast) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analyzer/symbolic.h"
 
@@ -53,6 +54,17 @@ struct LoopStride {
   bool operator==(const LoopStride&) const = default;
 };
 std::optional<LoopStride> StrideAcrossIterations(const clang::Expr* pointer, clang::ASTContext& ast);
+
+// The `for` loops around a pointer whose counters move its offset by an
+// amount not known: an offset read from the counter through a call, a table
+// or a product with a variable (`base + t.offset` with `Shard t =
+// tensor_at(model, i)` declared in the body, `p + offsets[i]`, `p + i * n`).
+// Two iterations' pointers then lie at a distance not known, so an access of
+// another iteration of such a loop is not compared with it as written. One
+// LoopStride a loop, innermost first (root and the byte figures unused);
+// whether the loop may run again does not matter: the distance to any other
+// iteration's access is not known either way.
+std::vector<LoopStride> UnknownStrides(const clang::Expr* pointer, clang::ASTContext& ast);
 
 // Whether a statement may run again with what it did before still pending:
 // it lies in a loop, a lambda or a block, or its function has a goto.

@@ -72,6 +72,13 @@ std::string CheckContext::CommonCall(const std::string& context_a, const std::st
   return context_a.substr(0, common);
 }
 
+CheckContext::OwnCall CheckContext::OwnCallOf(const std::string& context_a, const std::string& context_b) const {
+  OwnCall own;
+  own.call = CommonCall(context_a, context_b);
+  if (!own.call.empty()) own.helper = HelperCallOf(own.call);
+  return own;
+}
+
 const CheckContext::HelperCall* CheckContext::HelperCallOf(const std::string& context) const {
   auto it = helper_calls_.find(context);
   return it != helper_calls_.end() ? &it->second : nullptr;

@@ -70,9 +70,6 @@ class CheckContext {
   // helper's own: reported at `inner`, the helper's line, once for all its
   // calls, with a note at the call that showed it (Emit keys it without the
   // message, which names the caller's arguments).
-  static bool InOneHelper(const std::string& context_a, const std::string& context_b) {
-    return !context_a.empty() && context_a == context_b;
-  }
   void MoveIntoHelper(LintDiagnostic& d, clang::SourceLocation inner, clang::SourceLocation call,
                       const std::string& helper) const;
   // The deepest inlined helper call both contexts lie in ("" for none): its
@@ -92,6 +89,21 @@ class CheckContext {
   // call `call`, a prefix of `context`: `inner` itself in that call, else the
   // call of the next helper down.
   clang::SourceLocation LocIn(const std::string& call, const std::string& context, clang::SourceLocation inner) const;
+  // The deepest inlined helper call two sides of a finding lie in, the two
+  // perhaps in helpers it calls in turn: the finding is that helper's, told
+  // in its own lines (At) and once for all its calls (MoveIntoHelper).
+  struct OwnCall {
+    std::string call;                  // its context ("" for none)
+    const HelperCall* helper = nullptr;  // none: the sides meet only in the analysed function
+    explicit operator bool() const { return helper != nullptr; }
+  };
+  OwnCall OwnCallOf(const std::string& context_a, const std::string& context_b) const;
+  // Where a side at `inner` of `context` is told: in the own call's body,
+  // else at `outer`, its place in the analysed function.
+  clang::SourceLocation At(const OwnCall& own, const std::string& context, clang::SourceLocation inner,
+                           clang::SourceLocation outer) const {
+    return own ? LocIn(own.call, context, inner) : outer;
+  }
   // Notes pointing into an inlined helper, when the op came from one.
   void NoteHelper(LintDiagnostic& d, const std::string& helper, clang::SourceLocation inner,
                   clang::SourceLocation outer, const std::string& what) const;

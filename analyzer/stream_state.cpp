@@ -318,6 +318,10 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   }
   out.capturing = a.capturing;
   out.capturing.insert(b.capturing.begin(), b.capturing.end());
+  out.capture_guards = a.capture_guards;
+  out.capture_guards.insert(b.capture_guards.begin(), b.capture_guards.end());
+  out.capture_sites = a.capture_sites;
+  out.capture_sites.insert(b.capture_sites.begin(), b.capture_sites.end());
   out.graphs = a.graphs;
   for (const auto& [k, v] : b.graphs) {
     auto [it, inserted] = out.graphs.try_emplace(k, v);
@@ -332,6 +336,9 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   if (a.returned_query == b.returned_query) out.returned_query = a.returned_query;
   out.facts = MergeMaps(a.facts, b.facts, [](const FlowState::Fact& x, const FlowState::Fact& y) {
     return x == y ? std::optional<FlowState::Fact>(x) : std::nullopt;
+  });
+  out.known_values = MergeMaps(a.known_values, b.known_values, [](const KnownValue& x, const KnownValue& y) {
+    return x == y ? std::optional<KnownValue>(x) : std::nullopt;
   });
   out.rebound = a.rebound;
   out.rebound.insert(b.rebound.begin(), b.rebound.end());
@@ -488,11 +495,25 @@ bool SameIterationPossible(const DeviceOp& earlier, const LoopStride& e, const D
   return e.statement == l.statement || e.statement_offset <= l.statement_offset;
 }
 
+// Both accesses made in one run of a frame's loop at pointers that move with
+// its counter by an amount not known (UnknownStrides), the earlier one of an
+// earlier iteration only: at a distance not known, so not a certain overlap.
+bool AtUnknownDistance(const DeviceOp& earlier, const BufferAccess& ea, const DeviceOp& later,
+                       const BufferAccess& la) {
+  for (const LoopStride& e : ea.unknown_strides) {
+    for (const LoopStride& l : la.unknown_strides) {
+      if (e.loop == l.loop && e.context == l.context && !SameIterationPossible(earlier, e, &later, l)) return true;
+    }
+  }
+  return false;
+}
+
 void Collect(const DeviceOp& earlier, const BufferAccess& later, bool legacy_assumed, const FlowState& s,
              std::vector<Conflict>* out, const DeviceOp* later_op = nullptr) {
   for (const BufferAccess& ea : earlier.accesses) {
     if (ea.atomic && later.atomic) continue;
     if (NotMade(s, earlier, ea)) continue;
+    if (later_op != nullptr && AtUnknownDistance(earlier, ea, *later_op, later)) continue;
     std::optional<Overlap> across;
     if (later_op != nullptr && ea.stride && later.stride) {
       across = OverlapAcrossIterations(ea, later, SameIterationPossible(earlier, *ea.stride, later_op, *later.stride));
@@ -530,11 +551,13 @@ void FirstStepConflicts(const DeviceOp& earlier, const DeviceOp& later, const Fl
     if (a.first_step) a.ref = *a.first_step;
     a.first_step.reset();
     a.stride.reset();
+    a.unknown_strides.clear();
   }
   for (BufferAccess a : later.accesses) {
     if (a.first_step) a.ref = *a.first_step;
     a.first_step.reset();
     a.stride.reset();
+    a.unknown_strides.clear();
     const size_t before = out->size();
     Collect(first, a, false, s, out);
     if (out->size() == before) continue;
@@ -634,30 +657,43 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
 
 void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }
 
-void ForgetFacts(FlowState& s, const std::string& var) {
-  if (s.facts.empty() && s.guarded.empty() && s.launched_under.empty() && s.query_values.empty()) return;
-  // `t` written covers `t.data_`, `(*t).data_` and `t[i]` read.
+namespace {
+
+// Whether a write of `var` (every variable, for "") changes what one of
+// `vars` reads: `t` written covers `t.data_`, `(*t).data_` and `t[i]` read.
+bool WriteCovers(const std::string& var, const std::vector<std::string>& vars) {
+  if (var.empty()) return true;
   const auto bare = [](const std::string& key) {
     const size_t start = key.find_first_not_of("&*");
     return start == std::string::npos ? std::string() : key.substr(start);
   };
   const std::string written = bare(var);
-  const auto reads = [&](const std::vector<std::string>& vars) {
-    if (var.empty()) return true;
-    for (const std::string& v : vars) {
-      if (v == var) return true;
-      const std::string read = bare(v);
-      if (written.empty() || read.rfind(written, 0) != 0) continue;
-      if (read.size() == written.size() || read[written.size()] == '.' || read[written.size()] == '[') return true;
-    }
-    return false;
-  };
+  for (const std::string& v : vars) {
+    if (v == var) return true;
+    const std::string read = bare(v);
+    if (written.empty() || read.rfind(written, 0) != 0) continue;
+    if (read.size() == written.size() || read[written.size()] == '.' || read[written.size()] == '[') return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+void ForgetFacts(FlowState& s, const std::string& var, bool values) {
+  if (values) ForgetKnownValues(s, var);
+  if (s.facts.empty() && s.guarded.empty() && s.launched_under.empty() && s.query_values.empty()) return;
+  const auto reads = [&](const std::vector<std::string>& vars) { return WriteCovers(var, vars); };
   s.query_values.erase(var);
   std::erase_if(s.query_values, [&](const auto& q) { return reads(q.second.vars); });
   std::erase_if(s.facts, [&](const auto& f) { return reads(f.second.vars); });
   // Ops guarded by a condition that may now go either way are pending whatever it says.
   std::erase_if(s.guarded, [&](const auto& g) { return reads(g.second.vars); });
   std::erase_if(s.launched_under, [&](const auto& g) { return reads(g.second.vars); });
+}
+
+void ForgetKnownValues(FlowState& s, const std::string& var) {
+  if (s.known_values.empty()) return;
+  std::erase_if(s.known_values, [&](const auto& v) { return WriteCovers(var, {v.first}); });
 }
 
 void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops) {

@@ -12,6 +12,7 @@
 #include <clang/Basic/SourceLocation.h>
 
 #include "analyzer/host_loops.h"
+#include "analyzer/known_values.h"
 #include "analyzer/op_set.h"
 #include "analyzer/symbolic.h"
 #include "runtime/finding.h"
@@ -42,6 +43,10 @@ struct BufferAccess {
   // counter: two accesses of one run of the loop are compared at the
   // iterations they can be of (DeviceConflicts).
   std::optional<LoopStride> stride;
+  // Made in loops at offsets that move with their counters by an amount not
+  // known (UnknownStrides): an access of another iteration of one of them
+  // lies at a distance not known.
+  std::vector<LoopStride> unknown_strides;
   // A kernel's pointer argument indexed by its scalar arguments: the kernel
   // and those arguments ("relax(iy_start, nx)"; kernel_index_params.h). One
   // kernel launched with others there may touch another part.
@@ -138,6 +143,12 @@ struct FlowState {
   clang::SourceLocation clock_inner_loc;  // inside the inlined helper that read it
   std::string clock_context;              // that helper's call-site chain; "" at the top
   std::map<std::string, std::string> capturing;                 // stream -> origin stream of its capture
+  // may: a local object that ends a capture when it dies (its destructor not
+  // followed: an RAII guard a helper that began the capture returned, as
+  // tiny-cuda-nn's CudaGraph::capture_guard) -> the capture's origin stream
+  std::map<std::string, std::string> capture_guards;
+  // may: an open capture's origin stream -> the call-site chain of the helper that began it
+  std::map<std::string, std::string> capture_sites;
   std::map<std::string, GraphInfo> graphs;                      // graph / exec
   // Ops of non-blocking streams that a legacy-stream op or sync would have
   // ordered had the stream been blocking: the reason behind nonblocking-legacy-order.
@@ -176,6 +187,8 @@ struct FlowState {
     bool operator==(const Fact&) const = default;
   };
   std::map<std::string, Fact> facts;
+  // Variables this path knows the value of (known_values.h).
+  KnownValues known_values;
   // Variables holding a pointer-location query's answer (symbolic.h): a test
   // of one is a test of the question, so the same test in another helper
   // call, of the same pointer, goes the same way.
@@ -251,8 +264,11 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops);
 void Complete(FlowState& s, const OpSet& ops);
 // A variable was written (or, with "", anything may have been): the
 // conditions that read it, or a member or element of it, are no longer
-// known, and an answer kept of a query of it no longer answers for it.
-void ForgetFacts(FlowState& s, const std::string& var);
+// known, nor are their values (unless `values` is false), and an answer kept
+// of a query of it no longer answers for it.
+void ForgetFacts(FlowState& s, const std::string& var, bool values = true);
+// The known values of a variable and of its members and elements.
+void ForgetKnownValues(FlowState& s, const std::string& var);
 // The key of FlowState::guarded for a condition and a value.
 std::string GuardKey(const std::string& condition, bool value);
 void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops);

@@ -4,6 +4,8 @@
 // TransferWalker::Api (cuda_api_semantics.cpp).
 #include "analyzer/transfer_walker.h"
 
+#include <llvm/ADT/ScopeExit.h>
+
 #include "analyzer/host_loops.h"
 
 #include <clang/AST/ASTContext.h>
@@ -150,6 +152,16 @@ void TransferWalker::Visit(const clang::Stmt* st, Use use) {
   }
   if (const auto* call = llvm::dyn_cast<clang::CallExpr>(st)) {
     Call(call);
+    return;
+  }
+  // `new Trainer(...)`: its constructor runs on the new object.
+  if (const auto* made = llvm::dyn_cast<clang::CXXNewExpr>(st)) {
+    for (const clang::Stmt* child : st->children()) Visit(child, Use::kValue);
+    const clang::CXXConstructExpr* construct = made->getConstructExpr();
+    if (!made->isArray() && construct != nullptr) {
+      Construct(made, construct->getConstructor(),
+                std::vector<const clang::Expr*>(construct->arg_begin(), construct->arg_end()));
+    }
     return;
   }
   if (const auto* cast = llvm::dyn_cast<clang::ImplicitCastExpr>(st);
@@ -306,6 +318,36 @@ std::optional<LoopStride> TransferWalker::Stride(const DeviceOp& op, const clang
   if (!sm.isPointWithin(op.inner_loc, statement->getBeginLoc(), statement->getEndLoc())) return std::nullopt;
   r->context = frame_.context;
   return r;
+}
+
+std::vector<LoopStride> TransferWalker::UnknownStridesAt(clang::SourceLocation at, const clang::Expr* pointer) const {
+  std::vector<LoopStride> out;
+  const clang::SourceManager& sm = ast_.getSourceManager();
+  for (LoopStride& r : UnknownStrides(pointer, ast_)) {
+    const auto* statement = static_cast<const clang::Stmt*>(r.statement);
+    if (!sm.isPointWithin(at, statement->getBeginLoc(), statement->getEndLoc())) continue;
+    r.context = frame_.context;
+    out.push_back(std::move(r));
+  }
+  // A parameter (or a pointer declared from one) bound at a call in such loops.
+  const clang::Expr* e = pointer;
+  for (int hops = 0; e != nullptr && hops < 8; ++hops) {
+    e = e->IgnoreParenCasts();
+    if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e);
+        b != nullptr && (b->getOpcode() == clang::BO_Add || b->getOpcode() == clang::BO_Sub)) {
+      e = b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS();
+      continue;
+    }
+    const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e);
+    if (ref == nullptr) break;
+    if (auto it = frame_.unknown_strides.find(ref->getDecl()); it != frame_.unknown_strides.end()) {
+      out.insert(out.end(), it->second.begin(), it->second.end());
+      break;
+    }
+    const auto* var = llvm::dyn_cast<clang::VarDecl>(ref->getDecl());
+    e = var != nullptr && var->hasLocalStorage() && !llvm::isa<clang::ParmVarDecl>(var) ? var->getInit() : nullptr;
+  }
+  return out;
 }
 
 void TransferWalker::HostRef(const BufferRef& ref, AccessMode mode, clang::SourceLocation loc,
@@ -497,7 +539,8 @@ void TransferWalker::Declare(const clang::VarDecl* v) {
   }
   if (const clang::Expr* init = v->getInit()) {
     Visit(init, Use::kValue);
-    // `Pipeline p(n);`: the constructor runs with `this` = &p.
+    GuardCaptures(v, self, init);
+      // `Pipeline p(n);`: the constructor runs with `this` = &p.
     if (const auto* construct = llvm::dyn_cast<clang::CXXConstructExpr>(init->IgnoreImplicit())) {
       if (const clang::FunctionDecl* ctor = Inlinable(construct->getConstructor())) {
         Inline(construct, ctor, std::vector<const clang::Expr*>(construct->arg_begin(), construct->arg_end()),
@@ -505,6 +548,9 @@ void TransferWalker::Declare(const clang::VarDecl* v) {
       }
     }
     Bind(self.key, v->getType(), init, v->getLocation());
+    if (v->hasLocalStorage() && HoldsKnownValue(self, v->getType())) {
+      if (const std::optional<KnownValue> value = EvaluateKnown(init, Known())) s_.known_values[self.key] = *value;
+    }
     // A reference to an array or container names it (the range of a range-for).
     const clang::QualType referred = v->getType().getNonReferenceType();
     if (v->getType()->isReferenceType() && (referred->isArrayType() || IsStdVector(referred))) {
@@ -517,13 +563,20 @@ void TransferWalker::Declare(const clang::VarDecl* v) {
 void TransferWalker::Assign(const clang::BinaryOperator* b) {
   Visit(b->getRHS(), Use::kValue);
   const clang::Expr* lhs = b->getLHS()->IgnoreParenImpCasts();
-  if (llvm::isa<clang::DeclRefExpr>(lhs) || llvm::isa<clang::MemberExpr>(lhs)) {
-    NoteRebound(lhs);
-    ForgetFacts(s_, SymbolOf(lhs, frame_.bindings, ast_).key);
+  const auto* deref = llvm::dyn_cast<clang::UnaryOperator>(lhs);
+  const bool named = llvm::isa<clang::DeclRefExpr>(lhs) || llvm::isa<clang::MemberExpr>(lhs);
+  if (named || (deref != nullptr && deref->getOpcode() == clang::UO_Deref)) {
+    const Symbol target = SymbolOf(lhs, frame_.bindings, ast_);
+    // The value stored, read before the store (`x = x + 1`); `*flag = 1`
+    // through a pointer the caller bound to `&flag` writes flag too.
+    const std::optional<KnownValue> stored =
+        b->isCompoundAssignmentOp() ? std::nullopt : EvaluateKnown(b->getRHS(), Known());
+    if (named) NoteRebound(lhs);
+    ForgetFacts(s_, target.key);
+    if (stored && HoldsKnownValue(target, lhs->getType()) && target.key[0] != '*') s_.known_values[target.key] = *stored;
   }
   // `*out = p` stores a pointer or handle through an out-parameter: a binding
   // of the caller's variable, not a host access to a buffer.
-  const auto* deref = llvm::dyn_cast<clang::UnaryOperator>(lhs);
   const bool out_param = deref != nullptr && deref->getOpcode() == clang::UO_Deref &&
                          (lhs->getType()->isPointerType() || IsHandleType(lhs->getType()));
   if (!b->isCompoundAssignmentOp() &&
@@ -584,6 +637,8 @@ void TransferWalker::Inline(const clang::Expr* site, const clang::FunctionDecl* 
     if (p->getType()->isPointerType() && !IsHandleType(p->getType())) {
       const BufferRef r = Buf(a);
       if (r.valid()) inner.bindings.buffers[p] = r;
+      std::vector<LoopStride> moves = UnknownStridesAt(site->getBeginLoc(), a);
+      if (!moves.empty()) inner.unknown_strides[p] = std::move(moves);
     }
   }
   s_.returned.reset();
@@ -615,7 +670,33 @@ void TransferWalker::Return(const clang::Expr* value) {
 // pending: freed under the copy (CFG lifetime ends; only then, so the end of
 // every other variable costs nothing). A vector an inlined helper filled and
 // returned (`auto v = fill(s)`) is the helper's memory under the caller's name.
+// `auto guard = graph.capture_guard(stream);`: a capture the initializer's
+// helper began and left open, in an object with a destructor of its own (one
+// the walk does not follow), ends when the object dies: RAII.
+void TransferWalker::GuardCaptures(const clang::VarDecl* v, const Symbol& self, const clang::Expr* init) {
+  if (s_.capture_sites.empty()) return;
+  const clang::CXXRecordDecl* record = v->getType()->getAsCXXRecordDecl();
+  const auto* call = llvm::dyn_cast<clang::CallExpr>(StripTemporaries(init));
+  if (call == nullptr || record == nullptr || !record->hasDefinition() || !record->hasNonTrivialDestructor()) return;
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p/", static_cast<const void*>(call));
+  const std::string inside = frame_.context + buf;  // the context of the helper the call ran (Inline)
+  for (const auto& [origin, context] : s_.capture_sites) {
+    if (context.compare(0, inside.size(), inside) == 0 && s_.capturing.count(origin) != 0) {
+      s_.capture_guards[self.key] = origin;
+    }
+  }
+}
+
 void TransferWalker::EndOfScope(const clang::VarDecl* v, clang::SourceLocation loc) {
+  if (!s_.capture_guards.empty()) {
+    auto guard = s_.capture_guards.find(SymbolOfDecl(v, frame_.bindings).key);
+    if (guard != s_.capture_guards.end()) {
+      const std::string origin = guard->second;
+      s_.capture_guards.erase(guard);
+      EndCapture(origin, Symbol{});
+    }
+  }
   if (s_.pending.empty() || v->hasGlobalStorage()) return;
   if (!v->getType()->isArrayType() && !IsStdVector(v->getType())) return;
   BufferRef ref;
@@ -640,19 +721,45 @@ void TransferWalker::EndOfScope(const clang::VarDecl* v, clang::SourceLocation l
 
 void TransferWalker::Call(const clang::CallExpr* call) {
   const clang::FunctionDecl* fd = call->getDirectCallee();
-  for (const clang::Expr* a : call->arguments()) {
+  // Variables handed by address or reference: a callee the walk follows is
+  // seen writing them; one it does not follow may have stored anything, so
+  // their known values go unless the call is followed.
+  std::vector<std::string> handed;
+  bool followed = false;
+  const auto forget_handed = llvm::make_scope_exit([&] {
+    if (followed) return;
+    for (const std::string& key : handed) ForgetKnownValues(s_, key);
+  });
+  // A member operator's first argument is its object (forget_object below).
+  const unsigned object_args =
+      llvm::isa<clang::CXXOperatorCallExpr>(call) && llvm::isa_and_nonnull<clang::CXXMethodDecl>(fd) ? 1 : 0;
+  for (unsigned i = 0; i < call->getNumArgs(); ++i) {
+    const clang::Expr* a = call->getArg(i);
     Visit(a, a->getType()->isPointerType() ? Use::kAddress : Use::kValue);
-    // `getopt(&x)`, a reference parameter: the callee may write the variable.
-    // (A condition on a global is taken to keep its value across a call the
-    // analysis does not follow: configuration flags are set once.)
-    const auto* address = llvm::dyn_cast<clang::UnaryOperator>(a->IgnoreParenImpCasts());
+    // `getopt(&x)`, a non-const reference parameter (`std::swap(curr, prev)`):
+    // the callee may write the variable; a value or const reference
+    // parameter (`map[stream]`) cannot, nor a variadic one (passed by
+    // value). (A condition on a global is taken to
+    // keep its value across a call the analysis does not follow:
+    // configuration flags are set once.)
+    const clang::ParmVarDecl* param =
+        fd != nullptr && i >= object_args && i - object_args < fd->getNumParams() ? fd->getParamDecl(i - object_args)
+                                                                                  : nullptr;
+    const auto writable = [](clang::QualType t) { return !t.isNull() && !t.isConstQualified(); };
+    const auto* address = llvm::dyn_cast<clang::UnaryOperator>(a->IgnoreParenCasts());  // `(void**)&p` too
+    const clang::Expr* written = nullptr;
     if (address != nullptr && address->getOpcode() == clang::UO_AddrOf) {
-      NoteRebound(address->getSubExpr());
-      ForgetFacts(s_, SymbolOf(address->getSubExpr(), frame_.bindings, ast_).key);
-    } else if (a->isLValue() && fd != nullptr && !fd->isInStdNamespace()) {
-      NoteRebound(a);
-      ForgetFacts(s_, SymbolOf(a, frame_.bindings, ast_).key);
+      const bool to_const = param != nullptr && param->getType()->isPointerType() &&
+                            !writable(param->getType()->getPointeeType());
+      if (!to_const) written = address->getSubExpr();
+    } else if (a->isLValue() && param != nullptr && param->getType()->isReferenceType() &&
+               writable(param->getType().getNonReferenceType())) {
+      written = a;
     }
+    if (written == nullptr) continue;
+    NoteRebound(written);
+    handed.push_back(SymbolOf(written, frame_.bindings, ast_).key);
+    ForgetFacts(s_, handed.back(), false);
   }
   if (fd == nullptr) return;
   // A method not followed may change its object (`t.reset()` pointing
@@ -688,6 +795,10 @@ void TransferWalker::Call(const clang::CallExpr* call) {
   }
   if (!user_code) {
     forget_object();
+    if (const clang::CXXConstructorDecl* ctor = MadeBy(call, fd)) {
+      followed = Construct(call, ctor, std::vector<const clang::Expr*>(call->arg_begin(), call->arg_end()));
+      return;
+    }
     if (IsHostClock(fd->getQualifiedNameAsString())) {
       if (report_) {
         ClockRead r{fd->getQualifiedNameAsString(), Loc(call->getBeginLoc()), call->getBeginLoc(), frame_.helper,
@@ -734,6 +845,7 @@ void TransferWalker::Call(const clang::CallExpr* call) {
     this_object = ObjectOf(args.front(), frame_.bindings, ast_);
     args.erase(args.begin());
   }
+  followed = true;
   Inline(call, def, args, this_object);
 }
 
@@ -757,6 +869,49 @@ void TransferWalker::ForgetFreedUnder(const clang::CallExpr* call) {
       it = under ? s_.freed.erase(it) : std::next(it);
     }
   }
+}
+
+bool TransferWalker::Construct(const clang::Expr* site, const clang::CXXConstructorDecl* ctor,
+                               const std::vector<const clang::Expr*>& args) {
+  const clang::FunctionDecl* def = Inlinable(ctor);
+  if (def == nullptr) return false;
+  // An object of its own, one per call site and call chain.
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%p", static_cast<const void*>(site));
+  const std::string key = "new@" + frame_.context + buf;
+  Inline(site, def, args, Symbol{"&" + key, "&*(" + TextOf(site, ast_) + ")"});
+  return true;
+}
+
+// The constructor `std::make_shared<T>(args...)` or `std::make_unique<T>(args...)`
+// runs: T's one constructor taking that many arguments, each of a type the
+// argument is or converts to by a qualification or reference (as the call's
+// own overload resolution, which the library's body does, would find it).
+const clang::CXXConstructorDecl* TransferWalker::MadeBy(const clang::CallExpr* call,
+                                                        const clang::FunctionDecl* fd) const {
+  const std::string name = fd->getQualifiedNameAsString();
+  if (name != "std::make_shared" && name != "std::make_unique") return nullptr;
+  const clang::TemplateArgumentList* targs = fd->getTemplateSpecializationArgs();
+  if (targs == nullptr || targs->size() == 0 || targs->get(0).getKind() != clang::TemplateArgument::Type) {
+    return nullptr;
+  }
+  const auto* record = targs->get(0).getAsType()->getAsCXXRecordDecl();
+  if (record == nullptr || !record->hasDefinition()) return nullptr;
+  const clang::CXXConstructorDecl* found = nullptr;
+  for (const clang::CXXConstructorDecl* ctor : record->getDefinition()->ctors()) {
+    if (ctor->isCopyOrMoveConstructor() || ctor->getNumParams() != call->getNumArgs()) continue;
+    bool fits = true;
+    for (unsigned i = 0; i < call->getNumArgs() && fits; ++i) {
+      const clang::QualType want = ctor->getParamDecl(i)->getType().getNonReferenceType().getUnqualifiedType();
+      const clang::QualType have = call->getArg(i)->getType().getNonReferenceType().getUnqualifiedType();
+      fits = ast_.hasSameType(want.getCanonicalType(), have.getCanonicalType()) ||
+             (want->isArithmeticType() && have->isArithmeticType());
+    }
+    if (!fits) continue;
+    if (found != nullptr) return nullptr;  // more than one: not chosen here
+    found = ctor;
+  }
+  return found;
 }
 
 const clang::FunctionDecl* TransferWalker::Inlinable(const clang::FunctionDecl* fd) const {

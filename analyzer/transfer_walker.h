@@ -6,6 +6,7 @@
 // Internal to the analyzer: included by function_analyzer.cpp and those two.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct FunctionAnalyzer::Frame {
   // Called in a loop (or what may run again) somewhere up the chain: its
   // loops may run again with their earlier work pending (LoopStride).
   bool may_run_again = false;
+  // Pointer parameters bound to arguments that move with the counters of
+  // loops around the call by an amount not known: those loops (UnknownStrides).
+  std::map<const clang::ValueDecl*, std::vector<LoopStride>> unknown_strides;
 };
 
 // How the value of an lvalue expression is used where it appears.
@@ -56,6 +60,7 @@ class TransferWalker {
   void Visit(const clang::Stmt* st, Use use);
 
  private:
+  KnownScope Known() const { return KnownScope{frame_.bindings, ast_, s_.known_values, s_.aliases}; }
   // transfer_walker.cpp: names, host accesses, declarations, helpers.
   clang::SourceLocation Loc(clang::SourceLocation inner) const;
   BufferRef Buf(const clang::Expr* e) const;
@@ -77,6 +82,9 @@ class TransferWalker {
   // Where an op's pointer argument lies across the iterations of the loop
   // around it (LoopStride), in this frame's one run of that loop.
   std::optional<LoopStride> Stride(const DeviceOp& op, const clang::Expr* pointer) const;
+  // The loops around a pointer issued at `at` (here or, for a parameter, at
+  // the calls that bound it) that move it by an amount not known.
+  std::vector<LoopStride> UnknownStridesAt(clang::SourceLocation at, const clang::Expr* pointer) const;
   // `++p`, `p += k`: a pointer (or iterator) aliasing a buffer moves through it.
   void Step(const clang::Expr* pointer, int64_t sign, const clang::Expr* by);
   void HostAlgorithmCall(const clang::CallExpr* call, const HostAlgorithm& algorithm);
@@ -95,9 +103,12 @@ class TransferWalker {
   void NoteRebound(const clang::Expr* written);
   bool Rebound(const std::string& key) const;
   void ReturnQueryTest(const clang::Expr* value);
+  // A local object whose initializer left a capture open (FlowState::capture_guards).
+  void GuardCaptures(const clang::VarDecl* v, const Symbol& self, const clang::Expr* init);
 
  public:
-  // A CFG lifetime end: a local array or std::vector goes out of scope.
+  // A CFG lifetime end: a local array or std::vector goes out of scope, or
+  // a guard that ends a capture dies.
   void EndOfScope(const clang::VarDecl* v, clang::SourceLocation loc);
 
  private:
@@ -105,6 +116,11 @@ class TransferWalker {
   // The definition to analyse in place for a call to `fd`, or nullptr (not
   // the main file's, a kernel, too deep, recursive, does not compile).
   const clang::FunctionDecl* Inlinable(const clang::FunctionDecl* fd) const;
+  // A constructor run on a new object (`new T(...)`, std::make_shared<T>(...)),
+  // if it is followed.
+  bool Construct(const clang::Expr* site, const clang::CXXConstructorDecl* ctor,
+                 const std::vector<const clang::Expr*>& args);
+  const clang::CXXConstructorDecl* MadeBy(const clang::CallExpr* call, const clang::FunctionDecl* fd) const;
   void Inline(const clang::Expr* site, const clang::FunctionDecl* fd, const std::vector<const clang::Expr*>& args,
               const Symbol& this_object);
   void Call(const clang::CallExpr* call);
@@ -131,6 +147,7 @@ class TransferWalker {
   // Event create, record, host and stream waits, elapsed time.
   void EventApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
   void EndCapture(const clang::CallExpr* call);
+  void EndCapture(const std::string& origin, const Symbol& graph);
   void GraphApi(const clang::CallExpr* call, const ApiModel& api, const std::string& name);
   void GraphLaunch(const clang::CallExpr* call, const std::string& name);
   void GraphNode(const clang::CallExpr* call, const ApiModel& api, const std::string& name);

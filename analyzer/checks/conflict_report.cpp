@@ -23,17 +23,18 @@ std::string KindText(FindingKind kind) {
   }
 }
 
-// `own`: both sides lie in one call of an inlined helper (CheckContext::MoveIntoHelper).
-void Common(LintDiagnostic& d, const Conflict& c, const FlowState& s, CheckContext& ctx, bool own) {
+// `own`: the helper call both sides lie in, if any (CheckContext::OwnCall).
+void Common(LintDiagnostic& d, const Conflict& c, const FlowState& s, CheckContext& ctx,
+            const CheckContext::OwnCall& own) {
   d.finding.kind = c.kind;
   d.finding.confidence = c.confidence;
   const DeviceOp& e = *c.earlier;
-  ctx.Note(d, own ? e.inner_loc : e.loc, "earlier: " + e.what + " on " + CheckContext::StreamName(s, e.stream) + " " +
-                                            ModeVerb(c.earlier_access.mode) + " `" + c.earlier_access.ref.Text() +
-                                            "` here");
-  if (!own) ctx.NoteHelper(d, e.helper, e.inner_loc, e.loc, e.what);
+  const clang::SourceLocation earlier_at = ctx.At(own, e.context, e.inner_loc, e.loc);
+  ctx.Note(d, earlier_at, "earlier: " + e.what + " on " + CheckContext::StreamName(s, e.stream) + " " +
+                              ModeVerb(c.earlier_access.mode) + " `" + c.earlier_access.ref.Text() + "` here");
+  ctx.NoteHelper(d, e.helper, e.inner_loc, earlier_at, e.what);
   if (e.staged_destination) {
-    ctx.Note(d, own ? e.inner_loc : e.loc,
+    ctx.Note(d, earlier_at,
              e.api + " from pageable memory returns once the data is staged; by CUDA's API synchronization "
                      "behavior the DMA to its destination may not have completed (documented, not observed)");
   }
@@ -48,8 +49,8 @@ LintDiagnostic DeviceConflictDiagnostic(rules::RuleId rule, const DeviceOp& late
   const DeviceOp& e = *c.earlier;
   const std::string later_stream = CheckContext::StreamName(s, later.stream);
   const std::string earlier_stream = CheckContext::StreamName(s, e.stream);
-  const bool own = CheckContext::InOneHelper(later.context, e.context);
-  const clang::SourceLocation at = own ? later.inner_loc : later.loc;
+  const CheckContext::OwnCall own = ctx.OwnCallOf(later.context, e.context);
+  const clang::SourceLocation at = ctx.At(own, later.context, later.inner_loc, later.loc);
   LintDiagnostic d = ctx.Make(rule, at,
                               KindText(c.kind) + " race: " + later.what + " on " + later_stream + " " +
                                   ModeVerb(c.later_access.mode) + " `" + c.later_access.ref.Text() + "` while " +
@@ -57,7 +58,7 @@ LintDiagnostic DeviceConflictDiagnostic(rules::RuleId rule, const DeviceOp& late
                                   (MayWrite(c.earlier_access.mode) ? "write" : "read") + " it");
   d.finding.accesses.push_back(ctx.DeviceSide(later, c.later_access, s, "later"));
   Common(d, c, s, ctx, own);
-  if (!own) ctx.NoteHelper(d, later.helper, later.inner_loc, later.loc, later.what);
+  ctx.NoteHelper(d, later.helper, later.inner_loc, at, later.what);
   if (c.legacy_assumed) {
     d.finding.reason = "the non-blocking stream is not ordered with the legacy default stream";
   } else {
@@ -66,7 +67,7 @@ LintDiagnostic DeviceConflictDiagnostic(rules::RuleId rule, const DeviceOp& late
   }
   const std::string later_code = CheckContext::StreamCode(later.stream);
   const std::string earlier_code = CheckContext::StreamCode(e.stream);
-  const clang::SourceLocation earlier_at = own ? e.inner_loc : e.loc;
+  const clang::SourceLocation earlier_at = ctx.At(own, e.context, e.inner_loc, e.loc);
   const std::string wait = "cudaStreamWaitEvent(" + later_code + ", /*event recorded on " + earlier_code +
                            " after line " + std::to_string(ctx.Point(earlier_at).line) + "*/);";
   ctx.Note(d, at, "nothing orders " + later_stream + " after " + earlier_stream + ": record an event on " +
@@ -74,7 +75,7 @@ LintDiagnostic DeviceConflictDiagnostic(rules::RuleId rule, const DeviceOp& late
   d.finding.fix = "cudaEventRecord(ev, " + earlier_code + ") after line " +
                   std::to_string(ctx.Point(earlier_at).line) + "; cudaStreamWaitEvent(" + later_code +
                   ", ev) before line " + std::to_string(ctx.Point(at).line);
-  if (own) ctx.MoveIntoHelper(d, at, later.loc, later.helper);
+  if (own) ctx.MoveIntoHelper(d, at, later.loc, own.helper->helper);
   return d;
 }
 
@@ -82,15 +83,15 @@ LintDiagnostic HostConflictDiagnostic(rules::RuleId rule, const HostAccess& late
                                       const FlowState& s, CheckContext& ctx) {
   const DeviceOp& e = *c.earlier;
   const std::string earlier_stream = CheckContext::StreamName(s, e.stream);
-  const bool own = CheckContext::InOneHelper(later.context, e.context);
-  const clang::SourceLocation at = own ? later.inner_loc : later.loc;
+  const CheckContext::OwnCall own = ctx.OwnCallOf(later.context, e.context);
+  const clang::SourceLocation at = ctx.At(own, later.context, later.inner_loc, later.loc);
   LintDiagnostic d = ctx.Make(rule, at,
                               "the host " + ModeVerb(c.later_access.mode) + " `" + c.later_access.ref.Text() +
                                   "` while " + e.what + " on " + earlier_stream + " may still " +
                                   (MayWrite(c.earlier_access.mode) ? "write" : "read") + " it");
   d.finding.accesses.push_back(ctx.HostSide(at, c.later_access.mode, "host access", "later"));
   Common(d, c, s, ctx, own);
-  if (!own) ctx.NoteHelper(d, later.helper, later.inner_loc, later.loc, "host access");
+  ctx.NoteHelper(d, later.helper, later.inner_loc, at, "host access");
   d.finding.reason = c.legacy_assumed
                          ? "synchronizing the legacy default stream does not wait for a non-blocking stream"
                          : "the host did not synchronize with " + earlier_stream + " after the asynchronous work";
@@ -99,7 +100,7 @@ LintDiagnostic HostConflictDiagnostic(rules::RuleId rule, const HostAccess& late
   ctx.Note(d, at, "the host never waits for " + earlier_stream + " before this access");
   if (!c.legacy_assumed) ctx.FixBefore(d, at, sync);
   d.finding.fix = sync + " before line " + std::to_string(ctx.Point(at).line);
-  if (own) ctx.MoveIntoHelper(d, at, later.loc, later.helper);
+  if (own) ctx.MoveIntoHelper(d, at, later.loc, own.helper->helper);
   return d;
 }
 

@@ -34,22 +34,20 @@ void Report(const DeviceOp& copy, const BufferAccess& host_side, const Touch& to
   // The copy and the touch in one helper call, the two perhaps in helpers it
   // calls in turn (a getter over a lower helper that fills a vector): the
   // finding is that helper's, told in its own lines.
-  const std::string own_call = CheckContext::CommonCall(copy.context, touch.context);
-  const CheckContext::HelperCall* helper = own_call.empty() ? nullptr : ctx.HelperCallOf(own_call);
-  const bool own = helper != nullptr;
-  const clang::SourceLocation copy_at = own ? ctx.LocIn(own_call, copy.context, copy.inner_loc) : copy.loc;
+  const CheckContext::OwnCall own = ctx.OwnCallOf(copy.context, touch.context);
+  const clang::SourceLocation copy_at = ctx.At(own, copy.context, copy.inner_loc, copy.loc);
   if (it != s.buffers.end() && it->second.allocated.isValid()) {
     const BufferInfo& b = it->second;
-    const bool allocated_inside = own && b.context.compare(0, own_call.size(), own_call) == 0;
-    ctx.Note(d, allocated_inside ? ctx.LocIn(own_call, b.context, b.allocated_inner) : b.allocated,
+    const bool allocated_inside = own && b.context.compare(0, own.call.size(), own.call) == 0;
+    ctx.Note(d, allocated_inside ? ctx.LocIn(own.call, b.context, b.allocated_inner) : b.allocated,
              "`" + name + "` is pageable: allocate it with cudaMallocHost or register it with cudaHostRegister");
   }
   ctx.NoteHelper(d, copy.helper, copy.inner_loc, copy_at, copy.what);
   const std::string touched = touch.what == kEndOfScope ? "`" + name + "` goes out of scope here, freeing it"
                                                        : "the host " + touch.what + " `" + name + "` here";
-  ctx.Note(d, own ? ctx.LocIn(own_call, touch.context, touch.inner_loc) : touch.loc,
+  ctx.Note(d, ctx.At(own, touch.context, touch.inner_loc, touch.loc),
            touched + "; synchronize with " + CheckContext::StreamName(s, copy.stream) + " first");
-  if (own) ctx.MoveIntoHelper(d, copy_at, copy.loc, helper->helper);
+  if (own) ctx.MoveIntoHelper(d, copy_at, copy.loc, own.helper->helper);
   ctx.Emit(std::move(d));
 }
 

@@ -11,10 +11,11 @@ void UnsynchronizedTimingCheck::OnHostClock(const ClockRead& read, const FlowSta
   for (int id : *before.since_clock) {
     if (before.pending.count(id) == 0) continue;
     const DeviceOp& op = ctx.ops()[id];
-    // The read and the work in one call of an inlined helper: the helper's
-    // own finding, said once inside it for all its calls.
-    const bool own = CheckContext::InOneHelper(read.context, op.context);
-    const clang::SourceLocation at = own ? read.inner_loc : read.loc;
+    // The read and the work in one call of an inlined helper, the work
+    // perhaps in helpers it calls in turn: the helper's own finding, said
+    // once inside it for all its calls.
+    const CheckContext::OwnCall own = ctx.OwnCallOf(read.context, op.context);
+    const clang::SourceLocation at = ctx.At(own, read.context, read.inner_loc, read.loc);
     LintDiagnostic d = ctx.Make(rule(), at,
                                 read.api + " reads the host clock while " + op.what + " on " +
                                     CheckContext::StreamName(before, op.stream) +
@@ -22,10 +23,11 @@ void UnsynchronizedTimingCheck::OnHostClock(const ClockRead& read, const FlowSta
     d.finding.kind = FindingKind::kUnsynchronizedTiming;
     d.finding.reason = "asynchronous work returns to the host before it finishes";
     d.finding.accesses.push_back(ctx.HostSide(at, AccessMode::kRead, read.api, "clock"));
-    ctx.Note(d, own && before.clock_context == read.context ? before.clock_inner_loc : before.clock_loc,
+    const bool started_inside = own && before.clock_context.compare(0, own.call.size(), own.call) == 0;
+    ctx.Note(d, started_inside ? ctx.LocIn(own.call, before.clock_context, before.clock_inner_loc) : before.clock_loc,
              "the timed region starts here");
-    ctx.Note(d, own ? op.inner_loc : op.loc, "asynchronous work issued here");
-    if (own) ctx.MoveIntoHelper(d, at, read.loc, read.helper);  // after the notes: one place for all calls
+    ctx.Note(d, ctx.At(own, op.context, op.inner_loc, op.loc), "asynchronous work issued here");
+    if (own) ctx.MoveIntoHelper(d, at, read.loc, own.helper->helper);  // after the notes: one place for all calls
     const bool named = op.stream.key != kLegacyStream && op.stream.key != kPerThreadStream;
     ctx.FixBefore(d, at, named ? "cudaStreamSynchronize(" + op.stream.text + ");" : "cudaDeviceSynchronize();");
     ctx.Emit(std::move(d));

@@ -1,17 +1,12 @@
-// known-false: 41:7 cross-stream-race
-// A false warning the lint still gives (shape of llm.c test_gpt2.cu / profile_gpt2.cu calling train_gpt2.cu's
-// gpt2_update after set_zero_configs(&multi_gpu_config, 0, ...)), own code.
-// update() writes `params` on stream `compute` and, only when the sharding stage is 1,
-// gathers them on stream `comm` with no event between the two (that branch is a real
-// race wherever it runs). This program calls configure(&cfg, 0) first, and configure()
-// stores 0 in cfg.stage unless its argument is 1, so the `cfg.stage == 1` branch can
-// never run here.
-//
-// What streamcheck lint reports: cross-stream-races at the update(...) call
-// (read-after-write: `gather` on `comm` reads `params` while `apply` on `compute` may
-// still write it; and the write-after-read of the loop's next iteration).
-// Why it is wrong: the branch that issues `gather` is infeasible in this program:
-// cfg.stage is 0 on every path (configure(&cfg, 0) stores 0; nothing else writes it).
+// A branch behind a configuration field a setter fixed (the shape of llm.c's
+// test_gpt2.cu / profile_gpt2.cu calling gpt2_update after
+// set_zero_configs(&multi_gpu_config, 0, ...)), own code. update() writes
+// `params` on stream `compute` and, only when the sharding stage is 1,
+// gathers them on stream `comm` with no event between the two (a real race
+// wherever that branch runs). This program calls configure(&cfg, 0) first,
+// which stores 0 in cfg.stage unless its argument is 1, and nothing writes
+// cfg.stage after it: the `c->stage == 1` branch cannot run. The lint knows
+// the value the setter stored (known_values.h) and warns of nothing.
 #include <cuda_runtime.h>
 #include <cstddef>
 

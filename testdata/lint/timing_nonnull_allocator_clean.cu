@@ -1,19 +1,13 @@
-// known-false: 69:5 unsynchronized-timing
-// A false warning the lint still gives (shape of llm.c train_gpt2_fp32.cu: the training loop's start clock at
-// line 1726, after the validation forward passes), own code.
-// forward() ends with a blocking device-to-host cudaMemcpy whenever `targets` is not
-// NULL; by CUDA's API synchronization behavior a D2H cudaMemcpy returns only after the
-// copy has completed, and being on the legacy default stream it runs after every
-// kernel issued before it, so nothing is pending when it returns. The validation pass
-// always passes the loader's targets, which checked_malloc() never returns as NULL
-// (it exits instead). So at the `start` clock read no GPU work can be running.
-//
-// What streamcheck lint reports: unsynchronized-timing at the first clock_gettime
-// ("reads the host clock while kernel `embed` on the legacy default stream, issued
-// since the previous clock read, may still be running").
-// Why it is wrong: on every path the program can take, the work issued since the
-// previous clock read ended with forward()'s synchronous D2H copy; the lint takes the
-// `targets == NULL` path of forward() although targets is never NULL here.
+// A timer after a helper that synchronizes only when a pointer is not NULL,
+// called with memory from an allocator that exits on NULL (the shape of
+// llm.c's train_gpt2_fp32.cu: the validation forward passes before the step
+// timer), own code. forward() ends with a blocking device-to-host cudaMemcpy
+// whenever `targets` is not NULL; by CUDA's API synchronization behavior it
+// returns only after the copy completed, and on the legacy default stream it
+// runs after every kernel issued before it. checked_malloc() never returns
+// NULL (it exits instead), so at the `start` clock no GPU work can be
+// running. The lint knows the pointer not null past checked_malloc's test
+// (known_values.h) and warns of nothing.
 #include <cuda_runtime.h>
 #include <cstdio>
 #include <cstdlib>
