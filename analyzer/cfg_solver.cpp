@@ -347,6 +347,7 @@ class FunctionAnalyzer::CfgRun {
     if (auto other = st.guarded.find(GuardKey(*key, !value)); other != st.guarded.end()) {
       Complete(st, other->second.ops);
       st.events_host_complete.insert(other->second.events.begin(), other->second.events.end());
+      if (st.since_clock) st.since_clock->erase(other->second.timed);
       st.guarded.erase(other);
     }
     st.guarded.erase(GuardKey(*key, value));

@@ -196,10 +196,17 @@ void JoinGuards(const FlowState& a, const FlowState& b, FlowState* out) {
           kept_events.insert(e);
         }
       }
-      if (kept.empty() && kept_events.empty()) continue;
+      OpSet kept_timed;
+      for (int id : guard.timed) {
+        if (!other.since_clock || other.since_clock->count(id) == 0 || (alike && theirs->second.timed.count(id) != 0)) {
+          kept_timed.insert(id);
+        }
+      }
+      if (kept.empty() && kept_events.empty() && kept_timed.empty()) continue;
       FlowState::Guard& g = out->guarded[key];
       g.ops.insert(kept);
       g.events.insert(kept_events.begin(), kept_events.end());
+      g.timed.insert(kept_timed);
       g.vars = guard.vars;
     }
   }
@@ -217,12 +224,22 @@ void JoinGuards(const FlowState& a, const FlowState& b, FlowState* out) {
     std::set_difference(a.events_host_complete.begin(), a.events_host_complete.end(),
                         b.events_host_complete.begin(), b.events_host_complete.end(),
                         std::inserter(waiting_b, waiting_b.end()));
-    for (const auto& [value, ops, events] :
-         {std::tuple{fact.value, only_a, waiting_a}, std::tuple{it->second.value, only_b, waiting_b}}) {
-      if (ops.empty() && events.empty()) continue;
+    // Work the host clock has not been read since on one side only (the
+    // other read it): timed only on that side's value.
+    OpSet timed_a = a.since_clock.value_or(OpSet{}), timed_b = b.since_clock.value_or(OpSet{});
+    if (a.since_clock && b.since_clock) {
+      timed_a.erase(*b.since_clock);
+      timed_b.erase(*a.since_clock);
+    } else {
+      timed_a = timed_b = OpSet{};
+    }
+    for (const auto& [value, ops, events, timed] : {std::tuple{fact.value, only_a, waiting_a, timed_a},
+                                                    std::tuple{it->second.value, only_b, waiting_b, timed_b}}) {
+      if (ops.empty() && events.empty() && timed.empty()) continue;
       FlowState::Guard& g = out->guarded[GuardKey(key, value)];
       g.ops.insert(ops);
       g.events.insert(events.begin(), events.end());
+      g.timed.insert(timed);
       g.vars = fact.vars;
     }
   }
@@ -653,6 +670,14 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
   // A staged blocking copy's tail is not what a host clock around it times.
   // Nor is a stream-ordered allocation's bookkeeping.
   if (s.since_clock && !op.captured && !op.staged_destination && op.allocates.empty()) s.since_clock->insert(op.id);
+  // Issued again (the next iteration of a loop): pending and timed on every
+  // path now, whatever a condition's later edge says of the earlier issue.
+  for (auto it = s.guarded.begin(); it != s.guarded.end();) {
+    it->second.ops.erase(op.id);
+    it->second.timed.erase(op.id);
+    it = it->second.ops.empty() && it->second.events.empty() && it->second.timed.empty() ? s.guarded.erase(it)
+                                                                                          : std::next(it);
+  }
 }
 
 void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }
@@ -751,7 +776,8 @@ void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, c
   // A condition's later edge says nothing of the new record.
   for (auto it = s.guarded.begin(); it != s.guarded.end();) {
     it->second.events.erase(event);
-    it = it->second.ops.empty() && it->second.events.empty() ? s.guarded.erase(it) : std::next(it);
+    it = it->second.ops.empty() && it->second.events.empty() && it->second.timed.empty() ? s.guarded.erase(it)
+                                                                                          : std::next(it);
   }
 }
 

@@ -203,6 +203,7 @@ struct FlowState {
   struct Guard {
     OpSet ops;
     std::set<std::string> events;  // in events_host_complete on the other value's paths
+    OpSet timed;                   // in since_clock on this value's paths only (a clock read on the other's)
     std::vector<std::string> vars;  // what the condition reads, as in Fact
     bool operator==(const Guard&) const = default;
   };

@@ -884,9 +884,10 @@ bool TransferWalker::Construct(const clang::Expr* site, const clang::CXXConstruc
 }
 
 // The constructor `std::make_shared<T>(args...)` or `std::make_unique<T>(args...)`
-// runs: T's one constructor taking that many arguments, each of a type the
-// argument is or converts to by a qualification or reference (as the call's
-// own overload resolution, which the library's body does, would find it).
+// runs: T's one constructor (not a copy or move) that takes that many
+// arguments (its defaults counted), or where several do, the one whose
+// parameters have the arguments' types, as the library body's overload
+// resolution would choose it for the arguments as written.
 const clang::CXXConstructorDecl* TransferWalker::MadeBy(const clang::CallExpr* call,
                                                         const clang::FunctionDecl* fd) const {
   const std::string name = fd->getQualifiedNameAsString();
@@ -897,15 +898,21 @@ const clang::CXXConstructorDecl* TransferWalker::MadeBy(const clang::CallExpr* c
   }
   const auto* record = targs->get(0).getAsType()->getAsCXXRecordDecl();
   if (record == nullptr || !record->hasDefinition()) return nullptr;
-  const clang::CXXConstructorDecl* found = nullptr;
+  const unsigned n = call->getNumArgs();
+  std::vector<const clang::CXXConstructorDecl*> taking;
   for (const clang::CXXConstructorDecl* ctor : record->getDefinition()->ctors()) {
-    if (ctor->isCopyOrMoveConstructor() || ctor->getNumParams() != call->getNumArgs()) continue;
+    if (!ctor->isCopyOrMoveConstructor() && ctor->getMinRequiredArguments() <= n && n <= ctor->getNumParams()) {
+      taking.push_back(ctor);
+    }
+  }
+  if (taking.size() == 1) return taking.front();
+  const clang::CXXConstructorDecl* found = nullptr;
+  for (const clang::CXXConstructorDecl* ctor : taking) {
     bool fits = true;
-    for (unsigned i = 0; i < call->getNumArgs() && fits; ++i) {
+    for (unsigned i = 0; i < n && fits; ++i) {
       const clang::QualType want = ctor->getParamDecl(i)->getType().getNonReferenceType().getUnqualifiedType();
       const clang::QualType have = call->getArg(i)->getType().getNonReferenceType().getUnqualifiedType();
-      fits = ast_.hasSameType(want.getCanonicalType(), have.getCanonicalType()) ||
-             (want->isArithmeticType() && have->isArithmeticType());
+      fits = ast_.hasSameType(want.getCanonicalType(), have.getCanonicalType());
     }
     if (!fits) continue;
     if (found != nullptr) return nullptr;  // more than one: not chosen here

@@ -30,6 +30,32 @@ class Model {
   float* w_ = nullptr;
 };
 
+// A constructor with default arguments, given a pointer to a derived class
+// where it takes one to the base (tiny-cuda-nn's Trainer).
+struct Network { virtual ~Network() = default; };
+struct Mlp : Network {};
+class Trainer {
+ public:
+  Trainer(std::shared_ptr<Network> net, unsigned seed = 1337, float sigma = 0) : net_(std::move(net)) {
+    cudaDeviceSynchronize();
+  }
+
+ private:
+  std::shared_ptr<Network> net_;
+};
+
+void rounds_trainer(float* d, int n, cudaStream_t s) {
+  for (int round = 0; round < 3; ++round) {
+    auto net = std::make_shared<Mlp>();
+    auto trainer = std::make_shared<Trainer>(net);
+    auto begin = std::chrono::steady_clock::now();
+    cudaStreamSynchronize(s);
+    auto end = std::chrono::steady_clock::now();
+    printf("%lld\n", (long long)std::chrono::duration_cast<std::chrono::microseconds>(end - begin).count());
+    fill<<<n / 256, 256, 0, s>>>(d, n);
+  }
+}
+
 void rounds(float* d, int n, cudaStream_t s) {
   for (int round = 0; round < 3; ++round) {
     auto model = std::make_shared<Model>(n);
@@ -74,6 +100,7 @@ int main() {
   rounds(d, n, s);
   rounds_unique(d, n, s);
   rounds_new(d, n, s);
+  rounds_trainer(d, n, s);
   cudaDeviceSynchronize();
   cudaFree(d);
   return 0;
