@@ -265,6 +265,7 @@ class FunctionAnalyzer::CfgRun {
         }
       }
     }
+    reads_left_ = readers_left_;
     FindPollingLoops();
   }
 
@@ -293,10 +294,13 @@ class FunctionAnalyzer::CfgRun {
     return counter != nullptr && fa_.loop_counters_.count(counter) != 0 ? loop : nullptr;
   }
 
-  FlowState EdgeState(const clang::CFGBlock* pred, const clang::CFGBlock* succ) const {
+  // The state along an edge; `last` (TakeLastRead): no later block reads the
+  // predecessor's state, so it is moved, not copied.
+  FlowState EdgeState(const clang::CFGBlock* pred, const clang::CFGBlock* succ, bool last = false) {
     const bool loop_exit = CountedLoop(pred) != nullptr && *(pred->succ_begin() + 1) == succ &&
                            after_iteration_[pred->getBlockID()].reached;
-    FlowState st = loop_exit ? after_iteration_[pred->getBlockID()] : out_[pred->getBlockID()];
+    FlowState& slot = loop_exit ? after_iteration_[pred->getBlockID()] : out_[pred->getBlockID()];
+    FlowState st = last ? std::move(slot) : slot;
     if (!st.reached) return st;
     LeavePollingLoop(pred, succ, st);
     const auto* cond = llvm::dyn_cast_or_null<clang::Expr>(pred->getTerminatorCondition());
@@ -409,7 +413,17 @@ class FunctionAnalyzer::CfgRun {
     return false;
   }
 
-  FlowState InState(const clang::CFGBlock* b) const {
+  // Whether this read of `pred`'s state, by a block outside loops (read
+  // once), is the last of the reads from other components that
+  // ReleaseRead counts: a block read by a loop is read again each pass, and
+  // never counts down here.
+  bool TakeLastRead(const clang::CFGBlock* pred, const clang::CFGBlock* b) {
+    const int c = order_.component_of[b->getBlockID()];
+    if (c < 0 || order_.cyclic[c] || order_.component_of[pred->getBlockID()] == c) return false;
+    return --reads_left_[pred->getBlockID()] == 0;
+  }
+
+  FlowState InState(const clang::CFGBlock* b) {
     FlowState in;
     if (b == &cfg_.getEntry()) {
       in = entry_;
@@ -426,7 +440,7 @@ class FunctionAnalyzer::CfgRun {
       // after a helper is that of its successful returns.
       if (exit && (p->hasNoReturnElement() || EndsInThrow(*p))) continue;
       if (error_paths_apart && ReturnsError(*p, fn_, fa_.ast_)) continue;
-      FlowState edge = EdgeState(p, b);
+      FlowState edge = EdgeState(p, b, TakeLastRead(p, b));
       // The first reached edge is the state itself, moved rather than copied by Join.
       if (!in.reached) {
         in = std::move(edge);
@@ -521,6 +535,7 @@ class FunctionAnalyzer::CfgRun {
   std::vector<FlowState> out_;
   std::vector<FlowState> after_iteration_;
   std::vector<int> readers_left_;
+  std::vector<int> reads_left_;  // TakeLastRead's count of the same reads
   std::vector<Poll> polls_;
 };
 
