@@ -757,8 +757,13 @@ void TransferWalker::Call(const clang::CallExpr* call) {
       written = a;
     }
     if (written == nullptr) continue;
+    std::string key = SymbolOf(written, frame_.bindings, ast_).key;
+    // An lvalue with no name is taken to be any variable (""), but the
+    // standard library's (`std::cout << a << b`: the stream the previous
+    // `<<` returned) is its own object.
+    if (key.empty() && fd != nullptr && fd->getQualifiedNameAsString().rfind("std::", 0) == 0) continue;
     NoteRebound(written);
-    handed.push_back(SymbolOf(written, frame_.bindings, ast_).key);
+    handed.push_back(std::move(key));
     ForgetFacts(s_, handed.back(), false);
   }
   if (fd == nullptr) return;

@@ -5,10 +5,12 @@
 // waited for before `end`; the restart at `begin` comes after `end` on every
 // path that reaches it, so the work is not "issued since the previous clock
 // read" there, though paths that skipped both reads joined in between. No
-// warning.
+// warning. (A chain of `std::cout <<` writes the stream each `<<` returns,
+// no variable of the program.)
 #include <cuda_runtime.h>
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 
 __global__ void fill(float* p, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = i; }
 
@@ -20,7 +22,8 @@ void train(float* d, float* out, int n, cudaStream_t s, int steps, bool visualiz
     if (print) {
       cudaStreamSynchronize(s);
       auto end = std::chrono::steady_clock::now();
-      printf("%lld us\n", (long long)std::chrono::duration_cast<std::chrono::microseconds>(end - begin).count());
+      std::cout << "step " << i << ": "
+                << std::chrono::duration_cast<std::chrono::microseconds>(end - begin).count() << " us" << std::endl;
     }
     if (visualize) {
       cudaMemcpy(out, d, n * sizeof(float), cudaMemcpyDeviceToHost);  // returns when done
