@@ -2,14 +2,17 @@
 """Writes compile_commands.json for the real projects the lint was measured on
 (docs/lint.md, "Results on real code"), from each project's Makefile flags.
 
-    real_mkdb.py PROJECT_DIR {nccl-tests|multi-gpu-programming-models|CUDALibrarySamples|nvbench|faiss}
+    real_mkdb.py PROJECT_DIR {nccl-tests|multi-gpu-programming-models|CUDALibrarySamples|nvbench|faiss|
+                              llm.c|popsift|tiny-cuda-nn}
 
 The projects are fetched by hand at the commits docs/lint.md names and never
 committed here. CUDA 13's headers and Open MPI are taken from their Debian
 places; set CUDA_HOME and MPI_INCLUDE to move them. nvbench needs fmt 12
 (FMT_INCLUDE, an include/ of fmt's 12.2.0 tag; Debian's 9.1 is too old) and
 the headers its CMake (and rapids-cmake) would configure, which this writes under
-PROJECT_DIR/.streamcheck-gen.
+PROJECT_DIR/.streamcheck-gen; so does popsift (its configured headers, and stand-ins for
+what CUDA 13 removed and popsift still includes). tiny-cuda-nn wants its submodules
+(cutlass, fmt) checked out under dependencies/ at the commits it pins.
 """
 import glob
 import json
@@ -134,8 +137,79 @@ def faiss(d):
     return e, left_out
 
 
+def llm_c(d):
+    # The Makefile on Linux with NCCL and MPI found, PRECISION=BF16 (the default), sm_90.
+    base = ('--threads=0 -t=0 --use_fast_math -std=c++17 -O3 --generate-code arch=compute_90,code=[compute_90,sm_90] '
+            f'-DMULTI_GPU -DUSE_MPI {MPI}')
+    e = []
+    for rel, flags in [('train_gpt2.cu', '-DENABLE_BF16'), ('test_gpt2.cu', '-DENABLE_BF16'),
+                       ('profile_gpt2.cu', '-DENABLE_BF16 -lineinfo'), ('train_gpt2_fp32.cu', ''),
+                       ('test_gpt2_fp32.cu', ''), ('llmc/cudnn_att.cpp', '-DENABLE_BF16 -DENABLE_CUDNN')]:
+        e.append(entry(d, rel, f'{base} {flags}'))
+    return e, []
+
+
+def popsift(d):
+    # src/CMakeLists.txt's CUDA_ADD_LIBRARY(popsift ...) sources with the top CMakeLists'
+    # CUDA_NVCC_FLAGS (--default-stream legacy, -fPIC), sm_75, the configured headers as
+    # CMake writes them (grid filter on, NVTX off, shfl_down_sync on). CUDA 13 refuses the
+    # code as written, as nvcc 13 would: C++17 for its C++14 (CCCL 3), an empty
+    # texture_fetch_functions.h (gone; s_extrema.cu includes it, uses none of it), a
+    # thrust::identity (gone in CCCL 3; s_filtergrid.cu:295), and CCCL_DISABLE_NVTX
+    # (CCCL's NVTX header meets popsift's own `#define nvtxRangePop()`).
+    gen = os.path.join(d, '.streamcheck-gen')
+    os.makedirs(gen + '/popsift', exist_ok=True)
+    cfg = open(d + '/cmake/sift_config.h.in').read()
+    for k, v in (('HAVE_SHFL_DOWN_SYNC', '1'), ('PopSift_HAVE_NORMF', '0'), ('DISABLE_GRID_FILTER', '0'),
+                 ('PopSift_USE_NVTX', '0')):
+        cfg = cfg.replace(f'@{k}@', v)
+    open(gen + '/popsift/sift_config.h', 'w').write(cfg)
+    ver = open(d + '/cmake/version.hpp.in').read()
+    for k, v in (('PROJECT_VERSION_MAJOR', '1'), ('PROJECT_VERSION_MINOR', '0'), ('PROJECT_VERSION_PATCH', '0'),
+                 ('PROJECT_VERSION', '1.0.0')):
+        ver = ver.replace(f'@{k}@', v)
+    open(gen + '/popsift/version.hpp', 'w').write(ver)
+    open(gen + '/texture_fetch_functions.h', 'w').write('#pragma once\n#include <texture_indirect_functions.h>\n')
+    open(gen + '/thrust_identity.h', 'w').write(
+        '#pragma once\nnamespace thrust { template <class T> struct identity {\n'
+        '  __host__ __device__ const T& operator()(const T& x) const { return x; } }; }\n')
+    block = open(d + '/src/CMakeLists.txt').read()
+    block = block[block.index('CUDA_ADD_LIBRARY(popsift'):]
+    block = block[:block.index(')')]
+    inc = f'-I{d}/src -I{gen} -I{gen}/popsift -I{CUDA}/include -DCCCL_DISABLE_NVTX'
+    e = []
+    for rel in re.findall(r'popsift/\S+\.(?:cu|cpp)\b', block):
+        flags = f'-std=c++17 {inc} -gencode arch=compute_75,code=sm_75 --default-stream legacy -Xcompiler -fPIC -O3'
+        if rel.endswith('s_filtergrid.cu'):
+            flags += f' -include {gen}/thrust_identity.h'
+        e.append(entry(d, 'src/' + rel, flags + (' -x cu' if rel.endswith('.cu') else '')))
+    return e, [('src/application/*.cpp', 'the command-line programs: no stream code of their own, and they need '
+                                         'Boost headers not installed here')]
+
+
+def tiny_cuda_nn(d):
+    # The top CMakeLists: C++17, TCNN_DEFINITIONS for a minimum arch of 86 (half precision,
+    # fully fused MLP, RTC with fast math, CMRC), CUDA_NVCC_FLAGS, TCNN_INCLUDES.
+    defs = '-DTCNN_HALF_PRECISION=1 -DTCNN_RTC -DTCNN_RTC_USE_FAST_MATH -DTCNN_MIN_GPU_ARCH=86 -DTCNN_CMRC'
+    inc = ' '.join(f'-I{d}/{p}' for p in ('include', 'dependencies', 'dependencies/cutlass/include',
+                                         'dependencies/cutlass/tools/util/include', 'dependencies/fmt/include'))
+    nv = ('-Xcompiler=-Wno-float-conversion -Xcompiler=-fno-strict-aliasing --use_fast_math --extended-lambda '
+          '--expt-relaxed-constexpr')
+    flags = f'-std=c++17 {defs} {inc} {nv} -gencode arch=compute_86,code=sm_86 -x cu'
+    files = ['src/cpp_api.cu', 'src/cutlass_mlp.cu', 'src/fully_fused_mlp.cu', 'src/network.cu', 'src/object.cu',
+             'samples/mlp_learning_an_image.cu', 'benchmarks/image/bench_ours.cu', 'benchmarks/mlp/bench_mlp_ours.cu',
+             'tests/test_encodings.cu', 'tests/test_grid.cu', 'tests/test_jit_losses.cu', 'tests/test_networks.cu']
+    return [entry(d, f, flags) for f in files], [
+        ('src/{encoding,loss,optimizer,reduce_sum}.cu', 'factories and explicit instantiations: their stream code '
+                                                        'is in header templates, analysed where a main file calls it'),
+        ('src/common_host.cu', 'no stream or copy call'),
+        ('src/rtc_kernel.cu', 'NVRTC and driver-API module loading; needs CMake\'s generated resources'),
+        ('stbi_wrapper.cpp, tinyexr.cpp', 'image I/O, no CUDA')]
+
+
 PROJECTS = {'nccl-tests': nccl_tests, 'multi-gpu-programming-models': multi_gpu_programming_models,
-            'CUDALibrarySamples': cuda_library_samples, 'nvbench': nvbench, 'faiss': faiss}
+            'CUDALibrarySamples': cuda_library_samples, 'nvbench': nvbench, 'faiss': faiss, 'llm.c': llm_c,
+            'popsift': popsift, 'tiny-cuda-nn': tiny_cuda_nn}
 
 if __name__ == '__main__':
     if len(sys.argv) != 3 or sys.argv[2] not in PROJECTS:
