@@ -1,9 +1,10 @@
 // The transfer function of one CFG element, written as a top-down walk over
 // the statement that carries how each lvalue is used (read, written, address
-// taken). The walk itself (declarations, assignments, host accesses, calls
-// into helpers) lives in transfer_walker.cpp; what each CUDA API call does to
-// the stream state lives beside the API table, in cuda_api_semantics.cpp.
-// Internal to the analyzer: included by function_analyzer.cpp and those two.
+// taken). The walk itself (declarations, assignments, host accesses) lives in
+// transfer_walker.cpp, calls and the helpers followed into in helper_calls.cpp;
+// what each CUDA API call does to the stream state lives beside the API table,
+// in cuda_api_semantics.cpp.
+// Internal to the analyzer: included by function_analyzer.cpp and those three.
 #pragma once
 
 #include <map>

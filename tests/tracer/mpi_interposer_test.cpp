@@ -161,6 +161,22 @@ TEST(MpiInterposers, LargeCountCallsSpanAllTheirBytes) {
   ExpectHookedCalls("run_large_counts", expected, 3);
 }
 
+// Over an MPI before 4.0, a program that takes the large-count forms where
+// the process has them (mpi4py does) finds the preload's: a count that fits
+// goes to MPI's int form, seen as that call, and the program's result is
+// unchanged (before, MPI_ERR_OTHER, and mpi4py's Recv failed).
+TEST(MpiInterposers, LargeCountFormsOverAnMpiWithoutThemUseTheIntForms) {
+  const Outcome o = RunProbe(true, "global", FAKE_MPI_PROGRAM_OMPI31, "hooked", "run_large_counts_that_fit");
+  EXPECT_EQ(o.exit_code, 0) << o.output;
+  EXPECT_EQ(o.output,
+            "preloaded: yes\nMPI_Init visible: no\n"
+            "enter MPI_Send kind=1 buffer=0x10000+40:1\nmpi: MPI_Send\nleave MPI_Send result=0\n"
+            "enter MPI_Iallreduce kind=2 buffer=0x10000+64:1 buffer=0x80000+64:2\n"
+            "mpi: MPI_Iallreduce\nleave MPI_Iallreduce result=0 new_request=0x700\n"
+            "enter MPI_Wait kind=5 request=0x700\nmpi: MPI_Wait\nleave MPI_Wait result=0 completed=1\n"
+            "calls that reached mpi: 3\n");
+}
+
 // One-sided calls start an operation with a request made by the
 // interposers, which the window's synchronization completes: a flush only
 // its target's, a fence and an unlock of every target the window's.

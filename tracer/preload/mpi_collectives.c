@@ -247,13 +247,20 @@ STREAMCHECK_MPI(MPI_Alltoall_init, INIT,
                 AddBlocks(&call, send, sendcount, sendtype, recv, recvcount, recvtype, comm, 1, 1, 1, 1),
                 NEW_REQUEST(request))
 
-/* Large-count collectives (MPI 4.0's _c calls). */
-STREAMCHECK_MPI(MPI_Bcast_c, BLOCKING, (void* buf, Count count, Handle type, int root, Handle comm),
-                (buf, count, type, root, comm), BCAST_BODY, NOTHING)
-STREAMCHECK_MPI(MPI_Allreduce_c, BLOCKING,
-                (const void* send, void* recv, Count count, Handle type, Handle op, Handle comm),
-                (send, recv, count, type, op, comm), AddReduction(&call, send, recv, count, type), NOTHING)
-STREAMCHECK_MPI(MPI_Iallreduce_c, NONBLOCKING,
-                (const void* send, void* recv, Count count, Handle type, Handle op, Handle comm, void* request),
-                (send, recv, count, type, op, comm, request), AddReduction(&call, send, recv, count, type),
-                NEW_REQUEST(request))
+/* Large-count collectives (MPI 4.0's _c calls); where MPI has none, a count
+ * that fits goes to the int form (mpi_interposers.c's large-count sends). */
+STREAMCHECK_MPI_OR(MPI_Bcast_c, SMALL_COUNT_OR_MISSING(MPI_Bcast_c, count, MPI_Bcast(buf, (int)count, type, root, comm)),
+                   BLOCKING, (void* buf, Count count, Handle type, int root, Handle comm),
+                   (buf, count, type, root, comm), BCAST_BODY, NOTHING)
+STREAMCHECK_MPI_OR(MPI_Allreduce_c,
+                   SMALL_COUNT_OR_MISSING(MPI_Allreduce_c, count,
+                                          MPI_Allreduce(send, recv, (int)count, type, op, comm)),
+                   BLOCKING, (const void* send, void* recv, Count count, Handle type, Handle op, Handle comm),
+                   (send, recv, count, type, op, comm), AddReduction(&call, send, recv, count, type), NOTHING)
+STREAMCHECK_MPI_OR(MPI_Iallreduce_c,
+                   SMALL_COUNT_OR_MISSING(MPI_Iallreduce_c, count,
+                                          MPI_Iallreduce(send, recv, (int)count, type, op, comm, request)),
+                   NONBLOCKING,
+                   (const void* send, void* recv, Count count, Handle type, Handle op, Handle comm, void* request),
+                   (send, recv, count, type, op, comm, request), AddReduction(&call, send, recv, count, type),
+                   NEW_REQUEST(request))

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -62,12 +63,17 @@ void ReadRequests(StreamcheckMpiCall* call, RequestArrays* arrays, int count, co
 
 /* One interposer. `describe` runs before the call when a tracer listens;
  * `after` runs after it (it sees `result`) and before `leave`. */
-#define STREAMCHECK_MPI(fn, kind_, params, args, describe, after)         \
+#define STREAMCHECK_MPI(fn, kind_, params, args, describe, after) \
+  STREAMCHECK_MPI_OR(fn, MissingMpi(#fn), kind_, params, args, describe, after)
+/* The same, with what to do where MPI's own `fn` is not in the process: a
+ * call the preload's symbol drew that MPI never had (mpi4py takes MPI 4's
+ * large-count `MPI_Send_c` where the process defines one, and ours does). */
+#define STREAMCHECK_MPI_OR(fn, missing, kind_, params, args, describe, after) \
   __attribute__((visibility("default"))) int fn params {                  \
     typedef int(*Real) params;                                            \
     static void* slot;                                                    \
     const Real real = (Real)Mpi(&slot, #fn);                              \
-    if (real == NULL) return MissingMpi(#fn);                             \
+    if (real == NULL) return (missing);                                   \
     const StreamcheckLibraryHooks* hooks = MpiHooks();                    \
     if (hooks == NULL) return real args;                                  \
     StreamcheckMpiCall call;                                              \
@@ -89,6 +95,11 @@ void ReadRequests(StreamcheckMpiCall* call, RequestArrays* arrays, int count, co
     errno = result_errno;                                                 \
     return result;                                                        \
   }
+/* A large-count form where MPI has only the int one (MPI before 4.0): the
+ * int form (this preload's, so the call is still seen) with the count, which
+ * must fit. */
+#define SMALL_COUNT_OR_MISSING(fn, count, small_call) \
+  ((count) >= 0 && (count) <= INT_MAX ? (small_call) : MissingMpi(#fn))
 #define NOTHING (void)0
 #define R STREAMCHECK_MPI_READ
 #define W STREAMCHECK_MPI_WRITE

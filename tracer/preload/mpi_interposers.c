@@ -286,17 +286,24 @@ STREAMCHECK_MPI(MPI_Testsome, COMPLETE,
                 (incount, requests, outcount, indices, statuses), ReadRequests(&call, &requests_of_call, incount, requests),
                 SOME(outcount, indices))
 
-/* Large-count forms (MPI 4.0's _c calls): counts are an MPI_Count (64 bits). */
-STREAMCHECK_MPI(MPI_Send_c, BLOCKING, (const void* buf, Count count, Handle type, int dest, int tag, Handle comm),
-                (buf, count, type, dest, tag, comm), AddBuffer(&call, buf, count, type, R), NOTHING)
-STREAMCHECK_MPI(MPI_Recv_c, BLOCKING,
-                (void* buf, Count count, Handle type, int source, int tag, Handle comm, void* status),
-                (buf, count, type, source, tag, comm, status), AddBuffer(&call, buf, count, type, W), NOTHING)
-STREAMCHECK_MPI(MPI_Isend_c, NONBLOCKING,
-                (const void* buf, Count count, Handle type, int dest, int tag, Handle comm, void* request),
-                (buf, count, type, dest, tag, comm, request), AddBuffer(&call, buf, count, type, R),
-                NEW_REQUEST(request))
-STREAMCHECK_MPI(MPI_Irecv_c, NONBLOCKING,
-                (void* buf, Count count, Handle type, int source, int tag, Handle comm, void* request),
-                (buf, count, type, source, tag, comm, request), AddBuffer(&call, buf, count, type, W),
-                NEW_REQUEST(request))
+/* Large-count forms (MPI 4.0's _c calls): counts are an MPI_Count (64 bits).
+ * Where MPI has none (before 4.0), a count that fits goes to the int form. */
+STREAMCHECK_MPI_OR(MPI_Send_c, SMALL_COUNT_OR_MISSING(MPI_Send_c, count, MPI_Send(buf, (int)count, type, dest, tag, comm)),
+                   BLOCKING, (const void* buf, Count count, Handle type, int dest, int tag, Handle comm),
+                   (buf, count, type, dest, tag, comm), AddBuffer(&call, buf, count, type, R), NOTHING)
+STREAMCHECK_MPI_OR(MPI_Recv_c,
+                   SMALL_COUNT_OR_MISSING(MPI_Recv_c, count, MPI_Recv(buf, (int)count, type, source, tag, comm, status)),
+                   BLOCKING, (void* buf, Count count, Handle type, int source, int tag, Handle comm, void* status),
+                   (buf, count, type, source, tag, comm, status), AddBuffer(&call, buf, count, type, W), NOTHING)
+STREAMCHECK_MPI_OR(MPI_Isend_c,
+                   SMALL_COUNT_OR_MISSING(MPI_Isend_c, count,
+                                          MPI_Isend(buf, (int)count, type, dest, tag, comm, request)),
+                   NONBLOCKING, (const void* buf, Count count, Handle type, int dest, int tag, Handle comm, void* request),
+                   (buf, count, type, dest, tag, comm, request), AddBuffer(&call, buf, count, type, R),
+                   NEW_REQUEST(request))
+STREAMCHECK_MPI_OR(MPI_Irecv_c,
+                   SMALL_COUNT_OR_MISSING(MPI_Irecv_c, count,
+                                          MPI_Irecv(buf, (int)count, type, source, tag, comm, request)),
+                   NONBLOCKING, (void* buf, Count count, Handle type, int source, int tag, Handle comm, void* request),
+                   (buf, count, type, source, tag, comm, request), AddBuffer(&call, buf, count, type, W),
+                   NEW_REQUEST(request))

@@ -22,6 +22,7 @@
 #endif
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -130,7 +131,15 @@ void Scenario(const std::string& name, int rank, float* buf, float* other, cudaS
   } else if (name == "put_after_kernel" || name == "get_then_kernel") {
     // Each rank exposes `other`; the origin side is `buf`.
     MPI_Win win;
-    MPI_CHECK(MPI_Win_create(other, kCount * sizeof(float), sizeof(float), MPI_INFO_NULL, MPI_COMM_WORLD, &win));
+    // An MPI without a one-sided component for this memory (Open MPI 4.1
+    // with neither UCX nor an RDMA transport) refuses the window: skip (77).
+    MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+    if (MPI_Win_create(other, kCount * sizeof(float), sizeof(float), MPI_INFO_NULL, MPI_COMM_WORLD, &win) !=
+        MPI_SUCCESS) {
+      std::fprintf(stderr, "skip: this MPI cannot make a window over this memory (MPI_Win_create failed)\n");
+      std::exit(77);
+    }
+    MPI_CHECK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
     MPI_CHECK(MPI_Win_fence(0, win));
     if (name == "put_after_kernel" && rank == 0) {
       spin_then_fill<<<64, 256, 0, s>>>(buf, kSpin, kCount);

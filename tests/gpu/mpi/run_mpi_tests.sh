@@ -105,6 +105,10 @@ run_one() {
   "$sc" run --db "$db" --trace "$trace" "${run_flags[@]}" -- "${cmd[@]}" >"$log" 2>&1
   rc=$?
   name_rank_traces "$trace" "$out/traces/$tag"  # each rank's trace, named by its rank
+  if [[ $rc -eq 77 ]] && grep -q '^skip: ' "$log"; then
+    echo "skip $name $memory $variant: $(grep -m1 '^skip: ' "$log" | cut -c7-)"
+    return
+  fi
   if [[ $rc -ne 0 ]]; then
     echo "FAIL $name $memory $variant: exit $rc ($(tail -3 "$log" | tr '\n' ' '))"
     return

@@ -146,7 +146,9 @@ int MPI_Bcast_init(void* b, int n, Handle t, int root, Handle c, Handle info, Re
   g_persistent = *req;
   return Called("MPI_Bcast_init");
 }
-/* Large-count forms (MPI 4.0): an MPI_Count of 64 bits. */
+/* Large-count forms (MPI 4.0): an MPI_Count of 64 bits. An MPI before 4.0
+ * (FAKE_MPI_NO_LARGE_COUNT) has none. */
+#ifndef FAKE_MPI_NO_LARGE_COUNT
 int MPI_Send_c(const void* b, long long n, Handle t, int d, int tag, Handle c) {
   (void)b, (void)n, (void)t, (void)d, (void)tag, (void)c;
   return Called("MPI_Send_c");
@@ -156,6 +158,7 @@ int MPI_Iallreduce_c(const void* s, void* r, long long n, Handle t, Handle op, H
   NewRequest(req);
   return Called("MPI_Iallreduce_c");
 }
+#endif
 /* One-sided communication. */
 int MPI_Put(const void* o, int n, Handle t, int r, intptr_t d, int tn, Handle tt, Handle w) {
   (void)o, (void)n, (void)t, (void)r, (void)d, (void)tn, (void)tt, (void)w;
