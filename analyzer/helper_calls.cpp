@@ -17,17 +17,11 @@
 
 namespace streamcheck::lint {
 
-void TransferWalker::Call(const clang::CallExpr* call) {
-  const clang::FunctionDecl* fd = call->getDirectCallee();
-  // Variables handed by address or reference: a callee the walk follows is
-  // seen writing them; one it does not follow may have stored anything, so
-  // their known values go unless the call is followed.
+// Visits a call's arguments. Those the callee may write through (an address,
+// a non-const reference) lose the conditions the path took on them now, and
+// are returned, for their known values to go unless the call is followed.
+std::vector<std::string> TransferWalker::VisitArguments(const clang::CallExpr* call, const clang::FunctionDecl* fd) {
   std::vector<std::string> handed;
-  bool followed = false;
-  const llvm::scope_exit forget_handed([&] {
-    if (followed) return;
-    for (const std::string& key : handed) ForgetKnownValues(s_, key);
-  });
   // A member operator's first argument is its object (forget_object below).
   const unsigned object_args =
       llvm::isa<clang::CXXOperatorCallExpr>(call) && llvm::isa_and_nonnull<clang::CXXMethodDecl>(fd) ? 1 : 0;
@@ -64,6 +58,20 @@ void TransferWalker::Call(const clang::CallExpr* call) {
     handed.push_back(std::move(key));
     ForgetFacts(s_, handed.back(), false);
   }
+  return handed;
+}
+
+void TransferWalker::Call(const clang::CallExpr* call) {
+  const clang::FunctionDecl* fd = call->getDirectCallee();
+  // Variables handed by address or reference: a callee the walk follows is
+  // seen writing them; one it does not follow may have stored anything, so
+  // their known values go unless the call is followed.
+  const std::vector<std::string> handed = VisitArguments(call, fd);
+  bool followed = false;
+  const llvm::scope_exit forget_handed([&] {
+    if (followed) return;
+    for (const std::string& key : handed) ForgetKnownValues(s_, key);
+  });
   if (fd == nullptr) return;
   // A method not followed may change its object (`t.reset()` pointing
   // `t.data_` elsewhere): what was asked of its members is asked again.

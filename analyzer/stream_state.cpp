@@ -247,27 +247,12 @@ void JoinGuards(const FlowState& a, const FlowState& b, FlowState* out) {
 
 }  // namespace
 
-FlowState Join(const FlowState& a, const FlowState& b) {
-  if (!a.reached) return b;
-  if (!b.reached) return a;
-  FlowState out;
-  out.reached = true;
-  out.pending = Union(a.pending, b.pending);
-  std::set<std::string> streams;
-  for (const auto& [k, v] : a.after) streams.insert(k);
-  for (const auto& [k, v] : b.after) streams.insert(k);
-  for (const std::string& k : streams) {
-    out.after[k] = MeetOrdered(AfterSet(a, k), a, AfterSet(b, k), b);
-  }
-  out.after_any_blocking = MeetOrdered(a.after_any_blocking, a, b.after_any_blocking, b);
-  out.streams = a.streams;
-  for (const auto& [k, v] : b.streams) {
-    auto [it, inserted] = out.streams.try_emplace(k, v);
-    if (!inserted && !(it->second == v)) {
-      if (it->second.kind != v.kind) it->second.kind = StreamKind::kUnknown;
-      it->second.owned = it->second.owned && v.owned;
-    }
-  }
+namespace {
+
+// Events: what a record captured, where certain on both sides; where and on
+// which stream each was last recorded, on either; complete for the host on both.
+void JoinEvents(const FlowState& a, const FlowState& b, FlowState* out_state) {
+  FlowState& out = *out_state;
   std::set<std::string> events;
   for (const auto& [k, v] : a.event_capture) events.insert(k);
   for (const auto& [k, v] : b.event_capture) events.insert(k);
@@ -297,6 +282,53 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   std::set_intersection(a.events_host_complete.begin(), a.events_host_complete.end(),
                         b.events_host_complete.begin(), b.events_host_complete.end(),
                         std::inserter(out.events_host_complete, out.events_host_complete.end()));
+}
+
+// Captures open on either side, and graphs: their nodes and allocations on
+// either side, their frees on both.
+void JoinCaptures(const FlowState& a, const FlowState& b, FlowState* out_state) {
+  FlowState& out = *out_state;
+  out.capturing = a.capturing;
+  out.capturing.insert(b.capturing.begin(), b.capturing.end());
+  out.capture_guards = a.capture_guards;
+  out.capture_guards.insert(b.capture_guards.begin(), b.capture_guards.end());
+  out.capture_sites = a.capture_sites;
+  out.capture_sites.insert(b.capture_sites.begin(), b.capture_sites.end());
+  out.graphs = a.graphs;
+  for (const auto& [k, v] : b.graphs) {
+    auto [it, inserted] = out.graphs.try_emplace(k, v);
+    if (inserted) continue;
+    GraphInfo& g = it->second;
+    g.nodes.insert(v.nodes.begin(), v.nodes.end());
+    g.allocates.insert(v.allocates.begin(), v.allocates.end());
+    std::erase_if(g.frees, [&](const std::string& f) { return v.frees.count(f) == 0; });
+  }
+}
+
+}  // namespace
+
+FlowState Join(const FlowState& a, const FlowState& b) {
+  if (!a.reached) return b;
+  if (!b.reached) return a;
+  FlowState out;
+  out.reached = true;
+  out.pending = Union(a.pending, b.pending);
+  std::set<std::string> streams;
+  for (const auto& [k, v] : a.after) streams.insert(k);
+  for (const auto& [k, v] : b.after) streams.insert(k);
+  for (const std::string& k : streams) {
+    out.after[k] = MeetOrdered(AfterSet(a, k), a, AfterSet(b, k), b);
+  }
+  out.after_any_blocking = MeetOrdered(a.after_any_blocking, a, b.after_any_blocking, b);
+  out.streams = a.streams;
+  for (const auto& [k, v] : b.streams) {
+    auto [it, inserted] = out.streams.try_emplace(k, v);
+    if (!inserted && !(it->second == v)) {
+      if (it->second.kind != v.kind) it->second.kind = StreamKind::kUnknown;
+      it->second.owned = it->second.owned && v.owned;
+    }
+  }
+  JoinEvents(a, b, &out);
   out.buffers = MergeMaps(a.buffers, b.buffers, [](const BufferInfo& x, const BufferInfo& y) {
     return x.kind == y.kind ? std::optional<BufferInfo>(x) : std::nullopt;
   });
@@ -333,21 +365,7 @@ FlowState Join(const FlowState& a, const FlowState& b) {
     out.clock_inner_loc = read.clock_inner_loc;
     out.clock_context = read.clock_context;
   }
-  out.capturing = a.capturing;
-  out.capturing.insert(b.capturing.begin(), b.capturing.end());
-  out.capture_guards = a.capture_guards;
-  out.capture_guards.insert(b.capture_guards.begin(), b.capture_guards.end());
-  out.capture_sites = a.capture_sites;
-  out.capture_sites.insert(b.capture_sites.begin(), b.capture_sites.end());
-  out.graphs = a.graphs;
-  for (const auto& [k, v] : b.graphs) {
-    auto [it, inserted] = out.graphs.try_emplace(k, v);
-    if (inserted) continue;
-    GraphInfo& g = it->second;
-    g.nodes.insert(v.nodes.begin(), v.nodes.end());
-    g.allocates.insert(v.allocates.begin(), v.allocates.end());
-    std::erase_if(g.frees, [&](const std::string& f) { return v.frees.count(f) == 0; });
-  }
+  JoinCaptures(a, b, &out);
   out.legacy_bypassed = Union(a.legacy_bypassed, b.legacy_bypassed);
   if (a.returned == b.returned) out.returned = a.returned;
   if (a.returned_query == b.returned_query) out.returned_query = a.returned_query;

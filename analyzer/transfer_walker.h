@@ -117,6 +117,7 @@ class TransferWalker {
   // The definition to analyse in place for a call to `fd`, or nullptr (not
   // the main file's, a kernel, too deep, recursive, does not compile).
   const clang::FunctionDecl* Inlinable(const clang::FunctionDecl* fd) const;
+  std::vector<std::string> VisitArguments(const clang::CallExpr* call, const clang::FunctionDecl* fd);
   // A constructor run on a new object (`new T(...)`, std::make_shared<T>(...)),
   // if it is followed.
   bool Construct(const clang::Expr* site, const clang::CXXConstructorDecl* ctor,
