@@ -101,6 +101,10 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
   };
   std::map<int, int> param_probes;
   std::map<std::string, int> stream_params, pointer_params, all_params;
+  // An event parameter comes recorded on a stream of the caller's own, with a
+  // probe of its work: a stream parameter after which that probe is ordered
+  // at the exit was made to wait for the event.
+  std::map<int, std::pair<std::string, int>> event_probes;  // param -> its key, the probe in it
   for (unsigned i = 0; i < fn->getNumParams(); ++i) {
     const clang::ParmVarDecl* p = fn->getParamDecl(i);
     const Symbol sym = SymbolOfDecl(p, top.bindings);
@@ -108,6 +112,11 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
     if (IsStreamType(p->getType())) {
       param_probes[static_cast<int>(i)] = probe(p, sym);
       stream_params[sym.key] = static_cast<int>(i);
+    } else if (IsEventType(p->getType())) {
+      const Symbol recorded_on{"?caller-event-stream-" + std::to_string(i), "a stream of the caller"};
+      entry.streams[recorded_on.key] = StreamInfo{StreamKind::kNonBlocking, false, {}};
+      event_probes[static_cast<int>(i)] = {sym.key, probe(p, recorded_on)};
+      RecordEvent(entry, sym.key, recorded_on, p->getLocation(), ops_);
     } else if (p->getType()->isPointerType() && !IsHandleType(p->getType())) {
       pointer_params[sym.key] = static_cast<int>(i);
     }
@@ -124,6 +133,19 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
   summary.name = fn->getQualifiedNameAsString();
   for (const auto& [param, id] : param_probes) {
     if (exit.pending.count(id) == 0) summary.synced_stream_params.push_back(param);
+  }
+  for (const auto& [event_param, event] : event_probes) {
+    const auto& [event_key, event_probe] = event;
+    auto captured = exit.event_capture.find(event_key);
+    for (const auto& [stream_param, stream_probe] : param_probes) {
+      // Recorded again here, on the stream parameter: it holds the caller's work there.
+      if (captured != exit.event_capture.end() && captured->second.count(stream_probe) != 0 &&
+          captured->second.count(event_probe) == 0) {
+        summary.records.emplace_back(event_param, stream_param);
+      }
+      const std::string& stream_key = SymbolOfDecl(fn->getParamDecl(stream_param), top.bindings).key;
+      if (AfterSet(exit, stream_key).count(event_probe) != 0) summary.waits.emplace_back(stream_param, event_param);
+    }
   }
   summary.syncs_device = exit.pending.count(nonblocking_probe) == 0;
   summary.syncs_legacy = !summary.syncs_device && exit.pending.count(blocking_probe) == 0;
@@ -188,6 +210,10 @@ std::string TransferWalker::RangeAtCall(const std::string& range, const clang::C
 
 void TransferWalker::ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary) {
   for (int param : summary.synced_stream_params) HostSyncStream(s_, StreamSym(Arg(call, param)).key, fa_.ops_);
+  for (const auto& [stream, event] : summary.waits) {
+    const Symbol e = Sym(Arg(call, event));
+    if (!e.empty()) StreamWaitEvent(s_, StreamSym(Arg(call, stream)).key, e.key);
+  }
   if (summary.syncs_device) {
     HostSyncDevice(s_, fa_.ops_);
   } else if (summary.syncs_legacy) {
@@ -228,6 +254,11 @@ void TransferWalker::ApplySummary(const clang::CallExpr* call, const FunctionSum
     }
     Issue(op);
     if (!queued.only_if.empty()) GuardByQuery(op, queued, call);
+  }
+  // Recorded after the work it left queued, which the record then holds.
+  for (const auto& [event, stream] : summary.records) {
+    const Symbol e = Sym(Arg(call, event));
+    if (!e.empty()) RecordEvent(s_, e.key, StreamSym(Arg(call, stream)), Loc(call->getBeginLoc()), fa_.ops_);
   }
 }
 

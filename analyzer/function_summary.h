@@ -11,6 +11,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/trace_record.h"
@@ -52,9 +53,15 @@ struct FunctionSummary {
   std::vector<SummaryOp> leaves_queued;
   // A pointer-location query of this parameter (pointer_query.h); -1: none.
   int query_param = -1;
+  // Event parameters it records on stream parameters, capturing the work the
+  // caller queued there (event, stream), and stream parameters it makes wait
+  // for event parameters (stream, event): wrappers of cudaEventRecord and
+  // cudaStreamWaitEvent in another file (popsift's).
+  std::vector<std::pair<int, int>> records;
+  std::vector<std::pair<int, int>> waits;
   bool empty() const {
     return synced_stream_params.empty() && !syncs_device && !syncs_legacy && leaves_queued.empty() &&
-           query_param < 0;
+           query_param < 0 && records.empty() && waits.empty();
   }
 };
 

@@ -46,9 +46,14 @@ bool IsStreamType(clang::QualType t) {
   return name == "cudaStream_t" || name == "struct CUstream_st *" || name == "CUstream";
 }
 
+bool IsEventType(clang::QualType t) {
+  const std::string name = t.getNonReferenceType().getUnqualifiedType().getAsString();
+  return name == "cudaEvent_t" || name == "struct CUevent_st *" || name == "CUevent";
+}
+
 bool IsHandleType(clang::QualType t) {
   const std::string name = t.getNonReferenceType().getUnqualifiedType().getAsString();
-  return IsStreamType(t) || name == "cudaEvent_t" || name == "cudaGraph_t" || name == "cudaGraphExec_t";
+  return IsStreamType(t) || IsEventType(t) || name == "cudaGraph_t" || name == "cudaGraphExec_t";
 }
 
 bool IsIterator(clang::QualType t) {

@@ -46,6 +46,7 @@ std::string PointeeText(const Symbol& s);
 bool IsStreamType(clang::QualType t);
 // Opaque CUDA handles: copied by value, never buffers.
 bool IsHandleType(clang::QualType t);
+bool IsEventType(clang::QualType t);
 bool IsStdVector(clang::QualType t);
 // A class whose name says it is an iterator (std::vector's, and the like).
 bool IsIterator(clang::QualType t);

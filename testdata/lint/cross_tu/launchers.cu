@@ -66,3 +66,6 @@ void fetch_results(float* dst, const float* src, int n) {
     cudaMemcpyAsync(dst, src, n * sizeof(float), cudaMemcpyDeviceToDevice, g_results_stream);
   }
 }
+
+void record_on(cudaEvent_t ev, cudaStream_t s) { cudaEventRecord(ev, s); }
+void wait_on(cudaEvent_t ev, cudaStream_t s) { cudaStreamWaitEvent(s, ev, 0); }

@@ -15,3 +15,8 @@ int device_of(const void* p);
 // copies n floats of src into dst on a stream of its own: waits when dst is host
 // memory, leaves the copy queued when it is device memory
 void fetch_results(float* dst, const float* src, int n);
+
+// Event wrappers (popsift's common/debug_macros.cu): a record and a wait the
+// summaries carry to the caller.
+void record_on(cudaEvent_t ev, cudaStream_t s);
+void wait_on(cudaEvent_t ev, cudaStream_t s);

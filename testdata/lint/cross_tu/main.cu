@@ -87,3 +87,33 @@ void racy_fetch_then_read_other(float* results, const float* d, const float* pro
   fetch_results(results, d, n);
   read_back(out, results, probe, n, s);  // expected-warning:3{{host-device-race}}{{queued by `fetch_results`}}
 }
+
+__global__ void fill_in(float* p, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = i; }
+
+// Ordered through the event wrappers of launchers.cu: record after produce on
+// s1, s2 waits for it before consume.
+void fixed_event_wrappers(float* a, float* b, int n, cudaStream_t s1, cudaStream_t s2, cudaEvent_t ev) {
+  fill_in<<<(n + 255) / 256, 256, 0, s1>>>(a, n);
+  record_on(ev, s1);
+  wait_on(ev, s2);
+  consume<<<(n + 255) / 256, 256, 0, s2>>>(a, b, n);
+}
+
+// The record comes before fill_in (it holds none of it); a later record on s2
+// orders s3's write of `b` after consume, and nothing orders s1 after s2.
+void racy_event_wrappers(float* a, float* b, int n, cudaEvent_t ev) {
+  cudaStream_t s1, s2, s3;
+  cudaStreamCreate(&s1);
+  cudaStreamCreate(&s2);
+  cudaStreamCreate(&s3);
+  record_on(ev, s1);
+  fill_in<<<(n + 255) / 256, 256, 0, s1>>>(a, n);
+  wait_on(ev, s2);
+  consume<<<(n + 255) / 256, 256, 0, s2>>>(a, b, n);  // expected-warning:3{{cross-stream-race}}
+  cudaEvent_t done;
+  cudaEventCreate(&done);
+  record_on(done, s2);
+  wait_on(done, s3);
+  fill_in<<<(n + 255) / 256, 256, 0, s3>>>(b, n);
+  fill_in<<<(n + 255) / 256, 256, 0, s1>>>(a, n);  // expected-warning:3{{cross-stream-race}}{{write-after-read}}
+}
