@@ -15,43 +15,6 @@
 namespace streamcheck::lint {
 namespace {
 
-enum class Nullness { kNull, kNonNull };
-
-// A pointer bound to `&x` (a helper's parameter given the address of the
-// caller's variable) is never null; one bound to a null constant always is.
-std::optional<Nullness> NullnessOf(const clang::Expr* e, const Bindings& b, const clang::ASTContext& ast) {
-  if (!e->getType()->isPointerType() && !e->getType()->isNullPtrType()) return std::nullopt;
-  const Symbol sym = SymbolOf(e, b, ast);
-  if (sym.key == "#0") return Nullness::kNull;
-  if (sym.key.rfind("&", 0) == 0) return Nullness::kNonNull;
-  return std::nullopt;
-}
-
-// The value of a branch condition when the bindings decide it: the
-// optional out-parameter of a helper (`if (out != NULL) *out = p;`) taken or
-// not at each call site.
-std::optional<bool> KnownCondition(const clang::Expr* cond, const Bindings& b, const clang::ASTContext& ast) {
-  if (cond == nullptr) return std::nullopt;
-  cond = cond->IgnoreParens();
-  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(cond); u != nullptr && u->getOpcode() == clang::UO_LNot) {
-    const std::optional<bool> inner = KnownCondition(u->getSubExpr(), b, ast);
-    return inner ? std::optional<bool>(!*inner) : std::nullopt;
-  }
-  if (const auto* bin = llvm::dyn_cast<clang::BinaryOperator>(cond);
-      bin != nullptr && (bin->getOpcode() == clang::BO_EQ || bin->getOpcode() == clang::BO_NE)) {
-    const std::optional<Nullness> l = NullnessOf(bin->getLHS(), b, ast);
-    const std::optional<Nullness> r = NullnessOf(bin->getRHS(), b, ast);
-    if (!l || !r || (*l == Nullness::kNonNull && *r == Nullness::kNonNull)) return std::nullopt;
-    return (*l == *r) == (bin->getOpcode() == clang::BO_EQ);
-  }
-  const clang::Expr* value = cond->IgnoreImpCasts();
-  if (const std::optional<Nullness> n = NullnessOf(value, b, ast)) return *n == Nullness::kNonNull;
-  // A flag parameter bound to a constant at the call (`compute(&st, d, n, true)`).
-  if (!value->getType()->isPointerType()) {
-    if (const std::optional<int64_t> v = ValueOf(value, b, ast)) return *v != 0;
-  }
-  return std::nullopt;
-}
 
 
 // The reachable blocks of a CFG grouped into strongly connected components
@@ -304,15 +267,10 @@ class FunctionAnalyzer::CfgRun {
     if (!st.reached) return st;
     LeavePollingLoop(pred, succ, st);
     const auto* cond = llvm::dyn_cast_or_null<clang::Expr>(pred->getTerminatorCondition());
-    if (pred->succ_size() == 2) {
-      if (const std::optional<bool> known = KnownCondition(cond, frame_.bindings, fa_.ast_)) {
-        const clang::CFGBlock* never = *(pred->succ_begin() + (*known ? 1 : 0));
-        if (never == succ) return FlowState{};
-      }
-    }
     if (pred->succ_size() != 2) return st;
     const bool edge_true = *pred->succ_begin() == succ;
-    // A test of variables this path knows the values of goes one way only.
+    // A test the bindings (a helper's flag or out-parameter as its call site
+    // gives it) or the values this path knows decide goes one way only.
     const KnownScope scope{frame_.bindings, fa_.ast_, st.known_values, st.aliases};
     if (const std::optional<bool> known = KnownTruth(cond, scope); known && *known != edge_true) return FlowState{};
     LearnFromCondition(cond, edge_true, scope, &st.known_values);

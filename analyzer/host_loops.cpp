@@ -213,31 +213,13 @@ bool PointerOf(const clang::Expr* e, const CountedLoop& l, clang::ASTContext& as
     *bytes = Affine{};
     return true;
   }
-  const clang::Expr* base = nullptr;
-  const clang::Expr* index = nullptr;
-  std::optional<int64_t> element;
-  int sign = 1;
-  if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e);
-      b != nullptr && (b->getOpcode() == clang::BO_Add || b->getOpcode() == clang::BO_Sub)) {
-    base = b->getLHS();
-    index = b->getRHS();
-    if (!base->getType()->isPointerType()) std::swap(base, index);
-    if (!base->getType()->isPointerType() || !index->getType()->isIntegerType()) return false;
-    element = PointeeBytes(base->getType(), ast);
-    if (b->getOpcode() == clang::BO_Sub) sign = -1;
-  } else if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e);
-             u != nullptr && u->getOpcode() == clang::UO_AddrOf) {
-    const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens());
-    if (sub == nullptr || !sub->getBase()->getType()->isPointerType()) return false;
-    base = sub->getBase();
-    index = sub->getIdx();
-    element = PointeeBytes(base->getType(), ast);
-  } else {
-    return false;
-  }
+  const std::optional<PointerSplit> split = SplitPointer(e);
+  if (!split) return false;
+  const std::optional<int64_t> element = PointeeBytes(split->base->getType(), ast);
+  const int sign = split->minus ? -1 : 1;
   if (!element) return false;
-  const std::optional<Affine> i = AffineOf(index, l, ast, depth + 1);
-  if (!i || !PointerOf(base, l, ast, depth + 1, root, bytes)) return false;
+  const std::optional<Affine> i = AffineOf(split->index, l, ast, depth + 1);
+  if (!i || !PointerOf(split->base, l, ast, depth + 1, root, bytes)) return false;
   int64_t per = 0, c = 0;
   if (__builtin_mul_overflow(i->per_counter, sign * *element, &per) ||
       __builtin_mul_overflow(i->constant, sign * *element, &c) ||
@@ -275,23 +257,10 @@ bool MovesByUnknown(const clang::Expr* e, const CountedLoop& l, clang::ASTContex
            DeclaredIn(var, l.loop->getBody(), ast) && !ChangesIn(var, l.loop->getBody()) &&
            MovesByUnknown(var->getInit(), l, ast, depth + 1);
   }
-  const clang::Expr* base = nullptr;
-  const clang::Expr* index = nullptr;
-  if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e);
-      b != nullptr && (b->getOpcode() == clang::BO_Add || b->getOpcode() == clang::BO_Sub)) {
-    base = b->getLHS();
-    index = b->getRHS();
-    if (!base->getType()->isPointerType()) std::swap(base, index);
-  } else if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e);
-             u != nullptr && u->getOpcode() == clang::UO_AddrOf) {
-    if (const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens())) {
-      base = sub->getBase();
-      index = sub->getIdx();
-    }
-  }
-  if (base == nullptr || !base->getType()->isPointerType() || !index->getType()->isIntegerType()) return false;
-  if (!AffineOf(index, l, ast, depth + 1) && ReadsCounter(index, l, ast, 0)) return true;
-  return MovesByUnknown(base, l, ast, depth + 1);
+  const std::optional<PointerSplit> split = SplitPointer(e);
+  if (!split) return false;
+  if (!AffineOf(split->index, l, ast, depth + 1) && ReadsCounter(split->index, l, ast, 0)) return true;
+  return MovesByUnknown(split->base, l, ast, depth + 1);
 }
 
 // A `for` loop around an expression, and where in its body the expression is.
@@ -369,6 +338,23 @@ constexpr HostAlgorithm kAlgorithms[] = {
 // clang-format on
 
 }  // namespace
+
+std::optional<PointerSplit> SplitPointer(const clang::Expr* e) {
+  if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e);
+      b != nullptr && (b->getOpcode() == clang::BO_Add || b->getOpcode() == clang::BO_Sub)) {
+    const clang::Expr* base = b->getLHS();
+    const clang::Expr* index = b->getRHS();
+    if (!base->getType()->isPointerType()) std::swap(base, index);
+    if (!base->getType()->isPointerType() || !index->getType()->isIntegerType()) return std::nullopt;
+    return PointerSplit{base, index, b->getOpcode() == clang::BO_Sub};
+  }
+  if (const auto* u = llvm::dyn_cast<clang::UnaryOperator>(e); u != nullptr && u->getOpcode() == clang::UO_AddrOf) {
+    const auto* sub = llvm::dyn_cast<clang::ArraySubscriptExpr>(u->getSubExpr()->IgnoreParens());
+    if (sub == nullptr || !sub->getBase()->getType()->isPointerType()) return std::nullopt;
+    return PointerSplit{sub->getBase(), sub->getIdx(), false};
+  }
+  return std::nullopt;
+}
 
 void CollectLoopCounters(const clang::Stmt* body, const clang::ASTContext& ast, LoopCounters* counters) {
   CounterCollector(ast, counters).TraverseStmt(const_cast<clang::Stmt*>(body));

@@ -21,6 +21,15 @@ class Stmt;
 
 namespace streamcheck::lint {
 
+// A pointer written as `base + index`, `base - index` or `&base[index]`;
+// none for any other shape.
+struct PointerSplit {
+  const clang::Expr* base;
+  const clang::Expr* index;
+  bool minus;
+};
+std::optional<PointerSplit> SplitPointer(const clang::Expr* e);
+
 // Counters declared by a `for` statement's initializer with a constant start
 // and stepped up by ++/+= a positive constant (LoopCounters, symbolic.h).
 void CollectLoopCounters(const clang::Stmt* body, const clang::ASTContext& ast, LoopCounters* counters);

@@ -49,6 +49,11 @@ std::optional<KnownValue> Evaluate(const clang::Expr* e, const KnownScope& scope
       return KnownValue{0};
     }
   }
+  // A helper's pointer parameter bound to the caller's `&x` (an optional
+  // out-parameter given) is never null.
+  if (e->getType()->isPointerType() && SymbolOf(e, scope.bindings, scope.ast).key.rfind("&", 0) == 0) {
+    return KnownValue{};
+  }
   if (llvm::isa<clang::DeclRefExpr>(e) || llvm::isa<clang::MemberExpr>(e)) {
     if (!IsScalar(e->getType())) return std::nullopt;
     return LookUp(SymbolOf(e, scope.bindings, scope.ast), scope);

@@ -1,8 +1,11 @@
 // Values a path knows variables hold: a constant stored in them (`c->stage =
 // 0`, or a helper's parameter bound to 0 stored in a field), or found not
-// null by a test it passed (`if (p == NULL) exit(1);`). A later test of them
-// then goes the one way it can: the branch behind a configuration field a
-// setter fixed, the NULL path of memory from an allocator that exits on NULL.
+// null by a test it passed (`if (p == NULL) exit(1);`); and the values an
+// inlined helper's parameters are bound to (a flag given as `true`, an
+// out-parameter given as `&x`, or as NULL). A later test of them then goes
+// the one way it can: the branch behind a configuration field a setter
+// fixed, the NULL path of memory from an allocator that exits on NULL, a
+// helper's optional out-parameter at each call site.
 // Keys are those of SymbolOf; what a variable's write forgets is ForgetFacts'
 // (stream_state.h), with the conditions the path took.
 #pragma once

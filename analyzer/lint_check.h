@@ -98,11 +98,14 @@ class CheckContext {
     explicit operator bool() const { return helper != nullptr; }
   };
   OwnCall OwnCallOf(const std::string& context_a, const std::string& context_b) const;
-  // Where a side at `inner` of `context` is told: in the own call's body,
-  // else at `outer`, its place in the analysed function.
+  // Where something at `inner` of `context` is told: in the own call's body
+  // when it lies in that call (a finding's sides always do; where its buffer
+  // was allocated or its timed region began may not), else at `outer`, its
+  // place in the analysed function.
   clang::SourceLocation At(const OwnCall& own, const std::string& context, clang::SourceLocation inner,
                            clang::SourceLocation outer) const {
-    return own ? LocIn(own.call, context, inner) : outer;
+    const bool inside = own && context.compare(0, own.call.size(), own.call) == 0;
+    return inside ? LocIn(own.call, context, inner) : outer;
   }
   // Notes pointing into an inlined helper, when the op came from one.
   void NoteHelper(LintDiagnostic& d, const std::string& helper, clang::SourceLocation inner,

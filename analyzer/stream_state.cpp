@@ -693,8 +693,7 @@ void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops) {
   for (auto it = s.guarded.begin(); it != s.guarded.end();) {
     it->second.ops.erase(op.id);
     it->second.timed.erase(op.id);
-    it = it->second.ops.empty() && it->second.events.empty() && it->second.timed.empty() ? s.guarded.erase(it)
-                                                                                          : std::next(it);
+    it = it->second.empty() ? s.guarded.erase(it) : std::next(it);
   }
 }
 
@@ -794,8 +793,7 @@ void RecordEvent(FlowState& s, const std::string& event, const Symbol& stream, c
   // A condition's later edge says nothing of the new record.
   for (auto it = s.guarded.begin(); it != s.guarded.end();) {
     it->second.events.erase(event);
-    it = it->second.ops.empty() && it->second.events.empty() && it->second.timed.empty() ? s.guarded.erase(it)
-                                                                                          : std::next(it);
+    it = it->second.empty() ? s.guarded.erase(it) : std::next(it);
   }
 }
 

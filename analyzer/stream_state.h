@@ -204,6 +204,7 @@ struct FlowState {
     OpSet ops;
     std::set<std::string> events;  // in events_host_complete on the other value's paths
     OpSet timed;                   // in since_clock on this value's paths only (a clock read on the other's)
+    bool empty() const { return ops.empty() && events.empty() && timed.empty(); }
     std::vector<std::string> vars;  // what the condition reads, as in Fact
     bool operator==(const Guard&) const = default;
   };

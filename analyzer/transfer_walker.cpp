@@ -335,9 +335,8 @@ std::vector<LoopStride> TransferWalker::UnknownStridesAt(clang::SourceLocation a
   const clang::Expr* e = pointer;
   for (int hops = 0; e != nullptr && hops < 8; ++hops) {
     e = e->IgnoreParenCasts();
-    if (const auto* b = llvm::dyn_cast<clang::BinaryOperator>(e);
-        b != nullptr && (b->getOpcode() == clang::BO_Add || b->getOpcode() == clang::BO_Sub)) {
-      e = b->getLHS()->getType()->isPointerType() ? b->getLHS() : b->getRHS();
+    if (const std::optional<PointerSplit> split = SplitPointer(e)) {
+      e = split->base;
       continue;
     }
     const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e);

@@ -38,8 +38,7 @@ void Report(const DeviceOp& copy, const BufferAccess& host_side, const Touch& to
   const clang::SourceLocation copy_at = ctx.At(own, copy.context, copy.inner_loc, copy.loc);
   if (it != s.buffers.end() && it->second.allocated.isValid()) {
     const BufferInfo& b = it->second;
-    const bool allocated_inside = own && b.context.compare(0, own.call.size(), own.call) == 0;
-    ctx.Note(d, allocated_inside ? ctx.LocIn(own.call, b.context, b.allocated_inner) : b.allocated,
+    ctx.Note(d, ctx.At(own, b.context, b.allocated_inner, b.allocated),
              "`" + name + "` is pageable: allocate it with cudaMallocHost or register it with cudaHostRegister");
   }
   ctx.NoteHelper(d, copy.helper, copy.inner_loc, copy_at, copy.what);

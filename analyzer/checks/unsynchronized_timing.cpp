@@ -23,8 +23,7 @@ void UnsynchronizedTimingCheck::OnHostClock(const ClockRead& read, const FlowSta
     d.finding.kind = FindingKind::kUnsynchronizedTiming;
     d.finding.reason = "asynchronous work returns to the host before it finishes";
     d.finding.accesses.push_back(ctx.HostSide(at, AccessMode::kRead, read.api, "clock"));
-    const bool started_inside = own && before.clock_context.compare(0, own.call.size(), own.call) == 0;
-    ctx.Note(d, started_inside ? ctx.LocIn(own.call, before.clock_context, before.clock_inner_loc) : before.clock_loc,
+    ctx.Note(d, ctx.At(own, before.clock_context, before.clock_inner_loc, before.clock_loc),
              "the timed region starts here");
     ctx.Note(d, ctx.At(own, op.context, op.inner_loc, op.loc), "asynchronous work issued here");
     if (own) ctx.MoveIntoHelper(d, at, read.loc, own.helper->helper);  // after the notes: one place for all calls
