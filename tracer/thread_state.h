@@ -54,6 +54,10 @@ struct ThreadState {
   // The host function this thread's cudaLaunchHostFunc / cudaStreamAddCallback
   // in progress follows, between the call's entry and exit (host_func_trampoline.h).
   void* host_func_run = nullptr;
+  // Followed host functions running on this thread (a driver thread), between
+  // their kHostFuncBegin and kHostFuncEnd: guard faults there are the
+  // program's (host_guards.cpp).
+  int followed_host_functions = 0;
   // The graph host-node call in progress on this thread (graph_host_nodes.cpp).
   struct GraphHostNodeCall {
     bool active = false;  // between a host-node call's runtime entry and exit

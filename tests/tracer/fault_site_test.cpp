@@ -126,5 +126,29 @@ TEST(FaultSite, WhoseCodeMadeTheAccess) {
   EXPECT_EQ(OriginOf(kProgram + 4, inside_cuda, 4, tracer, cuda), FaultOrigin::kProgram);
 }
 
+// A host function the tracer follows runs under its trampoline (the tracer's
+// code, called by CUDA's): its accesses are the program's, which the engine
+// places on the function's own clock. Found on an H100: the racy
+// racing_host_functions and graph_host_node gave no host access at all.
+TEST(FaultSite, AFollowedHostFunctionsAccessIsTheProgramsThoughTheTrampolineIsOnTheStack) {
+  CodeRanges tracer, cuda;
+  tracer.Add(0x1000, 0x2000);
+  cuda.Add(0x5000, 0x6000);
+  constexpr uint64_t kHostFunction = 0x9000, kHandler = 0x1100, kTrampoline = 0x1800, kDriverThread = 0x5800;
+  const uint64_t followed[] = {kHandler, kHostFunction, kHostFunction + 0x40, kTrampoline, kDriverThread};
+  EXPECT_EQ(OriginOf(kHostFunction, followed, 5, tracer, cuda, /*in_followed_host_function=*/true),
+            FaultOrigin::kProgram);
+  // Not followed (the trampoline not running): the tracer's frame says whose.
+  EXPECT_EQ(OriginOf(kHostFunction, followed, 5, tracer, cuda), FaultOrigin::kTracer);
+  // Inside it, libc's memcpy faulting is still the function's access...
+  const uint64_t through_libc[] = {kHandler, 0x7100, kHostFunction, kTrampoline, kDriverThread};
+  EXPECT_EQ(OriginOf(0x7100, through_libc, 5, tracer, cuda, true), FaultOrigin::kProgram);
+  // ... but the tracer's own instruction, or a CUDA call the function makes
+  // (which CUDA forbids, yet a query works), are not.
+  EXPECT_EQ(OriginOf(0x1300, followed, 5, tracer, cuda, true), FaultOrigin::kTracer);
+  const uint64_t cuda_inside[] = {kHandler, 0x7100, 0x5100, kHostFunction, kTrampoline, kDriverThread};
+  EXPECT_EQ(OriginOf(0x7100, cuda_inside, 6, tracer, cuda, true), FaultOrigin::kCuda);
+}
+
 }  // namespace
 }  // namespace streamcheck::tracer::host

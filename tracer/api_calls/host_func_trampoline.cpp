@@ -182,6 +182,11 @@ uint32_t HostFuncIdOfThisCall() {
 
 void EmitHostFuncRunRecord(Tracer* t, OpCode op, uint32_t id) {
   if (t == nullptr || !t->OwnsThisProcess()) return;
+  // Between the two records the thread runs the program's function: a guard
+  // fault there is the program's access, though the trampoline (the
+  // tracer's code) is on the stack (host_guards.cpp, OriginOfFault).
+  int& running = ThisThread().followed_host_functions;
+  if (op == OpCode::kHostFuncEnd && running > 0) --running;
   GuardInternalErrors("a host function's run", [&] {
     std::lock_guard<TracerLock> lock(t->tracer_lock());
     TraceRecord r;
@@ -189,6 +194,7 @@ void EmitHostFuncRunRecord(Tracer* t, OpCode op, uint32_t id) {
     r.id = id;
     t->Emit(r);
   });
+  if (op == OpCode::kHostFuncBegin) ++running;
 }
 
 namespace {

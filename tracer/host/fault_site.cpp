@@ -213,7 +213,7 @@ void CodeRanges::AddObjectsNamed(std::initializer_list<const char*> prefixes) {
 }
 
 FaultOrigin OriginOf(uint64_t pc, const uint64_t* stack, size_t count, const CodeRanges& tracer,
-                     const CodeRanges& cuda) {
+                     const CodeRanges& cuda, bool in_followed_host_function) {
   if (tracer.Contains(pc)) return FaultOrigin::kTracer;
   if (cuda.Contains(pc)) return FaultOrigin::kCuda;
   size_t first = 0;
@@ -222,7 +222,7 @@ FaultOrigin OriginOf(uint64_t pc, const uint64_t* stack, size_t count, const Cod
   // handler's): the first frame of the tracer or of CUDA says whose call it
   // is. Without the faulting frame, only the instruction itself can say.
   for (size_t i = first + 1; i < count; ++i) {
-    if (tracer.Contains(stack[i])) return FaultOrigin::kTracer;
+    if (tracer.Contains(stack[i])) return in_followed_host_function ? FaultOrigin::kProgram : FaultOrigin::kTracer;
     if (cuda.Contains(stack[i])) return FaultOrigin::kCuda;
   }
   return FaultOrigin::kProgram;

@@ -65,7 +65,11 @@ enum class FaultOrigin { kProgram, kTracer, kCuda };
 // `stack`: return addresses of the faulting thread innermost first, the
 // faulting instruction (`pc`) among them (frames before it are the signal
 // handler's own and are skipped; without it, the whole stack counts).
+// `in_followed_host_function`: the thread is running a host function the
+// tracer follows (host_func_trampoline.h, graph_host_nodes.h), called from
+// the tracer's trampoline: the first tracer frame outward is that trampoline,
+// so what lies inside it is the program's (a CUDA frame first is still CUDA's).
 FaultOrigin OriginOf(uint64_t pc, const uint64_t* stack, size_t count, const CodeRanges& tracer,
-                     const CodeRanges& cuda);
+                     const CodeRanges& cuda, bool in_followed_host_function = false);
 
 }  // namespace streamcheck::tracer::host

@@ -238,16 +238,19 @@ std::map<std::string, uint64_t> HostGuards::Counters() const {
 }
 
 // Whose access: the tracer's own reads (on its worker, or from its code),
-// CUDA's (inside a CUDA call, or a host function on the driver's thread:
-// the engine cannot place those, and the calls' own host accesses are
-// modeled from their records), or the program's.
+// CUDA's (inside a CUDA call, or a host function the tracer does not follow,
+// on the driver's thread: the engine cannot place those, and the calls' own
+// host accesses are modeled from their records), or the program's (its own
+// code, and a followed host function's: the engine runs it on its own clock
+// joined to its stream's, runtime/engine_host_funcs.cpp).
 FaultOrigin HostGuards::OriginOfFault(const FaultSite& site) const {
   if (AnalysisWorker::OnWorkerThread()) return FaultOrigin::kTracer;
-  if (const ThreadState* state = internal::t_thread_state; state != nullptr && state->runtime_depth > 0)
-    return FaultOrigin::kCuda;
+  const ThreadState* state = internal::t_thread_state;
+  if (state != nullptr && state->runtime_depth > 0) return FaultOrigin::kCuda;
   uint64_t stack[64];
   const int n = NativeUnwinder::Get().Backtrace(stack, 64, 0);
-  return OriginOf(site.pc, stack, n > 0 ? static_cast<size_t>(n) : 0, tracer_code_, cuda_code_);
+  return OriginOf(site.pc, stack, n > 0 ? static_cast<size_t>(n) : 0, tracer_code_, cuda_code_,
+                  state != nullptr && state->followed_host_functions > 0);
 }
 
 void HostGuards::RecordAccess(const FaultSite& site) {
