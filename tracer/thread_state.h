@@ -11,6 +11,7 @@
 // with room to spare (the test tracer.static_tls_size keeps them so).
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 #include "runtime/ids.h"
@@ -58,6 +59,11 @@ struct ThreadState {
   // their kHostFuncBegin and kHostFuncEnd: guard faults there are the
   // program's (host_guards.cpp).
   int followed_host_functions = 0;
+  // The pages their faults opened, guarded again at their end (host_guards.h,
+  // AfterFollowedHostFunction); written by the fault handler, so a fixed
+  // array: pages beyond it stay open (a later access missed, never a false one).
+  std::array<host::PageSpan, 8> host_function_opened{};
+  uint8_t host_function_opened_count = 0;
   // The graph host-node call in progress on this thread (graph_host_nodes.cpp).
   struct GraphHostNodeCall {
     bool active = false;  // between a host-node call's runtime entry and exit

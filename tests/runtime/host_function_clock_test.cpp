@@ -49,6 +49,19 @@ TEST(HostFunctionClock, TwoCallbacksOfTwoStreamsRace) {
   EXPECT_EQ(fs[0].accesses[1].stream_handle, kS2);
 }
 
+// As the guard pages see it live (tests/tracer/host_guards_test.cpp): a copy
+// on s1 writes the buffer, callback 2 (s2, nothing before it) runs first and
+// races the copy, then callback 1 (after the copy) races callback 2.
+TEST(HostFunctionClock, TheSecondCallbackRacesBothTheCopyAndTheFirst) {
+  TraceBuilder t = TwoStreams();
+  t.OnThread(kMain).Copy(kS1, kPinned, kDev, 64, CopyKind::kDeviceToHost, true).HostFunc(kS1, 1).HostFunc(kS2, 2);
+  t.OnThread(kDriver).HostFuncBegin(2).HostWrite(kPinned, 4).HostFuncEnd(2);
+  t.HostFuncBegin(1).HostWrite(kPinned, 4).HostFuncEnd(1);
+  auto fs = t.Run();
+  ASSERT_EQ(fs.size(), 2u) << Summary(fs);
+  EXPECT_EQ(fs[1].order_gap, "host-functions-not-ordered");
+}
+
 TEST(HostFunctionClock, AnEventOrdersTheCallbacks) {
   auto fs = TwoCallbacksWrite(true).Run();
   EXPECT_TRUE(fs.empty()) << Summary(fs);

@@ -16,10 +16,12 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "runtime/trace/trace_io.h"
 #include "tests/common/fake_driver.h"
+#include "tests/runtime/finding_matchers.h"
 #include "tests/runtime/trace_builder.h"
 #include "tracer/libraries/nccl/nccl_hooks.h"
 #include "tracer/tracer.h"
@@ -102,7 +104,10 @@ class HostGuardsPath : public ::testing::Test {
   }
 
   // The findings a replay of the trace gives, once the tracer has finished.
-  std::vector<Finding> Findings(std::vector<TraceRecord>* host_accesses = nullptr) {
+  // `per_thread_clocks`: as a run's trace says where the preloaded library
+  // orders host threads (not linked here): each thread, and each host
+  // function's run, on a clock of its own.
+  std::vector<Finding> Findings(std::vector<TraceRecord>* host_accesses = nullptr, bool per_thread_clocks = false) {
     tracer_->Finish();
     std::string error;
     auto source = OpenTrace(trace_path_, &error);
@@ -110,6 +115,11 @@ class HostGuardsPath : public ::testing::Test {
     testing::CollectingSink sink;
     Engine engine(&sink);
     TraceRecord r;
+    if (per_thread_clocks) {
+      r.op = OpCode::kHostThreadOrder;
+      r.flags = 1;
+      engine.Process(r);
+    }
     while (source && source->Next(&r) == TraceSource::Status::kRecord) {
       EXPECT_FALSE(r.guards_host_pages);
       if (host_accesses && r.op == OpCode::kHostAccess) host_accesses->push_back(r);
@@ -144,6 +154,66 @@ TEST_F(HostGuardsPath, AHostReadOfAPendingCopysDestinationIsARace) {
   EXPECT_EQ(findings[0].kind, FindingKind::kReadAfterWrite);
   EXPECT_EQ(findings[0].accesses[1].op, "host read");
   EXPECT_EQ(Counters()["host_accesses"], 1u);
+}
+
+void CUDA_CB WriteOne(void* p) { *static_cast<volatile int*>(p) = 1; }
+
+// Two host functions of two streams write the destination of a copy still
+// pending on the first stream, run (as the driver's thread would) second
+// first. A fault inside a followed host function opens the page for that
+// function only: at its end the page is guarded again while the copy is
+// pending, so the other function's write faults too and is judged against
+// it (CUDA programming guide, "Host Functions (Callbacks)": host functions
+// of different streams are not ordered). Fixed: an event orders the streams.
+class HostFunctionGuards : public HostGuardsPath {
+ protected:
+  std::vector<Finding> TwoHostFunctionsWrite(bool ordered, size_t* host_accesses) {
+    HostAlloc(pinned_, 4 * kPage);
+    void* device = DeviceMalloc();
+    CopyAsync(pinned_ + kPage, device, kPage, cudaMemcpyDeviceToHost, kStream);
+    void* target = pinned_ + kPage + 8;
+    cuLaunchHostFunc_params first{reinterpret_cast<CUstream>(kStream), WriteOne, target};
+    Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, "cuLaunchHostFunc", first);
+    if (ordered) {
+      const auto event = reinterpret_cast<CUevent>(0x7200);
+      EventRecord(event, kStream);
+      StreamWaitEvent(kOtherStream, event);
+    }
+    cuLaunchHostFunc_params second{reinterpret_cast<CUstream>(kOtherStream), WriteOne, target};
+    Driver(CUPTI_DRIVER_TRACE_CBID_cuLaunchHostFunc, "cuLaunchHostFunc", second);
+    EXPECT_NE(first.fn, WriteOne) << "not followed";
+    // The driver's one thread: the ordered pair in stream order, the racy
+    // one as CUDA may run it (the second stream has nothing before its function).
+    std::thread([&] {
+      if (ordered) first.fn(first.userData);
+      second.fn(second.userData);
+      if (!ordered) first.fn(first.userData);
+    }).join();
+    std::vector<TraceRecord> accesses;
+    std::vector<Finding> findings = Findings(&accesses, /*per_thread_clocks=*/true);
+    *host_accesses = accesses.size();
+    return findings;
+  }
+};
+
+TEST_F(HostFunctionGuards, TwoHostFunctionsOfTwoStreamsBothFaultAndRace) {
+  size_t host_accesses = 0;
+  const std::vector<Finding> findings = TwoHostFunctionsWrite(/*ordered=*/false, &host_accesses);
+  EXPECT_EQ(host_accesses, 2u);
+  bool functions_race = false, second_races_the_copy = false;
+  for (const Finding& f : findings) {
+    functions_race |= f.order_gap == "host-functions-not-ordered" && f.accesses[0].on_host && f.accesses[1].on_host;
+    second_races_the_copy |= f.rule == "host-device-race" && !f.accesses[0].on_host && f.accesses[1].on_host;
+  }
+  EXPECT_TRUE(functions_race) << testing::Summary(findings);
+  EXPECT_TRUE(second_races_the_copy) << testing::Summary(findings);
+}
+
+TEST_F(HostFunctionGuards, AnEventOrdersTheTwoHostFunctions) {
+  size_t host_accesses = 0;
+  const std::vector<Finding> findings = TwoHostFunctionsWrite(/*ordered=*/true, &host_accesses);
+  EXPECT_EQ(host_accesses, 2u);  // the second faults too: the copy is pending for all the program knows
+  EXPECT_TRUE(findings.empty()) << testing::Summary(findings);
 }
 
 // A locked read-modify-write of a pending copy's destination is the host's

@@ -10,6 +10,7 @@
 
 #include "tracer/api_calls/cuda_call_params.h"
 #include "tracer/api_calls/graph_host_nodes.h"
+#include "tracer/host/host_guards.h"
 #include "tracer/thread_state.h"
 
 namespace streamcheck::tracer {
@@ -186,7 +187,8 @@ void EmitHostFuncRunRecord(Tracer* t, OpCode op, uint32_t id) {
   // fault there is the program's access, though the trampoline (the
   // tracer's code) is on the stack (host_guards.cpp, OriginOfFault).
   int& running = ThisThread().followed_host_functions;
-  if (op == OpCode::kHostFuncEnd && running > 0) --running;
+  if (op == OpCode::kHostFuncEnd && running > 0 && --running == 0)
+    if (host::HostGuards* guards = t->host_guards()) guards->AfterFollowedHostFunction();
   GuardInternalErrors("a host function's run", [&] {
     std::lock_guard<TracerLock> lock(t->tracer_lock());
     TraceRecord r;

@@ -189,6 +189,15 @@ void HostGuards::Resume() {
   suspended.clear();
 }
 
+void HostGuards::AfterFollowedHostFunction() {
+  ThreadState& thread = ThisThread();
+  if (thread.host_function_opened_count == 0) return;
+  const std::vector<PageSpan> opened(thread.host_function_opened.begin(),
+                                     thread.host_function_opened.begin() + thread.host_function_opened_count);
+  thread.host_function_opened_count = 0;
+  if (on()) table_.Resume(opened);
+}
+
 void HostGuards::AfterAnalysis(TraceRecord& r, Engine& engine, bool processed) {
   if (r.guards_host_pages) {
     table_.NoteDeviceWork(processed ? engine.LastDeviceWork() : Engine::DeviceWork{});
@@ -307,6 +316,14 @@ bool HostGuards::OnGuardFault(siginfo_t* info, ucontext_t* context) {
       break;
     case FaultOrigin::kProgram:
       self->RecordAccess(site);
+      if (ThreadState* state = internal::t_thread_state;
+          state != nullptr && state->followed_host_functions > 0 &&
+          state->host_function_opened_count < state->host_function_opened.size()) {
+        const Address page = reinterpret_cast<Address>(info->si_addr) & ~(GuardTable::PageSize() - 1);
+        const uint8_t n = state->host_function_opened_count;
+        if (n == 0 || state->host_function_opened[n - 1].begin != page)  // a read, then a write of one page
+          state->host_function_opened[state->host_function_opened_count++] = {page, page + GuardTable::PageSize()};
+      }
       break;
   }
   return true;

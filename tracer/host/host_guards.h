@@ -62,6 +62,12 @@ class HostGuards {
   // itself (pages kept in the calling thread's state).
   void Suspend(Address begin, uint64_t size);
   void Resume();
+  // At the end of a followed host function, on its thread: the pages its
+  // faults opened are guarded again as their pending work wants, so another
+  // host function not ordered with it (or the program's thread) that touches
+  // them later faults too and is judged against it (a host function's faults
+  // would otherwise open the page for every later access unobserved).
+  void AfterFollowedHostFunction();
   // The preloaded library: the program is about to mprotect or unmap these bytes.
   void ProgramChanged(Address addr, uint64_t size);
 
