@@ -215,7 +215,7 @@ class FunctionAnalyzer::CfgRun {
   CfgRun(FunctionAnalyzer& fa, const clang::FunctionDecl* fn, const clang::CFG& cfg, const FlowState& entry,
          const Frame& frame)
       : fa_(fa), fn_(fn), cfg_(cfg), entry_(entry), frame_(frame), order_(OrderCfg(cfg)),
-        out_(cfg.getNumBlockIDs()), after_iteration_(cfg.getNumBlockIDs()),
+        out_(cfg.getNumBlockIDs()), after_iteration_(cfg.getNumBlockIDs()), last_in_(cfg.getNumBlockIDs()),
         readers_left_(cfg.getNumBlockIDs(), 0) {
     // Blocks read by a later component: a state can go once they are all done.
     for (const auto& component : order_.components) {
@@ -444,6 +444,12 @@ class FunctionAnalyzer::CfgRun {
       for (const clang::CFGBlock* b : component) {
         FlowState in = InState(b);
         if (!in.reached) continue;
+        // The same state in as at the last pass gives the same state out
+        // (a transfer that does not report has no other effect): a loop's
+        // blocks that settled cost a comparison, not their helpers' inlining.
+        FlowState& seen = last_in_[b->getBlockID()];
+        if (pass > 0 && in == seen && !CountedLoop(b)) continue;
+        seen = in;
         settle(out_[b->getBlockID()], Transfer(b, std::move(in), false));
         if (const clang::ForStmt* loop = CountedLoop(b)) {
           FlowState back;
@@ -457,6 +463,7 @@ class FunctionAnalyzer::CfgRun {
       if (!changed) break;
       if (widen) fa_.budget_.widened = true;
     }
+    for (const clang::CFGBlock* b : component) last_in_[b->getBlockID()] = FlowState{};
     if (!report) return;
     for (const clang::CFGBlock* b : component) {
       FlowState in = InState(b);
@@ -492,6 +499,7 @@ class FunctionAnalyzer::CfgRun {
   const CfgOrder order_;
   std::vector<FlowState> out_;
   std::vector<FlowState> after_iteration_;
+  std::vector<FlowState> last_in_;  // SolveLoop: each block's state in at the last pass
   std::vector<int> readers_left_;
   std::vector<int> reads_left_;  // TakeLastRead's count of the same reads
   std::vector<Poll> polls_;

@@ -701,21 +701,24 @@ void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }
 
 namespace {
 
-// Whether a write of `var` (every variable, for "") changes what one of
-// `vars` reads: `t` written covers `t.data_`, `(*t).data_` and `t[i]` read.
-bool WriteCovers(const std::string& var, const std::vector<std::string>& vars) {
-  if (var.empty()) return true;
-  const auto bare = [](const std::string& key) {
+// Whether a write of `var` (every variable, for "") changes what `read`
+// reads: `t` written covers `t.data_`, `(*t).data_` and `t[i]` read. No
+// allocation: it runs for every fact at every write.
+bool WriteCovers(std::string_view var, std::string_view read) {
+  if (var.empty() || read == var) return true;
+  const auto bare = [](std::string_view key) {
     const size_t start = key.find_first_not_of("&*");
-    return start == std::string::npos ? std::string() : key.substr(start);
+    return start == std::string_view::npos ? std::string_view() : key.substr(start);
   };
-  const std::string written = bare(var);
-  for (const std::string& v : vars) {
-    if (v == var) return true;
-    const std::string read = bare(v);
-    if (written.empty() || read.rfind(written, 0) != 0) continue;
-    if (read.size() == written.size() || read[written.size()] == '.' || read[written.size()] == '[') return true;
-  }
+  const std::string_view written = bare(var), bare_read = bare(read);
+  if (written.empty() || !bare_read.starts_with(written)) return false;
+  return bare_read.size() == written.size() || bare_read[written.size()] == '.' || bare_read[written.size()] == '[';
+}
+
+bool WriteCovers(std::string_view var, const std::vector<std::string>& vars) {
+  if (var.empty()) return true;
+  for (const std::string& v : vars)
+    if (WriteCovers(var, v)) return true;
   return false;
 }
 
@@ -735,7 +738,7 @@ void ForgetFacts(FlowState& s, const std::string& var, bool values) {
 
 void ForgetKnownValues(FlowState& s, const std::string& var) {
   if (s.known_values.empty()) return;
-  std::erase_if(s.known_values, [&](const auto& v) { return WriteCovers(var, {v.first}); });
+  std::erase_if(s.known_values, [&](const auto& v) { return WriteCovers(var, std::string_view(v.first)); });
 }
 
 void HostSyncStream(FlowState& s, const std::string& stream, const OpTable& ops) {
