@@ -235,10 +235,21 @@ void TransferWalker::ApplySummary(const clang::CallExpr* call, const FunctionSum
     }
     DeviceOp& op = NewOp(call, queued.api, queued.what + " (queued by `" + summary.name + "`)", stream,
                          "summary#" + std::to_string(i));
+    // An async copy the callee left queued, with the caller's pageable memory
+    // on one side, is what Copy makes of one made here (cuda_api_semantics.cpp):
+    // a pageable source has been read when the call returns, a pageable
+    // destination is staged (pageable-async-copy). The callee could not tell:
+    // to it the buffer was a parameter of unknown memory.
+    const ApiModel* model = FindApi(queued.api);
+    const bool async_copy = model != nullptr && model->kind == ApiKind::kMemcpyAsync;
     for (const SummaryAccess& access : queued.accesses) {
       BufferAccess a;
       a.ref = Buf(Arg(call, access.param));
       if (!a.ref.valid()) continue;
+      if (async_copy && IsPageableHost(Arg(call, access.param))) {
+        if (access.mode == AccessMode::kRead) continue;
+        op.staged_into_pageable = true;
+      }
       if (!access.offset_bytes) {
         a.ref.offset_key += (a.ref.offset_key.empty() ? "" : "+") + std::string("?");
         a.ref.offset_bytes.reset();

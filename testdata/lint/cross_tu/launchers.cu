@@ -69,3 +69,7 @@ void fetch_results(float* dst, const float* src, int n) {
 
 void record_on(cudaEvent_t ev, cudaStream_t s) { cudaEventRecord(ev, s); }
 void wait_on(cudaEvent_t ev, cudaStream_t s) { cudaStreamWaitEvent(s, ev, 0); }
+
+void push_to(float* d, const float* h, int n, cudaStream_t s) {
+  cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s);
+}

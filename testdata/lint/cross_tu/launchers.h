@@ -20,3 +20,7 @@ void fetch_results(float* dst, const float* src, int n);
 // summaries carry to the caller.
 void record_on(cudaEvent_t ev, cudaStream_t s);
 void wait_on(cudaEvent_t ev, cudaStream_t s);
+
+// Copies n floats of h to d on s (darknet's cuda_push_array shape): what h
+// is, the caller knows.
+void push_to(float* d, const float* h, int n, cudaStream_t s);

@@ -3,7 +3,9 @@
 // the waits they do order it.
 #include "launchers.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <vector>
 
 __global__ void consume(const float* in, float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = 2 * in[i]; }
 
@@ -116,4 +118,38 @@ void racy_event_wrappers(float* a, float* b, int n, cudaEvent_t ev) {
   wait_on(done, s3);
   fill_in<<<(n + 255) / 256, 256, 0, s3>>>(b, n);
   fill_in<<<(n + 255) / 256, 256, 0, s1>>>(a, n);  // expected-warning:3{{cross-stream-race}}{{write-after-read}}
+}
+
+// A pageable source of another file's async copy has been read when the
+// call returns (staged), as one made here: freeing it then is fine. A pinned
+// one is read by the copy when it runs: writing it before is a race.
+void fixed_pageable_source_freed(float* d, int n, cudaStream_t s) {
+  float* h = static_cast<float*>(calloc(n, sizeof(float)));
+  push_to(d, h, n, s);
+  free(h);
+}
+
+void racy_pinned_source_written(float* d, int n, cudaStream_t s) {
+  float* h;
+  cudaMallocHost(&h, n * sizeof(float));
+  push_to(d, h, n, s);
+  h[0] = 1.0f;  // expected-warning:3{{host-device-race}}
+  cudaStreamSynchronize(s);
+  cudaFreeHost(h);
+}
+
+// A pageable destination of another file's async copy is staged: the host
+// reading it unsynchronized is the documented pageable hazard, reported as
+// such (not as a race with a copy that may have run synchronously).
+float racy_pageable_destination_read(const float* d, int n, cudaStream_t s) {
+  std::vector<float> v(n);
+  copy_back(v.data(), d, n, s);  // expected-warning:3{{pageable-async-copy}}
+  return v[0];
+}
+
+float fixed_pageable_destination_read(const float* d, int n, cudaStream_t s) {
+  std::vector<float> v(n);
+  copy_back(v.data(), d, n, s);
+  finish(s);
+  return v[0];
 }
