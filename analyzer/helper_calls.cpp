@@ -166,20 +166,52 @@ void TransferWalker::Call(const clang::CallExpr* call) {
 // them is no longer known to be freed.
 void TransferWalker::ForgetFreedUnder(const clang::CallExpr* call) {
   if (s_.freed.empty()) return;
-  const auto bare = [](const std::string& key) { return key.substr(key.find_first_not_of("&*")); };
   for (const clang::Expr* a : call->arguments()) {
     const clang::QualType type = a->getType();
     if (!type->isPointerType() && !type->isReferenceType() && !type->isRecordType()) continue;
     const Symbol arg = Sym(a);
     if (arg.empty() || arg.key.find_first_not_of("&*") == std::string::npos) continue;
-    const std::string root = bare(arg.key);
-    for (auto it = s_.freed.begin(); it != s_.freed.end();) {
-      const std::string key = bare(it->first);
-      const bool under = key.rfind(root, 0) == 0 &&
-                         (key.size() == root.size() || key[root.size()] == '.' || key[root.size()] == '[');
-      it = under ? s_.freed.erase(it) : std::next(it);
-    }
+    ForgetFreedUnder(arg.key, true);
   }
+}
+
+namespace {
+// Whether `key` names memory reached through `root` (`root->val`, `root[i]`;
+// `root` itself when `itself`).
+bool ReachedThrough(const std::string& key, const std::string& root, bool itself) {
+  const auto bare = [](const std::string& k) {
+    const size_t start = k.find_first_not_of("&*");
+    return start == std::string::npos ? std::string_view() : std::string_view(k).substr(start);
+  };
+  const std::string_view r = bare(root), k = bare(key);
+  if (r.empty() || !k.starts_with(r)) return false;
+  return k.size() == r.size() ? itself : k[r.size()] == '.' || k[r.size()] == '[';
+}
+}  // namespace
+
+// What was freed through `key` (`key->val`, `key[i]`, and `key` itself when
+// `itself`): no longer the same memory once `key` is refilled.
+void TransferWalker::ForgetFreedUnder(const std::string& key, bool itself) {
+  std::erase_if(s_.freed, [&](const auto& f) { return ReachedThrough(f.first, key, itself); });
+}
+
+// `n = n->next` walking a list: the pointer `root` leads elsewhere now. What
+// was freed through it (`n->val`, the section freed in the last iteration) is
+// not what it leads to; a pointer that took its value through it (`s =
+// n->val`) still holds the old object, and becomes a base of its own, freed
+// if that was.
+void TransferWalker::Repoint(const std::string& root) {
+  if (s_.freed.empty()) return;
+  std::vector<std::string> held;
+  for (const auto& [name, ref] : s_.aliases)
+    if (ReachedThrough(ref.base.key, root, false)) held.push_back(name);
+  for (const std::string& name : held) {
+    const std::string base = s_.aliases[name].base.key;
+    s_.aliases.erase(name);
+    if (auto f = s_.freed.find(base); f != s_.freed.end()) s_.freed[name] = f->second;
+    if (auto b = s_.buffers.find(base); b != s_.buffers.end()) s_.buffers[name] = b->second;
+  }
+  ForgetFreedUnder(root, false);
 }
 
 bool TransferWalker::Construct(const clang::Expr* site, const clang::CXXConstructorDecl* ctor,

@@ -574,6 +574,7 @@ void TransferWalker::Assign(const clang::BinaryOperator* b) {
         b->isCompoundAssignmentOp() ? std::nullopt : EvaluateKnown(b->getRHS(), Known());
     if (named) NoteRebound(lhs);
     ForgetFacts(s_, target.key);
+    if (named && !b->isCompoundAssignmentOp() && lhs->getType()->isPointerType()) Repoint(target.key);
     if (stored && HoldsKnownValue(target, lhs->getType()) && target.key[0] != '*') s_.known_values[target.key] = *stored;
   }
   // `*out = p` stores a pointer or handle through an out-parameter: a binding

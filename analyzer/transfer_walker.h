@@ -128,6 +128,8 @@ class TransferWalker {
               const Symbol& this_object);
   void Call(const clang::CallExpr* call);
   void ForgetFreedUnder(const clang::CallExpr* call);
+  void ForgetFreedUnder(const std::string& key, bool itself);
+  void Repoint(const std::string& root);
 
   // cuda_api_semantics.cpp: what each modeled CUDA call does.
   // `part` tells apart several ops one statement issues (a summary's).
