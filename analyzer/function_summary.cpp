@@ -76,6 +76,28 @@ std::string QueryConditionOverParams(const std::string& condition, const std::ma
          std::to_string(it->second) + ")" + condition.substr(after);
 }
 
+// The streams `fn` names by a call of no arguments to a function that is
+// no getter the lint reads through (`get_stream()`): keyed as StreamSym keys
+// them, by the call's text.
+std::map<std::string, std::string> GetterStreams(const clang::FunctionDecl* fn, const Bindings& b,
+                                                 const clang::ASTContext& ast) {
+  std::map<std::string, std::string> out;  // key -> the call as written
+  std::vector<const clang::Stmt*> todo{fn->getBody()};
+  while (!todo.empty()) {
+    const clang::Stmt* s = todo.back();
+    todo.pop_back();
+    if (s == nullptr) continue;
+    const auto* call = llvm::dyn_cast<clang::CallExpr>(s);
+    if (call != nullptr && call->getNumArgs() == 0 && !llvm::isa<clang::CXXMemberCallExpr>(call) &&
+        IsStreamType(call->getType()) && SymbolOf(call, b, ast).empty()) {
+      const std::string text = TextOf(call, ast);
+      out.emplace("?" + text, text);
+    }
+    for (const clang::Stmt* child : s->children()) todo.push_back(child);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::FunctionDecl* fn) {
@@ -127,6 +149,9 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
   entry.streams[nonblocking.key] = StreamInfo{StreamKind::kNonBlocking, false, {}};
   const int blocking_probe = probe(&blocking, blocking);
   const int nonblocking_probe = probe(&nonblocking, nonblocking);
+  const std::map<std::string, std::string> getters = GetterStreams(fn, top.bindings, ast_);
+  std::map<std::string, int> getter_probes;
+  for (const auto& [key, text] : getters) getter_probes[key] = probe(&getters.at(key), Symbol{key, text});
 
   const FlowState exit = RunCfg(fn, entry, top, /*report=*/false);
   FunctionSummary summary;
@@ -147,6 +172,9 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
       if (AfterSet(exit, stream_key).count(event_probe) != 0) summary.waits.emplace_back(stream_param, event_param);
     }
   }
+  for (const auto& [key, id] : getter_probes) {
+    if (exit.pending.count(id) == 0) summary.synced_getter_streams.push_back(key);
+  }
   summary.syncs_device = exit.pending.count(nonblocking_probe) == 0;
   summary.syncs_legacy = !summary.syncs_device && exit.pending.count(blocking_probe) == 0;
   for (int id : exit.pending) {
@@ -159,6 +187,9 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
       queued.stream_param = it->second;
     } else if (op.stream.key == kLegacyStream || op.stream.key == kPerThreadStream) {
       queued.stream = op.stream.key;
+    } else if (getters.count(op.stream.key) != 0) {
+      queued.stream = op.stream.key;
+      queued.stream_text = op.stream.text;
     }
     // Only accesses to what the caller passed in can meet the caller's work.
     for (const BufferAccess& a : op.accesses) {
@@ -210,6 +241,7 @@ std::string TransferWalker::RangeAtCall(const std::string& range, const clang::C
 
 void TransferWalker::ApplySummary(const clang::CallExpr* call, const FunctionSummary& summary) {
   for (int param : summary.synced_stream_params) HostSyncStream(s_, StreamSym(Arg(call, param)).key, fa_.ops_);
+  for (const std::string& getter : summary.synced_getter_streams) HostSyncStream(s_, getter, fa_.ops_);
   for (const auto& [stream, event] : summary.waits) {
     const Symbol e = Sym(Arg(call, event));
     if (!e.empty()) StreamWaitEvent(s_, StreamSym(Arg(call, stream)).key, e.key);
@@ -227,6 +259,8 @@ void TransferWalker::ApplySummary(const clang::CallExpr* call, const FunctionSum
     } else if (queued.stream == kLegacyStream || queued.stream == kPerThreadStream) {
       stream = queued.stream == kLegacyStream ? Symbol{kLegacyStream, "the legacy default stream"}
                                               : Symbol{kPerThreadStream, "the per-thread default stream"};
+    } else if (!queued.stream.empty()) {
+      stream = Symbol{queued.stream, queued.stream_text};  // a getter's, the same wherever it is called
     } else {
       // A stream of the callee's own: distinct from the caller's, unknown otherwise.
       char site[32];

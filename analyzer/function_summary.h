@@ -33,7 +33,10 @@ struct SummaryAccess {
 // Work the function leaves queued when it returns.
 struct SummaryOp {
   int stream_param = -1;  // on the stream given as this parameter,
-  std::string stream;     // else on this one: kLegacyStream, kPerThreadStream, or "" (one of its own)
+  // else on this one: kLegacyStream, kPerThreadStream, a getter's (`?get_stream()`:
+  // FunctionSummary::synced_getter_streams), or "" (one of its own)
+  std::string stream;
+  std::string stream_text;  // a getter's: the call as written
   std::string api;
   std::string what;
   std::vector<SummaryAccess> accesses;
@@ -50,6 +53,13 @@ struct FunctionSummary {
   std::vector<int> synced_stream_params;  // waits for the work queued on these
   bool syncs_device = false;              // cudaDeviceSynchronize, cudaFree, ...
   bool syncs_legacy = false;              // waits for the legacy stream (and so every blocking stream)
+  // Streams it names by a call of no arguments (`get_stream()`, darknet's
+  // get_cuda_stream) that it waits for. The lint keys such a stream by the
+  // call's text (TransferWalker::StreamSym), the same in every file, so a
+  // wait here meets the caller's work there. (A "getter" returning a new
+  // stream at each call is then taken for one stream: races between them
+  // are missed, none made up.)
+  std::vector<std::string> synced_getter_streams;
   std::vector<SummaryOp> leaves_queued;
   // A pointer-location query of this parameter (pointer_query.h); -1: none.
   int query_param = -1;
@@ -60,7 +70,8 @@ struct FunctionSummary {
   std::vector<std::pair<int, int>> records;
   std::vector<std::pair<int, int>> waits;
   bool empty() const {
-    return synced_stream_params.empty() && !syncs_device && !syncs_legacy && leaves_queued.empty() &&
+    return synced_stream_params.empty() && synced_getter_streams.empty() && !syncs_device && !syncs_legacy &&
+           leaves_queued.empty() &&
            query_param < 0 && records.empty() && waits.empty();
   }
 };

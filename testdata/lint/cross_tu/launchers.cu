@@ -73,3 +73,18 @@ void wait_on(cudaEvent_t ev, cudaStream_t s) { cudaStreamWaitEvent(s, ev, 0); }
 void push_to(float* d, const float* h, int n, cudaStream_t s) {
   cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, s);
 }
+
+cudaStream_t shared_stream() {
+  static cudaStream_t stream = nullptr;
+  if (stream == nullptr) cudaStreamCreate(&stream);
+  return stream;
+}
+
+void push_on_shared(float* d, const float* h, int n) {
+  cudaMemcpyAsync(d, h, n * sizeof(float), cudaMemcpyHostToDevice, shared_stream());
+}
+
+void pull_on_shared(float* h, const float* d, int n) {
+  cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, shared_stream());
+  cudaStreamSynchronize(shared_stream());
+}

@@ -24,3 +24,9 @@ void wait_on(cudaEvent_t ev, cudaStream_t s);
 // Copies n floats of h to d on s (darknet's cuda_push_array shape): what h
 // is, the caller knows.
 void push_to(float* d, const float* h, int n, cudaStream_t s);
+
+// One stream behind a getter of no arguments (darknet's get_cuda_stream),
+// made on first use; a push and a pull on it, the pull waiting for it.
+cudaStream_t shared_stream();
+void push_on_shared(float* d, const float* h, int n);
+void pull_on_shared(float* h, const float* d, int n);

@@ -153,3 +153,25 @@ float fixed_pageable_destination_read(const float* d, int n, cudaStream_t s) {
   finish(s);
   return v[0];
 }
+
+// The getter's stream is one stream in every file: the pull waits for it,
+// so for the push before it too. Without the pull the push is pending.
+float fixed_round_trip_on_getter_stream(float* d, int n) {
+  float* h;
+  cudaMallocHost(&h, n * sizeof(float));
+  push_on_shared(d, h, n);
+  pull_on_shared(h, d, n);
+  h[0] = 0.0f;
+  const float first = h[1];
+  cudaFreeHost(h);
+  return first;
+}
+
+void racy_push_on_getter_stream(float* d, int n) {
+  float* h;
+  cudaMallocHost(&h, n * sizeof(float));
+  push_on_shared(d, h, n);
+  h[0] = 0.0f;  // expected-warning:3{{host-device-race}}
+  cudaStreamSynchronize(shared_stream());
+  cudaFreeHost(h);
+}
