@@ -172,6 +172,11 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
       if (AfterSet(exit, stream_key).count(event_probe) != 0) summary.waits.emplace_back(stream_param, event_param);
     }
   }
+  if (exit.returned && exit.returned->ref.offset_key.empty() && pointer_params.count(exit.returned->ref.base.key) == 0) {
+    if (auto made = exit.buffers.find(exit.returned->ref.base.key); made != exit.buffers.end()) {
+      summary.returns_new = made->second.kind;
+    }
+  }
   for (const auto& [key, id] : getter_probes) {
     if (exit.pending.count(id) == 0) summary.synced_getter_streams.push_back(key);
   }

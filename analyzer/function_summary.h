@@ -51,6 +51,9 @@ struct SummaryOp {
 struct FunctionSummary {
   std::string name;
   std::vector<int> synced_stream_params;  // waits for the work queued on these
+  // Returns a fresh allocation of this kind (darknet's xcalloc, a wrapper of
+  // calloc that exits on NULL; cuda_make_host_array's cudaMallocHost).
+  std::optional<MemoryKind> returns_new;
   bool syncs_device = false;              // cudaDeviceSynchronize, cudaFree, ...
   bool syncs_legacy = false;              // waits for the legacy stream (and so every blocking stream)
   // Streams it names by a call of no arguments (`get_stream()`, darknet's
@@ -71,7 +74,7 @@ struct FunctionSummary {
   std::vector<std::pair<int, int>> waits;
   bool empty() const {
     return synced_stream_params.empty() && synced_getter_streams.empty() && !syncs_device && !syncs_legacy &&
-           leaves_queued.empty() &&
+           leaves_queued.empty() && !returns_new &&
            query_param < 0 && records.empty() && waits.empty();
   }
 };

@@ -439,6 +439,14 @@ void TransferWalker::Bind(const std::string& key, clang::QualType type, const cl
           NoteAllocation(key, MemoryKind::kPageableHost, fd->getName().str(), loc);
           return;
         }
+        // An allocator of another file (its summary says what it returns).
+        if (!fd->isDefined() && fa_.options_.summaries != nullptr) {
+          auto it = fa_.options_.summaries->find(fa_.Usr(fd));
+          if (it != fa_.options_.summaries->end() && it->second.returns_new) {
+            NoteAllocation(key, *it->second.returns_new, fd->getName().str(), loc);
+            return;
+          }
+        }
       }
     }
     const BufferRef r = Buf(init);

@@ -1,6 +1,8 @@
 // The helpers main.cu calls (see launchers.h), and a race of this file's own.
 #include "launchers.h"
 
+#include <cstdlib>
+
 __global__ void produce(float* out, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) out[i] = i; }
 
 void launch_produce(float* d, int n, cudaStream_t s) { produce<<<(n + 255) / 256, 256, 0, s>>>(d, n); }
@@ -87,4 +89,16 @@ void push_on_shared(float* d, const float* h, int n) {
 void pull_on_shared(float* h, const float* d, int n) {
   cudaMemcpyAsync(h, d, n * sizeof(float), cudaMemcpyDeviceToHost, shared_stream());
   cudaStreamSynchronize(shared_stream());
+}
+
+float* host_floats(int n) {
+  float* p = static_cast<float*>(calloc(n, sizeof(float)));
+  if (p == nullptr) abort();
+  return p;
+}
+
+float* pinned_floats(int n) {
+  float* p = nullptr;
+  cudaMallocHost(&p, n * sizeof(float));
+  return p;
 }

@@ -30,3 +30,8 @@ void push_to(float* d, const float* h, int n, cudaStream_t s);
 cudaStream_t shared_stream();
 void push_on_shared(float* d, const float* h, int n);
 void pull_on_shared(float* h, const float* d, int n);
+
+// Allocators of another file (darknet's xcalloc, cuda_make_host_array): what
+// they return is a fresh pageable or pinned buffer.
+float* host_floats(int n);
+float* pinned_floats(int n);

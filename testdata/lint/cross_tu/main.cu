@@ -175,3 +175,19 @@ void racy_push_on_getter_stream(float* d, int n) {
   cudaStreamSynchronize(shared_stream());
   cudaFreeHost(h);
 }
+
+// What another file's allocator returns is known: a pageable source is read
+// when the copy's call returns; a pinned one only when the copy runs.
+void fixed_pageable_from_allocator_freed(float* d, int n, cudaStream_t s) {
+  float* h = host_floats(n);
+  push_to(d, h, n, s);
+  free(h);
+}
+
+void racy_pinned_from_allocator_written(float* d, int n, cudaStream_t s) {
+  float* h = pinned_floats(n);
+  push_to(d, h, n, s);
+  h[0] = 1.0f;  // expected-warning:3{{host-device-race}}
+  cudaStreamSynchronize(s);
+  cudaFreeHost(h);
+}
