@@ -153,6 +153,7 @@ class CheckContext {
   // Rule, place and first note of what was emitted, and of what was emitted
   // as a helper's own (MoveIntoHelper): one finding per place for a helper.
   std::set<std::string> places_, helper_places_;
+  std::set<std::string> helper_findings_;  // a helper's own: rule, place and words
   std::map<std::string, HelperCall> helper_calls_;
   int max_findings_ = 0;
   int function_findings_ = 0;
