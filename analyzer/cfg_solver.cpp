@@ -273,6 +273,10 @@ class FunctionAnalyzer::CfgRun {
     // gives it) or the values this path knows decide goes one way only.
     const KnownScope scope{frame_.bindings, fa_.ast_, st.known_values, st.aliases};
     if (const std::optional<bool> known = KnownTruth(cond, scope); known && *known != edge_true) return FlowState{};
+    if (const std::optional<bool> given = fa_.entry_points_.TestOfBoundPointer(cond, fa_.ast_);
+        given && *given != edge_true) {
+      return FlowState{};
+    }
     LearnFromCondition(cond, edge_true, scope, &st.known_values);
     if (!TakeCondition(cond, edge_true, st)) return FlowState{};
     // The left operand of `a && b` found false (of `a || b` true) decides the

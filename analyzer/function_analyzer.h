@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzer/driver_entry_points.h"
 #include "analyzer/function_summary.h"
 #include "analyzer/host_loops.h"
 #include "analyzer/kernel_summary.h"
@@ -107,6 +108,7 @@ class FunctionAnalyzer {
   std::map<const clang::FunctionDecl*, std::string> usrs_;
   std::map<const clang::FunctionDecl*, std::optional<unsigned>> query_params_;
   std::map<const clang::FunctionDecl*, std::unique_ptr<clang::CFG>> cfgs_;
+  DriverEntryPoints entry_points_;
 };
 
 }  // namespace streamcheck::lint

@@ -72,7 +72,12 @@ void TransferWalker::Call(const clang::CallExpr* call) {
     if (followed) return;
     for (const std::string& key : handed) ForgetKnownValues(s_, key);
   });
-  if (fd == nullptr) return;
+  if (fd == nullptr) {
+    // `pfn_cuStreamSynchronize(s)`: a CUDA call through a pointer the driver gave.
+    const std::string through = fa_.entry_points_.CalledThrough(call, ast_);
+    if (const ApiModel* api = through.empty() ? nullptr : FindApi(through)) Api(call, *api, std::string(api->name));
+    return;
+  }
   // A method not followed may change its object (`t.reset()` pointing
   // `t.data_` elsewhere): what was asked of its members is asked again.
   const auto forget_object = [&] {
