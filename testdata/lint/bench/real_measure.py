@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Times the lint against clang on each entry of a compile database (docs/lint.md,
-"Results on real code"; the database from real_mkdb.py).
+"""Times the lint against clang on each entry of a compile database (docs/lint-results.md;
+the database from real_mkdb.py).
 
     real_measure.py LINT PROJECT_DIR OUT.json
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes compile_commands.json for the real projects the lint was measured on
-(docs/lint.md, "Results on real code"), from each project's Makefile flags.
+(docs/lint-results.md), from each project's Makefile flags.
 
     real_mkdb.py PROJECT_DIR {nccl-tests|multi-gpu-programming-models|CUDALibrarySamples|nvbench|faiss|
                               llm.c|popsift|tiny-cuda-nn}
