@@ -110,6 +110,13 @@ std::string CheckContext::StreamCode(const Symbol& stream) {
   return described || stream.text.empty() ? "0" : stream.text;
 }
 
+std::string CheckContext::SyncCode(const Symbol& stream) {
+  const std::string& text = stream.text;
+  const bool code = stream.key != kLegacyStream && stream.key != kPerThreadStream && !text.empty() &&
+                    text.find('`') == std::string::npos && text.rfind("the ", 0) != 0 && text.rfind("a ", 0) != 0;
+  return code ? "cudaStreamSynchronize(" + text + ");" : "cudaDeviceSynchronize();";
+}
+
 FindingAccess CheckContext::DeviceSide(const DeviceOp& op, const BufferAccess& a, const FlowState& s,
                                        const std::string& role) const {
   FindingAccess f;

@@ -121,6 +121,11 @@ class CheckContext {
   // The stream as an argument in suggested code: `s1`, or `0` for a default
   // stream named by an omitted or zero handle.
   static std::string StreamCode(const Symbol& stream);
+  // The call that makes the host wait for `stream`'s work, as a fix-it:
+  // `cudaStreamSynchronize(s);`, or `cudaDeviceSynchronize();` for a default
+  // stream or one the code does not name (a stream a helper of another file
+  // made: "a stream of `push`" is no code).
+  static std::string SyncCode(const Symbol& stream);
 
   // Applies inline suppressions and drops duplicates (loops and inlined
   // helpers reach one statement several times).

@@ -271,27 +271,6 @@ class LintAction : public clang::ASTFrontendAction {
   LintLimits limits_;
 };
 
-// The command without the flags clang's driver does not know (GCC-only
-// options that reach the command through -Xcompiler or a g++ entry), which
-// would otherwise stop the parse with "unknown argument".
-std::vector<std::string> KnownFlags(const std::vector<std::string>& argv, std::vector<std::string>* dropped) {
-  if (argv.empty()) return argv;
-  std::vector<const char*> raw;
-  for (size_t i = 1; i < argv.size(); ++i) raw.push_back(argv[i].c_str());
-  unsigned missing_index = 0, missing_count = 0;
-  const llvm::opt::InputArgList args = clang::getDriverOptTable().ParseArgs(
-      raw, missing_index, missing_count, llvm::opt::Visibility(clang::options::ClangOption));
-  std::set<unsigned> unknown;
-  for (const llvm::opt::Arg* a : args.filtered(clang::options::OPT_UNKNOWN)) {
-    unknown.insert(a->getIndex());
-    dropped->push_back(a->getAsString(args));
-  }
-  std::vector<std::string> out = {argv[0]};
-  for (size_t i = 1; i < argv.size(); ++i) {
-    if (unknown.count(static_cast<unsigned>(i - 1)) == 0) out.push_back(argv[i]);
-  }
-  return out;
-}
 
 // The real file system with the prelude headers laid over it at kPreludeDir,
 // and the source file as clang can parse what nvcc accepts in it (braced
@@ -388,6 +367,28 @@ std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelis
     results[again[k]] = std::move(second);
   });
   return results;
+}
+
+// The command without the flags clang's driver does not know (GCC-only
+// options that reach the command through -Xcompiler or a g++ entry), which
+// would otherwise stop the parse with "unknown argument".
+std::vector<std::string> KnownFlags(const std::vector<std::string>& argv, std::vector<std::string>* dropped) {
+  if (argv.empty()) return argv;
+  std::vector<const char*> raw;
+  for (size_t i = 1; i < argv.size(); ++i) raw.push_back(argv[i].c_str());
+  unsigned missing_index = 0, missing_count = 0;
+  const llvm::opt::InputArgList args = clang::getDriverOptTable().ParseArgs(
+      raw, missing_index, missing_count, llvm::opt::Visibility(clang::options::ClangOption));
+  std::set<unsigned> unknown;
+  for (const llvm::opt::Arg* a : args.filtered(clang::options::OPT_UNKNOWN)) {
+    unknown.insert(a->getIndex());
+    dropped->push_back(a->getAsString(args));
+  }
+  std::vector<std::string> out = {argv[0]};
+  for (size_t i = 1; i < argv.size(); ++i) {
+    if (unknown.count(static_cast<unsigned>(i - 1)) == 0) out.push_back(argv[i]);
+  }
+  return out;
 }
 
 }  // namespace streamcheck::lint

@@ -65,6 +65,12 @@ struct LintLimits {
 // Lints every job; then, with the summaries of the functions each file
 // defines, lints again the files that call a function of another file that
 // waits for or queues work (function_summary.h), and keeps those results.
+// The command without the flags clang's driver does not know (GCC-only
+// options that reach the command through -Xcompiler or a g++ entry, nvcc's
+// -t0), which would otherwise stop the parse with "unknown argument"; those
+// go to *dropped. --print-commands prints what is left, so it re-runs.
+std::vector<std::string> KnownFlags(const std::vector<std::string>& argv, std::vector<std::string>* dropped);
+
 std::vector<LintResult> RunLint(const std::vector<LintJob>& jobs, int parallelism, const LintLimits& limits = {});
 
 }  // namespace streamcheck::lint

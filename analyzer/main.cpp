@@ -111,8 +111,10 @@ void PrintCommands(const std::vector<streamcheck::lint::LintJob>& jobs) {
   const std::string virtual_prelude = streamcheck::lint::kPreludeDir;
   for (const streamcheck::lint::LintJob& j : jobs) {
     std::string line = "cd " + ShellQuote(j.directory) + " &&";
-    for (size_t i = 0; i < j.argv.size(); ++i) {
-      std::string a = i == 0 ? std::string(STREAMCHECK_CLANG_BIN_DIR) + "/" + j.argv[0] : j.argv[i];
+    std::vector<std::string> dropped;
+    const std::vector<std::string> argv = streamcheck::lint::KnownFlags(j.argv, &dropped);  // as the lint parses
+    for (size_t i = 0; i < argv.size(); ++i) {
+      std::string a = i == 0 ? std::string(STREAMCHECK_CLANG_BIN_DIR) + "/" + argv[0] : argv[i];
       if (const size_t at = a.find(virtual_prelude); at != std::string::npos && !prelude.empty()) {
         a.replace(at, virtual_prelude.size(), prelude);
       }

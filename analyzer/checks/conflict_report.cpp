@@ -95,8 +95,7 @@ LintDiagnostic HostConflictDiagnostic(rules::RuleId rule, const HostAccess& late
   d.finding.reason = c.legacy_assumed
                          ? "synchronizing the legacy default stream does not wait for a non-blocking stream"
                          : "the host did not synchronize with " + earlier_stream + " after the asynchronous work";
-  const bool named = e.stream.key != kLegacyStream && e.stream.key != kPerThreadStream && !e.stream.text.empty();
-  const std::string sync = named ? "cudaStreamSynchronize(" + e.stream.text + ");" : "cudaDeviceSynchronize();";
+  const std::string sync = CheckContext::SyncCode(e.stream);
   ctx.Note(d, at, "the host never waits for " + earlier_stream + " before this access");
   if (!c.legacy_assumed) ctx.FixBefore(d, at, sync);
   d.finding.fix = sync + " before line " + std::to_string(ctx.Point(at).line);

@@ -41,9 +41,7 @@ void FreeWhileInUseCheck::OnFree(const FreeEvent& free, const FlowState& before,
     ctx.Note(d, op.loc, "still in use by " + op.what + " on " + CheckContext::StreamName(before, op.stream));
     ctx.NoteHelper(d, op.helper, op.inner_loc, op.loc, op.what);
     if (free.stream.empty()) {
-      const bool named = op.stream.key != kLegacyStream && op.stream.key != kPerThreadStream;
-      const std::string sync = named ? "cudaStreamSynchronize(" + op.stream.text + ");" : "cudaDeviceSynchronize();";
-      ctx.FixBefore(d, free.loc, sync);
+      ctx.FixBefore(d, free.loc, CheckContext::SyncCode(op.stream));
       d.finding.reason = "nothing makes the host wait for the use before freeing";
     } else {
       d.finding.reason = CheckContext::StreamName(before, free.stream) + " is not ordered after the use";

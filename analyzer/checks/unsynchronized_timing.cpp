@@ -27,8 +27,7 @@ void UnsynchronizedTimingCheck::OnHostClock(const ClockRead& read, const FlowSta
              "the timed region starts here");
     ctx.Note(d, ctx.At(own, op.context, op.inner_loc, op.loc), "asynchronous work issued here");
     if (own) ctx.MoveIntoHelper(d, at, read.loc, own.helper->helper);  // after the notes: one place for all calls
-    const bool named = op.stream.key != kLegacyStream && op.stream.key != kPerThreadStream;
-    ctx.FixBefore(d, at, named ? "cudaStreamSynchronize(" + op.stream.text + ");" : "cudaDeviceSynchronize();");
+    ctx.FixBefore(d, at, CheckContext::SyncCode(op.stream));
     ctx.Emit(std::move(d));
     return;
   }
