@@ -230,7 +230,11 @@ void Engine::Impl::GraphLaunch(const TraceRecord& r) {
   }
   DefaultStreamUse(r, s);
   sync_.PrepareStreamOperation(s, t);
-  sync_.TickStream(s);
+  // The launch's place on its stream stands for all its nodes' work: the
+  // stream learns their completion below, so a host thread ordered after
+  // this place is after every node (the guard pages a launch marks open then).
+  const Epoch launched = sync_.TickStream(s);
+  last_device_work_ = {launched.lane, launched.clock};
   VectorClock& entry = graph_entry_clock_;
   entry = s.clock;
   entry.Join(exec->completion);

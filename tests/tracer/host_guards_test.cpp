@@ -216,6 +216,114 @@ TEST_F(HostFunctionGuards, AnEventOrdersTheTwoHostFunctions) {
   EXPECT_TRUE(findings.empty()) << testing::Summary(findings);
 }
 
+void CUDA_CB ReadFirstInt(void* p) { (void)*static_cast<volatile int*>(p); }
+
+// A CUDA graph's work guards the pages it touches at each launch, as a
+// stream's would (graph_guards.h). Built by the API: a kernel node writes the
+// pinned buffer and a host node reads it, after the kernel node or (racy) not
+// (CUDA programming guide, "CUDA Graphs": nodes without an edge are not
+// ordered). Captured: the kernel captured on a stream guards nothing at its
+// capture, its graph's launch does, and synchronizing the launching stream
+// opens the pages.
+class GraphGuardsPath : public HostGuardsPath {
+ protected:
+  std::vector<Finding> KernelThenHostNode(bool ordered, size_t* host_accesses) {
+    HostAlloc(pinned_, 4 * kPage);
+    cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(0x6000);
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaGraphCreate_v10000, "cudaGraphCreate", cudaGraphCreate_v10000_params{&graph, 0});
+    const void* in = pinned_;
+    void* out = pinned_ + kPage;
+    int n = 1024;
+    void* args[] = {&in, &out, &n};
+    cudaKernelNodeParams k{};
+    k.kernelParams = args;
+    CUDA_KERNEL_NODE_PARAMS dk{};
+    dk.func = fake_cuda::FakeKernel();
+    dk.kernelParams = args;
+    cudaGraphNode_t fill = reinterpret_cast<cudaGraphNode_t>(0x6001);
+    CallAround(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000,
+               "cudaGraphAddKernelNode", cudaGraphAddKernelNode_v10000_params{&fill, graph, nullptr, 0, &k}, [&] {
+                 Driver(CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2, "cuGraphAddKernelNode_v2",
+                        cuGraphAddKernelNode_v2_params{nullptr, nullptr, nullptr, 0, &dk});
+               });
+    const cudaHostNodeParams program{ReadFirstInt, out};
+    const CUDA_HOST_NODE_PARAMS program_driver{ReadFirstInt, out};
+    cuGraphAddHostNode_params driver{nullptr, nullptr, nullptr, 0, &program_driver};
+    cudaGraphNode_t read = reinterpret_cast<cudaGraphNode_t>(0x6002);
+    CallAround(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddHostNode_v10000,
+               "cudaGraphAddHostNode",
+               cudaGraphAddHostNode_v10000_params{&read, graph, ordered ? &fill : nullptr, ordered ? 1u : 0u, &program},
+               [&] { Driver(CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode, "cuGraphAddHostNode", driver); });
+    EXPECT_NE(driver.nodeParams->fn, ReadFirstInt) << "not followed";
+    cudaGraphExec_t exec = reinterpret_cast<cudaGraphExec_t>(0x7000);
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000, "cudaGraphInstantiate",
+            cudaGraphInstantiate_v12000_params{&exec, graph, 0});
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch", cudaGraphLaunch_v10000_params{exec, kStream});
+    const CUDA_HOST_NODE_PARAMS node = *driver.nodeParams;
+    std::thread([&] { node.fn(node.userData); }).join();  // the driver's thread
+    std::vector<TraceRecord> accesses;
+    std::vector<Finding> findings = Findings(&accesses, /*per_thread_clocks=*/true);
+    *host_accesses = accesses.size();
+    return findings;
+  }
+
+  // A kernel captured on kStream writes the pinned buffer; its graph is
+  // launched there, then the host reads what it writes (after synchronizing
+  // kStream, or not).
+  std::vector<Finding> CapturedKernelThenHostRead(bool synced, size_t* host_accesses) {
+    HostAlloc(pinned_, 4 * kPage);
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamBeginCapture_v10000, "cudaStreamBeginCapture",
+            cudaStreamBeginCapture_v10000_params{kStream, cudaStreamCaptureModeGlobal});
+    fake_cuda::LaunchFakeKernel(tracer_.get(), pinned_, pinned_ + kPage, reinterpret_cast<CUstream>(kStream));
+    cudaGraph_t graph = reinterpret_cast<cudaGraph_t>(0x6100);
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaStreamEndCapture_v10000, "cudaStreamEndCapture",
+            cudaStreamEndCapture_v10000_params{kStream, &graph});
+    EXPECT_EQ(ReadInt(pinned_ + kPage), 0x07070707);  // captured, not run: no fault
+    EXPECT_EQ(Counters()["faults"], 0u);
+    cudaGraphExec_t exec = reinterpret_cast<cudaGraphExec_t>(0x7100);
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000, "cudaGraphInstantiate",
+            cudaGraphInstantiate_v12000_params{&exec, graph, 0});
+    Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaGraphLaunch_v10000, "cudaGraphLaunch",
+            cudaGraphLaunch_v10000_params{exec, kStream});
+    if (synced) StreamSync(kStream);
+    EXPECT_EQ(ReadInt(pinned_ + kPage), 0x07070707);
+    std::vector<TraceRecord> accesses;
+    std::vector<Finding> findings = Findings(&accesses);
+    *host_accesses = accesses.size();
+    return findings;
+  }
+};
+
+TEST_F(GraphGuardsPath, AHostNodeReadingWhatAnUnorderedKernelNodeWritesRaces) {
+  size_t host_accesses = 0;
+  const std::vector<Finding> findings = KernelThenHostNode(/*ordered=*/false, &host_accesses);
+  EXPECT_EQ(host_accesses, 1u);
+  ASSERT_EQ(findings.size(), 1u) << testing::Summary(findings);
+  EXPECT_EQ(findings[0].kind, FindingKind::kReadAfterWrite);
+}
+
+TEST_F(GraphGuardsPath, AHostNodeAfterTheKernelNodeIsOrdered) {
+  size_t host_accesses = 0;
+  const std::vector<Finding> findings = KernelThenHostNode(/*ordered=*/true, &host_accesses);
+  EXPECT_EQ(host_accesses, 1u);  // it faults (the launch guarded the page) and is judged ordered
+  EXPECT_TRUE(findings.empty()) << testing::Summary(findings);
+}
+
+TEST_F(GraphGuardsPath, ACapturedKernelGuardsAtItsGraphsLaunchNotAtItsCapture) {
+  size_t host_accesses = 0;
+  const std::vector<Finding> findings = CapturedKernelThenHostRead(/*synced=*/false, &host_accesses);
+  EXPECT_EQ(host_accesses, 1u);
+  EXPECT_EQ(findings.size(), 1u) << testing::Summary(findings);
+}
+
+TEST_F(GraphGuardsPath, SynchronizingTheLaunchingStreamOpensTheGraphsPages) {
+  size_t host_accesses = 0;
+  const std::vector<Finding> findings = CapturedKernelThenHostRead(/*synced=*/true, &host_accesses);
+  EXPECT_EQ(host_accesses, 0u);  // opened without a fault
+  EXPECT_TRUE(findings.empty()) << testing::Summary(findings);
+  EXPECT_EQ(Counters()["pages_opened_without_fault"], 4u);  // a kernel's pointer guards its whole region
+}
+
 // A locked read-modify-write of a pending copy's destination is the host's
 // side of system-scope atomics (cuda-samples' systemWideAtomics): not a
 // race, left out and counted as synchronization. A plain store there is.

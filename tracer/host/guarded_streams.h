@@ -39,11 +39,11 @@ class GuardedStreams {
   // No guarded work is pending anywhere: nothing to follow.
   void Clear();
   bool empty() const { return streams_.empty(); }
-
- private:
   // A stream as the engine tells them apart: the per-thread default stream
   // is one per thread.
   static uint64_t KeyOf(Handle stream, ThreadId thread);
+
+ private:
   static bool IsLegacy(Handle stream);
   bool AnyLegacy() const { return legacy_marked_; }
 

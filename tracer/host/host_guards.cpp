@@ -119,8 +119,6 @@ void HostGuards::Guard(TraceRecord& r) {
   // its memory is no region and its work guards nothing: faults there (NCCL's
   // proxy thread polls its pinned FIFOs) would cost and tell nothing.
   if (!on() || r.library != 0) return;
-  GuardTable::Range ranges[2];
-  size_t count = 0;
   switch (r.op) {
     case OpCode::kMalloc:
       if (r.memory_kind != MemoryKind::kPinnedHost && r.memory_kind != MemoryKind::kManaged) return;
@@ -129,35 +127,53 @@ void HostGuards::Guard(TraceRecord& r) {
     case OpCode::kHostRegister:
       table_.AddRegion(r.dst, r.size, GuardTable::RegionKind::kInnerPages);
       return WidenSpan(r.dst, r.size);
+    default:
+      break;
+  }
+  if (table_.empty() && graphs_.empty()) return;
+  thread_local std::vector<GuardTable::Range> ranges;
+  ranges.clear();
+  // A graph's node (cudaGraphAdd*Node) is work of its kind, run at the graph's launches.
+  const bool node = r.op == OpCode::kGraphAddNode;
+  RangesOf(r, node ? r.node_op : r.op, node, &ranges);
+  if (node) return graphs_.AddNode(r.graph, ranges);
+  if (graphs_.Captured(r, ranges)) return;  // guarded at its graph's launches
+  if (r.op == OpCode::kGraphLaunch) {
+    const std::vector<GuardTable::Range>* pages = graphs_.OfExec(r.graph_exec);
+    if (pages == nullptr) return;
+    ranges = *pages;
+  }
+  if (ranges.empty() || !HandlerStillFirst()) return;
+  r.guards_host_pages = table_.Guard(ranges.data(), ranges.size());
+}
+
+// The host-visible bytes the work `op` of record `r` touches on the device's
+// side. A graph node's copy or memset runs asynchronously whatever it says.
+void HostGuards::RangesOf(const TraceRecord& r, OpCode op, bool graph_node, std::vector<GuardTable::Range>* out) {
+  if (table_.empty()) return;
+  switch (op) {
     case OpCode::kMemcpy:
-      if (!r.is_async || table_.empty()) return;
+      if (!r.is_async && !graph_node) return;
       if (MaybeInRegion(r.dst) && table_.InRegion(r.dst))
-        ranges[count++] = {r.dst, StridedExtent(r.size, r.height, r.dst_pitch), true};
+        out->push_back({r.dst, StridedExtent(r.size, r.height, r.dst_pitch), true});
       if (MaybeInRegion(r.src) && table_.InRegion(r.src))
-        ranges[count++] = {r.src, StridedExtent(r.size, r.height, r.src_pitch), false};
-      break;
+        out->push_back({r.src, StridedExtent(r.size, r.height, r.src_pitch), false});
+      return;
     case OpCode::kMemset:
-      if (!r.is_async || table_.empty() || !MaybeInRegion(r.dst) || !table_.InRegion(r.dst)) return;
-      ranges[count++] = {r.dst, StridedExtent(r.size, r.height, r.dst_pitch), true};
-      break;
-    case OpCode::kKernelLaunch: {
-      if (table_.empty() || !r.pointer_words) return;
-      thread_local std::vector<GuardTable::Range> words;
-      words.clear();
+      if ((!r.is_async && !graph_node) || !MaybeInRegion(r.dst) || !table_.InRegion(r.dst)) return;
+      out->push_back({r.dst, StridedExtent(r.size, r.height, r.dst_pitch), true});
+      return;
+    case OpCode::kKernelLaunch:
       // A pointer argument guards its whole region (the kernel's bounds are
       // the worker's to find): wider than the access at worst, which costs
       // faults the engine judges.
+      if (!r.pointer_words) return;
       for (const MemoryAccess& w : r.accesses)
-        if (MaybeInRegion(w.addr) && table_.InRegion(w.addr)) words.push_back({w.addr, 0, MayWrite(w.mode)});
-      if (words.empty() || !HandlerStillFirst()) return;
-      r.guards_host_pages = table_.Guard(words.data(), words.size());
+        if (MaybeInRegion(w.addr) && table_.InRegion(w.addr)) out->push_back({w.addr, 0, MayWrite(w.mode)});
       return;
-    }
     default:
       return;
   }
-  if (count == 0 || !HandlerStillFirst()) return;
-  r.guards_host_pages = table_.Guard(ranges, count);
 }
 
 // Protecting pages without our handler first would hand their faults to

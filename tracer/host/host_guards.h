@@ -22,10 +22,12 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "runtime/engine.h"
 #include "runtime/trace_record.h"
 #include "tracer/host/fault_site.h"
+#include "tracer/host/graph_guards.h"
 #include "tracer/host/guard_table.h"
 #include "tracer/host/guarded_streams.h"
 
@@ -112,8 +114,10 @@ class HostGuards {
   bool HandlerStillFirst();
   static bool OnGuardFault(siginfo_t* info, ucontext_t* context);
   FaultOrigin OriginOfFault(const FaultSite& site) const;
-  // BeforeQueue's guarding: a region for an allocation, guards for work.
+  // BeforeQueue's guarding: a region for an allocation, guards for work
+  // (a graph's at its launches: graph_guards.h).
   void Guard(TraceRecord& r);
+  void RangesOf(const TraceRecord& r, OpCode op, bool graph_node, std::vector<GuardTable::Range>* out);
   // A program's access: one kHostAccess record, as if the thread had called us.
   void RecordAccess(const FaultSite& site);
   // Outside the pages of every region there is nothing to guard (no lock).
@@ -132,6 +136,7 @@ class HostGuards {
   std::atomic<uint64_t> host_accesses_{0}, tracer_faults_{0}, cuda_faults_{0}, dropped_{0};
   uint32_t guards_since_check_ = 0;  // under the tracer's lock: StillFirstEvery
   GuardedStreams streams_;           // under the tracer's lock
+  GraphGuards graphs_;               // under the tracer's lock
   uint64_t waits_skipped_ = 0;       // under the tracer's lock
 };
 
