@@ -59,4 +59,35 @@ inline void LaunchFakeKernel(tracer::Tracer* t, const void* in, void* out, CUstr
   Call(t, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, "cuLaunchKernel", p);
 }
 
+// cudaGraphAddKernelNode of FakeKernel() with `args`, as CUDA makes it: the
+// runtime call around the driver's cuGraphAddKernelNode_v2, which hands the
+// tracer the kernel and its arguments.
+inline void AddFakeKernelNode(tracer::Tracer* t, cudaGraphNode_t* node, cudaGraph_t graph, void** args) {
+  cudaKernelNodeParams k{};
+  k.kernelParams = args;
+  CUDA_KERNEL_NODE_PARAMS dk{};
+  dk.func = FakeKernel();
+  dk.kernelParams = args;
+  CallAround(t, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000,
+             "cudaGraphAddKernelNode", cudaGraphAddKernelNode_v10000_params{node, graph, nullptr, 0, &k}, [&] {
+               Call(t, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2,
+                    "cuGraphAddKernelNode_v2", cuGraphAddKernelNode_v2_params{nullptr, nullptr, nullptr, 0, &dk});
+             });
+}
+
+// cudaGraphAddHostNode of `program` after `deps`, as CUDA makes it: the
+// runtime call around cuGraphAddHostNode, whose parameters the tracer may
+// swap for its own. Returns the driver call's parameters as the call left
+// them (its nodeParams: what the graph's exec holds).
+inline cuGraphAddHostNode_params AddHostNode(tracer::Tracer* t, cudaGraphNode_t* node, cudaGraph_t graph,
+                                             const cudaGraphNode_t* deps, size_t n,
+                                             const CUDA_HOST_NODE_PARAMS& program) {
+  const cudaHostNodeParams runtime{program.fn, program.userData};
+  cuGraphAddHostNode_params driver{nullptr, nullptr, nullptr, 0, &program};
+  CallAround(t, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddHostNode_v10000,
+             "cudaGraphAddHostNode", cudaGraphAddHostNode_v10000_params{node, graph, deps, n, &runtime},
+             [&] { Call(t, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode, "cuGraphAddHostNode", driver); });
+  return driver;
+}
+
 }  // namespace streamcheck::fake_cuda

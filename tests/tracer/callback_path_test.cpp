@@ -648,27 +648,12 @@ class GraphHostNode : public CallbackPath {
     const void* in = pinned;
     int n = 1024;
     void* args[] = {&in, &pinned, &n};
-    cudaKernelNodeParams k{};
-    k.kernelParams = args;
     cudaGraphNode_t fill = reinterpret_cast<cudaGraphNode_t>(0x6001);
-    CUDA_KERNEL_NODE_PARAMS dk{};
-    dk.func = fake_cuda::FakeKernel();
-    dk.kernelParams = args;
-    fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000,
-                          "cudaGraphAddKernelNode", cudaGraphAddKernelNode_v10000_params{&fill, graph, nullptr, 0, &k},
-                          [&] {
-                            Driver(CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2, "cuGraphAddKernelNode_v2",
-                                   cuGraphAddKernelNode_v2_params{nullptr, nullptr, nullptr, 0, &dk});
-                          });
-    const cudaHostNodeParams program{CountRun, weight};
+    fake_cuda::AddFakeKernelNode(&tracer(), &fill, graph, args);
     const CUDA_HOST_NODE_PARAMS program_driver{CountRun, weight};
-    cuGraphAddHostNode_params driver{nullptr, nullptr, nullptr, 0, &program_driver};
     cudaGraphNode_t read = reinterpret_cast<cudaGraphNode_t>(0x6002);
-    fake_cuda::CallAround(&tracer(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddHostNode_v10000,
-                          "cudaGraphAddHostNode",
-                          cudaGraphAddHostNode_v10000_params{&read, graph, ordered ? &fill : nullptr, ordered ? 1u : 0u,
-                                                             &program},
-                          [&] { Driver(CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode, "cuGraphAddHostNode", driver); });
+    const cuGraphAddHostNode_params driver =
+        fake_cuda::AddHostNode(&tracer(), &read, graph, ordered ? &fill : nullptr, ordered ? 1 : 0, program_driver);
     EXPECT_EQ(program_driver.fn, CountRun);
     EXPECT_NE(driver.nodeParams, &program_driver);
     EXPECT_NE(driver.nodeParams->fn, CountRun) << "the node's function was not replaced";

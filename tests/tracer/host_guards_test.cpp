@@ -235,25 +235,12 @@ class GraphGuardsPath : public HostGuardsPath {
     void* out = pinned_ + kPage;
     int n = 1024;
     void* args[] = {&in, &out, &n};
-    cudaKernelNodeParams k{};
-    k.kernelParams = args;
-    CUDA_KERNEL_NODE_PARAMS dk{};
-    dk.func = fake_cuda::FakeKernel();
-    dk.kernelParams = args;
     cudaGraphNode_t fill = reinterpret_cast<cudaGraphNode_t>(0x6001);
-    CallAround(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddKernelNode_v10000,
-               "cudaGraphAddKernelNode", cudaGraphAddKernelNode_v10000_params{&fill, graph, nullptr, 0, &k}, [&] {
-                 Driver(CUPTI_DRIVER_TRACE_CBID_cuGraphAddKernelNode_v2, "cuGraphAddKernelNode_v2",
-                        cuGraphAddKernelNode_v2_params{nullptr, nullptr, nullptr, 0, &dk});
-               });
-    const cudaHostNodeParams program{ReadFirstInt, out};
-    const CUDA_HOST_NODE_PARAMS program_driver{ReadFirstInt, out};
-    cuGraphAddHostNode_params driver{nullptr, nullptr, nullptr, 0, &program_driver};
+    fake_cuda::AddFakeKernelNode(tracer_.get(), &fill, graph, args);
+    const CUDA_HOST_NODE_PARAMS program{ReadFirstInt, out};
     cudaGraphNode_t read = reinterpret_cast<cudaGraphNode_t>(0x6002);
-    CallAround(tracer_.get(), CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaGraphAddHostNode_v10000,
-               "cudaGraphAddHostNode",
-               cudaGraphAddHostNode_v10000_params{&read, graph, ordered ? &fill : nullptr, ordered ? 1u : 0u, &program},
-               [&] { Driver(CUPTI_DRIVER_TRACE_CBID_cuGraphAddHostNode, "cuGraphAddHostNode", driver); });
+    const cuGraphAddHostNode_params driver =
+        fake_cuda::AddHostNode(tracer_.get(), &read, graph, ordered ? &fill : nullptr, ordered ? 1 : 0, program);
     EXPECT_NE(driver.nodeParams->fn, ReadFirstInt) << "not followed";
     cudaGraphExec_t exec = reinterpret_cast<cudaGraphExec_t>(0x7000);
     Runtime(CUPTI_RUNTIME_TRACE_CBID_cudaGraphInstantiate_v12000, "cudaGraphInstantiate",
