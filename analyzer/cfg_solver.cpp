@@ -407,7 +407,7 @@ class FunctionAnalyzer::CfgRun {
       if (!in.reached) {
         in = std::move(edge);
       } else if (edge.reached) {
-        in = Join(in, edge);
+        in = Join(std::move(in), edge);
       }
     }
     return in;
@@ -459,7 +459,7 @@ class FunctionAnalyzer::CfgRun {
           FlowState back;
           for (auto it = b->pred_begin(); it != b->pred_end(); ++it) {
             const clang::CFGBlock* p = it->getReachableBlock();
-            if (p != nullptr && p->getLoopTarget() == loop) back = Join(back, EdgeState(p, b));
+            if (p != nullptr && p->getLoopTarget() == loop) back = Join(std::move(back), EdgeState(p, b));
           }
           settle(after_iteration_[b->getBlockID()], back.reached ? Transfer(b, std::move(back), false) : FlowState{});
         }

@@ -37,15 +37,27 @@ OpSet MeetOrdered(const OpSet& a, const FlowState& sa, const OpSet& b, const Flo
   return out;
 }
 
+// Keeps in `a` the keys both maps have, each with the value `merge(x, y)`
+// points to (x, y, or null: dropped). In place: a join keeps most of a
+// state's entries, and copying them anew was most of a join's cost.
 template <typename Map, typename Merge>
-Map MergeMaps(const Map& a, const Map& b, Merge merge) {
-  Map out;
-  for (const auto& [k, v] : a) {
-    if (auto it = b.find(k); it != b.end()) {
-      if (auto m = merge(v, it->second)) out.emplace(k, *m);
+void MergeInto(Map& a, const Map& b, Merge merge) {
+  for (auto it = a.begin(); it != a.end();) {
+    const auto theirs = b.find(it->first);
+    const auto* kept = theirs == b.end() ? nullptr : merge(it->second, theirs->second);
+    if (kept == nullptr) {
+      it = a.erase(it);
+      continue;
     }
+    if (kept != &it->second) it->second = *kept;
+    ++it;
   }
-  return out;
+}
+
+// `x` where both sides hold the same, else nothing.
+template <typename V>
+const V* Same(const V& x, const V& y) {
+  return x == y ? &x : nullptr;
 }
 
 }  // namespace
@@ -307,9 +319,12 @@ void JoinCaptures(const FlowState& a, const FlowState& b, FlowState* out_state) 
 
 }  // namespace
 
-FlowState Join(const FlowState& a, const FlowState& b) {
-  if (!a.reached) return b;
-  if (!b.reached) return a;
+FlowState Join(const FlowState& a, const FlowState& b) { return Join(FlowState(a), b); }
+
+FlowState Join(FlowState&& moved, const FlowState& b) {
+  if (!moved.reached) return b;
+  if (!b.reached) return std::move(moved);
+  const FlowState& a = moved;  // read as it came until the maps move at the end
   FlowState out;
   out.reached = true;
   out.pending = Union(a.pending, b.pending);
@@ -329,35 +344,6 @@ FlowState Join(const FlowState& a, const FlowState& b) {
     }
   }
   JoinEvents(a, b, &out);
-  out.buffers = MergeMaps(a.buffers, b.buffers, [](const BufferInfo& x, const BufferInfo& y) {
-    return x.kind == y.kind ? std::optional<BufferInfo>(x) : std::nullopt;
-  });
-  // Only in one branch: the other side may not have allocated it; keep what is known.
-  for (const auto* side : {&a, &b}) {
-    for (const auto& [k, v] : side->buffers) {
-      const auto& other = side == &a ? b.buffers : a.buffers;
-      if (other.count(k) == 0) out.buffers.emplace(k, v);
-    }
-  }
-  out.freed = MergeMaps(a.freed, b.freed, [](clang::SourceLocation x, clang::SourceLocation) {
-    return std::optional<clang::SourceLocation>(x);
-  });
-  out.aliases = MergeMaps(a.aliases, b.aliases, [](const BufferRef& x, const BufferRef& y) -> std::optional<BufferRef> {
-    if (x.base.key != y.base.key) return std::nullopt;
-    if (x.offset_key == y.offset_key) return x;
-    // A pointer stepped through a buffer (`++p` in a loop): keep where the
-    // walk starts, the element its first step touches.
-    const auto starts = [](const BufferRef& start, const BufferRef& later) {
-      return later.offset_key.rfind(start.offset_key, 0) == 0 &&
-             (start.offset_key.empty() || later.offset_key[start.offset_key.size()] == '+');
-    };
-    if (starts(x, y)) return x;
-    if (starts(y, x)) return y;
-    return std::nullopt;
-  });
-  out.values = MergeMaps(a.values, b.values, [](const Symbol& x, const Symbol& y) {
-    return x.key == y.key ? std::optional<Symbol>(x) : std::nullopt;
-  });
   if (a.since_clock || b.since_clock) {
     out.since_clock = Union(a.since_clock.value_or(OpSet{}), b.since_clock.value_or(OpSet{}));
     const FlowState& read = a.since_clock ? a : b;
@@ -369,17 +355,6 @@ FlowState Join(const FlowState& a, const FlowState& b) {
   out.legacy_bypassed = Union(a.legacy_bypassed, b.legacy_bypassed);
   if (a.returned == b.returned) out.returned = a.returned;
   if (a.returned_query == b.returned_query) out.returned_query = a.returned_query;
-  out.facts = MergeMaps(a.facts, b.facts, [](const FlowState::Fact& x, const FlowState::Fact& y) {
-    return x == y ? std::optional<FlowState::Fact>(x) : std::nullopt;
-  });
-  out.known_values = MergeMaps(a.known_values, b.known_values, [](const KnownValue& x, const KnownValue& y) {
-    return x == y ? std::optional<KnownValue>(x) : std::nullopt;
-  });
-  out.rebound = a.rebound;
-  out.rebound.insert(b.rebound.begin(), b.rebound.end());
-  out.query_values = MergeMaps(a.query_values, b.query_values, [](const QueryValue& x, const QueryValue& y) {
-    return x == y ? std::optional<QueryValue>(x) : std::nullopt;
-  });
   if (!a.facts.empty() || !b.facts.empty() || !a.guarded.empty() || !b.guarded.empty()) JoinGuards(a, b, &out);
   // Links to a launch's condition that hold on both sides (vacuously where the op is not pending).
   for (const auto* side : {&a, &b}) {
@@ -410,6 +385,39 @@ FlowState Join(const FlowState& a, const FlowState& b) {
       out.query_results.emplace(k, y);
     }
   }
+  // The maps last, moved from `a` and merged in place (nothing above reads them after).
+  out.buffers = std::move(moved.buffers);
+  for (const auto& [k, v] : b.buffers) {
+    // Only in one branch: the other side may not have allocated it; keep what is known.
+    auto [it, only_b] = out.buffers.try_emplace(k, v);
+    if (!only_b && it->second.kind != v.kind) out.buffers.erase(it);
+  }
+  out.freed = std::move(moved.freed);
+  MergeInto(out.freed, b.freed, [](const clang::SourceLocation& x, const clang::SourceLocation&) { return &x; });
+  out.aliases = std::move(moved.aliases);
+  MergeInto(out.aliases, b.aliases, [](const BufferRef& x, const BufferRef& y) -> const BufferRef* {
+    if (x.base.key != y.base.key) return nullptr;
+    if (x.offset_key == y.offset_key) return &x;
+    // A pointer stepped through a buffer (`++p` in a loop): keep where the
+    // walk starts, the element its first step touches.
+    const auto starts = [](const BufferRef& start, const BufferRef& later) {
+      return later.offset_key.rfind(start.offset_key, 0) == 0 &&
+             (start.offset_key.empty() || later.offset_key[start.offset_key.size()] == '+');
+    };
+    if (starts(x, y)) return &x;
+    if (starts(y, x)) return &y;
+    return nullptr;
+  });
+  out.values = std::move(moved.values);
+  MergeInto(out.values, b.values, [](const Symbol& x, const Symbol& y) { return x.key == y.key ? &x : nullptr; });
+  out.facts = std::move(moved.facts);
+  MergeInto(out.facts, b.facts, Same<FlowState::Fact>);
+  out.known_values = std::move(moved.known_values);
+  MergeInto(out.known_values, b.known_values, Same<KnownValue>);
+  out.query_values = std::move(moved.query_values);
+  MergeInto(out.query_values, b.query_values, Same<QueryValue>);
+  out.rebound = std::move(moved.rebound);
+  out.rebound.insert(b.rebound.begin(), b.rebound.end());
   return out;
 }
 

@@ -222,6 +222,8 @@ struct FlowState {
 // intersected, where an op that is not pending on one side is vacuously
 // ordered there.
 FlowState Join(const FlowState& a, const FlowState& b);
+// The same, taking `a`'s maps over rather than copying them.
+FlowState Join(FlowState&& a, const FlowState& b);
 
 class OpTable {
  public:
