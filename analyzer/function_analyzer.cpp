@@ -61,4 +61,16 @@ void FunctionAnalyzer::Analyze(const clang::FunctionDecl* fn) {
   budget_notes_.push_back({fn, message});
 }
 
+const std::optional<LoopStride>& FunctionAnalyzer::StrideOf(const clang::Expr* pointer) {
+  auto it = strides_.find(pointer);
+  if (it == strides_.end()) it = strides_.emplace(pointer, StrideAcrossIterations(pointer, ast_)).first;
+  return it->second;
+}
+
+const std::vector<LoopStride>& FunctionAnalyzer::UnknownStridesOf(const clang::Expr* pointer) {
+  auto it = unknown_strides_.find(pointer);
+  if (it == unknown_strides_.end()) it = unknown_strides_.emplace(pointer, UnknownStrides(pointer, ast_)).first;
+  return it->second;
+}
+
 }  // namespace streamcheck::lint

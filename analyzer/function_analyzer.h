@@ -72,6 +72,11 @@ class FunctionAnalyzer {
   const std::string& Usr(const clang::FunctionDecl* fn);
   // PointerQueryParam (pointer_query.h), kept per function.
   std::optional<unsigned> QueryParam(const clang::FunctionDecl* def);
+  // StrideAcrossIterations and UnknownStrides (host_loops.h), kept per
+  // expression: they walk the AST up from it, and a loop's passes and a
+  // helper's every inlining ask again.
+  const std::optional<LoopStride>& StrideOf(const clang::Expr* pointer);
+  const std::vector<LoopStride>& UnknownStridesOf(const clang::Expr* pointer);
   const std::vector<BudgetNote>& budget_notes() const { return budget_notes_; }
   // Helpers that were called and not followed because their code does not
   // compile, with the first error in each.
@@ -107,6 +112,8 @@ class FunctionAnalyzer {
   int cuda_calls_ = 0;
   std::map<const clang::FunctionDecl*, std::string> usrs_;
   std::map<const clang::FunctionDecl*, std::optional<unsigned>> query_params_;
+  std::map<const clang::Expr*, std::optional<LoopStride>> strides_;
+  std::map<const clang::Expr*, std::vector<LoopStride>> unknown_strides_;
   std::map<const clang::FunctionDecl*, std::unique_ptr<clang::CFG>> cfgs_;
   DriverEntryPoints entry_points_;
 };

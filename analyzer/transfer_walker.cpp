@@ -311,7 +311,7 @@ std::optional<BufferRef> TransferWalker::FirstStep(const clang::Expr* pointer) c
 
 std::optional<LoopStride> TransferWalker::Stride(const DeviceOp& op, const clang::Expr* pointer) const {
   if (frame_.may_run_again) return std::nullopt;
-  std::optional<LoopStride> r = StrideAcrossIterations(pointer, ast_);
+  std::optional<LoopStride> r = fa_.StrideOf(pointer);
   if (!r) return std::nullopt;
   // The op is issued in the statement the pointer is written in (not a
   // launch's argument array filled earlier).
@@ -325,7 +325,7 @@ std::optional<LoopStride> TransferWalker::Stride(const DeviceOp& op, const clang
 std::vector<LoopStride> TransferWalker::UnknownStridesAt(clang::SourceLocation at, const clang::Expr* pointer) const {
   std::vector<LoopStride> out;
   const clang::SourceManager& sm = ast_.getSourceManager();
-  for (LoopStride& r : UnknownStrides(pointer, ast_)) {
+  for (LoopStride r : fa_.UnknownStridesOf(pointer)) {
     const auto* statement = static_cast<const clang::Stmt*>(r.statement);
     if (!sm.isPointWithin(at, statement->getBeginLoc(), statement->getEndLoc())) continue;
     r.context = frame_.context;
