@@ -56,6 +56,19 @@ bool LockWithin(TracerLock& lock, long milliseconds) {
   return true;
 }
 
+// In the signal handler: a page a followed host function's fault opened,
+// kept in the thread's fixed array for AfterFollowedHostFunction.
+void NoteOpenedByHostFunction(Address fault) {
+  ThreadState* state = internal::t_thread_state;
+  if (state == nullptr || state->followed_host_functions == 0) return;
+  const uint8_t n = state->host_function_opened_count;
+  if (n == state->host_function_opened.size()) return;
+  const Address page = fault & ~(GuardTable::PageSize() - 1);
+  if (n > 0 && state->host_function_opened[n - 1].begin == page) return;  // a read, then a write of one page
+  state->host_function_opened[n] = {page, page + GuardTable::PageSize()};
+  state->host_function_opened_count = n + 1;
+}
+
 void BeforeFatalSegv() {
   if (Tracer* t = GlobalTracer()) t->SaveForCrash();
 }
@@ -332,14 +345,7 @@ bool HostGuards::OnGuardFault(siginfo_t* info, ucontext_t* context) {
       break;
     case FaultOrigin::kProgram:
       self->RecordAccess(site);
-      if (ThreadState* state = internal::t_thread_state;
-          state != nullptr && state->followed_host_functions > 0 &&
-          state->host_function_opened_count < state->host_function_opened.size()) {
-        const Address page = reinterpret_cast<Address>(info->si_addr) & ~(GuardTable::PageSize() - 1);
-        const uint8_t n = state->host_function_opened_count;
-        if (n == 0 || state->host_function_opened[n - 1].begin != page)  // a read, then a write of one page
-          state->host_function_opened[state->host_function_opened_count++] = {page, page + GuardTable::PageSize()};
-      }
+      NoteOpenedByHostFunction(reinterpret_cast<Address>(info->si_addr));
       break;
   }
   return true;
