@@ -78,10 +78,10 @@ std::string QueryConditionOverParams(const std::string& condition, const std::ma
 
 // The streams `fn` names by a call of no arguments to a function that is
 // no getter the lint reads through (`get_stream()`): keyed as StreamSym keys
-// them, by the call's text.
-std::map<std::string, std::string> GetterStreams(const clang::FunctionDecl* fn, const Bindings& b,
-                                                 const clang::ASTContext& ast) {
-  std::map<std::string, std::string> out;  // key -> the call as written
+// them, by the call's text; with the first such call.
+std::map<std::string, const clang::CallExpr*> GetterStreams(const clang::FunctionDecl* fn, const Bindings& b,
+                                                            const clang::ASTContext& ast) {
+  std::map<std::string, const clang::CallExpr*> out;
   std::vector<const clang::Stmt*> todo{fn->getBody()};
   while (!todo.empty()) {
     const clang::Stmt* s = todo.back();
@@ -90,8 +90,7 @@ std::map<std::string, std::string> GetterStreams(const clang::FunctionDecl* fn, 
     const auto* call = llvm::dyn_cast<clang::CallExpr>(s);
     if (call != nullptr && call->getNumArgs() == 0 && !llvm::isa<clang::CXXMemberCallExpr>(call) &&
         IsStreamType(call->getType()) && SymbolOf(call, b, ast).empty()) {
-      const std::string text = TextOf(call, ast);
-      out.emplace("?" + text, text);
+      out.emplace("?" + TextOf(call, ast), call);
     }
     for (const clang::Stmt* child : s->children()) todo.push_back(child);
   }
@@ -149,9 +148,9 @@ std::optional<FunctionSummary> FunctionAnalyzer::Summarize(const clang::Function
   entry.streams[nonblocking.key] = StreamInfo{StreamKind::kNonBlocking, false, {}};
   const int blocking_probe = probe(&blocking, blocking);
   const int nonblocking_probe = probe(&nonblocking, nonblocking);
-  const std::map<std::string, std::string> getters = GetterStreams(fn, top.bindings, ast_);
+  const std::map<std::string, const clang::CallExpr*> getters = GetterStreams(fn, top.bindings, ast_);
   std::map<std::string, int> getter_probes;
-  for (const auto& [key, text] : getters) getter_probes[key] = probe(&getters.at(key), Symbol{key, text});
+  for (const auto& [key, call] : getters) getter_probes[key] = probe(call, Symbol{key, key.substr(1)});
 
   const FlowState exit = RunCfg(fn, entry, top, /*report=*/false);
   FunctionSummary summary;
