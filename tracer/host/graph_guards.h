@@ -34,6 +34,9 @@ class GraphGuards {
   // The pages a launch of `exec` may touch (null: none known).
   const std::vector<Range>* OfExec(Handle exec) const;
   bool empty() const { return graphs_.empty() && execs_.empty() && capturing_.empty(); }
+  // Some stream is capturing: work may be captured (else Captured need not
+  // see a copy, memset, launch or host function: the launch path's case).
+  bool capturing() const { return !capturing_.empty(); }
 
  private:
   uint64_t CaptureOf(const TraceRecord& r) const;

@@ -150,7 +150,9 @@ void HostGuards::Guard(TraceRecord& r) {
   const bool node = r.op == OpCode::kGraphAddNode;
   RangesOf(r, node ? r.node_op : r.op, node, &ranges);
   if (node) return graphs_.AddNode(r.graph, ranges);
-  if (graphs_.Captured(r, ranges)) return;  // guarded at its graph's launches
+  const bool work = r.op == OpCode::kKernelLaunch || r.op == OpCode::kMemcpy || r.op == OpCode::kMemset ||
+                    r.op == OpCode::kHostFunc;
+  if ((!work || graphs_.capturing()) && graphs_.Captured(r, ranges)) return;  // guarded at its graph's launches
   if (r.op == OpCode::kGraphLaunch) {
     const std::vector<GuardTable::Range>* pages = graphs_.OfExec(r.graph_exec);
     if (pages == nullptr) return;
