@@ -180,20 +180,6 @@ void TransferWalker::ForgetFreedUnder(const clang::CallExpr* call) {
   }
 }
 
-namespace {
-// Whether `key` names memory reached through `root` (`root->val`, `root[i]`;
-// `root` itself when `itself`).
-bool ReachedThrough(const std::string& key, const std::string& root, bool itself) {
-  const auto bare = [](const std::string& k) {
-    const size_t start = k.find_first_not_of("&*");
-    return start == std::string::npos ? std::string_view() : std::string_view(k).substr(start);
-  };
-  const std::string_view r = bare(root), k = bare(key);
-  if (r.empty() || !k.starts_with(r)) return false;
-  return k.size() == r.size() ? itself : k[r.size()] == '.' || k[r.size()] == '[';
-}
-}  // namespace
-
 // What was freed through `key` (`key->val`, `key[i]`, and `key` itself when
 // `itself`): no longer the same memory once `key` is refilled.
 void TransferWalker::ForgetFreedUnder(const std::string& key, bool itself) {

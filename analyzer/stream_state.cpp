@@ -710,17 +710,9 @@ void Complete(FlowState& s, const OpSet& ops) { s.pending.erase(ops); }
 namespace {
 
 // Whether a write of `var` (every variable, for "") changes what `read`
-// reads: `t` written covers `t.data_`, `(*t).data_` and `t[i]` read. No
-// allocation: it runs for every fact at every write.
+// reads: `t` written covers `t.data_`, `(*t).data_` and `t[i]` read.
 bool WriteCovers(std::string_view var, std::string_view read) {
-  if (var.empty() || read == var) return true;
-  const auto bare = [](std::string_view key) {
-    const size_t start = key.find_first_not_of("&*");
-    return start == std::string_view::npos ? std::string_view() : key.substr(start);
-  };
-  const std::string_view written = bare(var), bare_read = bare(read);
-  if (written.empty() || !bare_read.starts_with(written)) return false;
-  return bare_read.size() == written.size() || bare_read[written.size()] == '.' || bare_read[written.size()] == '[';
+  return var.empty() || ReachedThrough(read, var, /*itself=*/true);
 }
 
 bool WriteCovers(std::string_view var, const std::vector<std::string>& vars) {
@@ -731,6 +723,17 @@ bool WriteCovers(std::string_view var, const std::vector<std::string>& vars) {
 }
 
 }  // namespace
+
+bool ReachedThrough(std::string_view key, std::string_view root, bool itself) {
+  const auto bare = [](std::string_view k) {
+    const size_t start = k.find_first_not_of("&*");
+    return start == std::string_view::npos ? std::string_view() : k.substr(start);
+  };
+  if (key == root) return itself;
+  const std::string_view r = bare(root), k = bare(key);
+  if (r.empty() || !k.starts_with(r)) return false;
+  return k.size() == r.size() ? itself : k[r.size()] == '.' || k[r.size()] == '[';
+}
 
 void ForgetFacts(FlowState& s, const std::string& var, bool values) {
   if (values) ForgetKnownValues(s, var);

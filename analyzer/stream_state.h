@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <clang/Basic/SourceLocation.h>
@@ -266,6 +267,9 @@ std::vector<Conflict> HostConflicts(const HostAccess& later, const FlowState& s,
 // State transitions, named after what the CUDA runtime does.
 void IssueOp(FlowState& s, DeviceOp& op, const OpTable& ops);
 void Complete(FlowState& s, const OpSet& ops);
+// Whether `key` names memory reached through `root` (`root->val`, `root[i]`,
+// `(*root).x`; `root` itself when `itself`): what a write of `root` changes.
+bool ReachedThrough(std::string_view key, std::string_view root, bool itself);
 // A variable was written (or, with "", anything may have been): the
 // conditions that read it, or a member or element of it, are no longer
 // known, nor are their values (unless `values` is false), and an answer kept
