@@ -53,23 +53,21 @@ void DriverEntryPoints::Find(clang::ASTContext& ast) {
   Binder(&bound_).TraverseDecl(ast.getTranslationUnitDecl());
 }
 
-std::string DriverEntryPoints::CalledThrough(const clang::CallExpr* call, clang::ASTContext& ast) {
-  const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(call->getCallee()->IgnoreParenCasts());
-  const auto* var = ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
-  if (var == nullptr) return {};
-  if (!found_) Find(ast);
-  auto it = bound_.find(var->getCanonicalDecl());
-  return it != bound_.end() ? it->second : std::string();
-}
-
-bool DriverEntryPoints::Bound(const clang::Expr* e, clang::ASTContext& ast) {
+const std::string* DriverEntryPoints::BoundName(const clang::Expr* e, clang::ASTContext& ast) {
   const auto* ref = llvm::dyn_cast<clang::DeclRefExpr>(e->IgnoreParenCasts());
   const auto* var = ref != nullptr ? llvm::dyn_cast<clang::VarDecl>(ref->getDecl()) : nullptr;
-  if (var == nullptr || !var->getType()->isFunctionPointerType()) return false;
+  if (var == nullptr || !var->getType()->isFunctionPointerType()) return nullptr;
   if (!found_) Find(ast);
   auto it = bound_.find(var->getCanonicalDecl());
-  return it != bound_.end() && !it->second.empty();
+  return it != bound_.end() && !it->second.empty() ? &it->second : nullptr;
 }
+
+std::string DriverEntryPoints::CalledThrough(const clang::CallExpr* call, clang::ASTContext& ast) {
+  const std::string* name = BoundName(call->getCallee(), ast);
+  return name != nullptr ? *name : std::string();
+}
+
+bool DriverEntryPoints::Bound(const clang::Expr* e, clang::ASTContext& ast) { return BoundName(e, ast) != nullptr; }
 
 std::optional<bool> DriverEntryPoints::TestOfBoundPointer(const clang::Expr* cond, clang::ASTContext& ast) {
   if (cond == nullptr) return std::nullopt;

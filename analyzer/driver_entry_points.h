@@ -30,6 +30,8 @@ class DriverEntryPoints {
 
  private:
   void Find(clang::ASTContext& ast);
+  // The call a function-pointer variable `e` names is bound to; null: none.
+  const std::string* BoundName(const clang::Expr* e, clang::ASTContext& ast);
   bool Bound(const clang::Expr* e, clang::ASTContext& ast);
   bool found_ = false;
   std::map<const clang::VarDecl*, std::string> bound_;
